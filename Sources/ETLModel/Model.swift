@@ -1,0 +1,63 @@
+/// One model version: its entities, attributes and relationships (NSManagedObjectModel).
+///
+/// Lookups include inherited properties: `attribute("name", of: "Employee")` finds
+/// an attribute declared on `Person` when `Employee`'s parent is `Person`.
+public struct Model: Sendable, Equatable {
+    /// The version's name ("v1", "v1.1.0").
+    public var version: String
+    public var entities: [Entity]
+
+    public init(version: String, entities: [Entity]) {
+        self.version = version
+        self.entities = entities
+    }
+
+    public func entity(named name: String) -> Entity? {
+        entities.first { $0.name == name }
+    }
+
+    /// The entity and its parents, nearest first.
+    public func lineage(of name: String) -> [Entity] {
+        var result: [Entity] = []
+        var next: String? = name
+        while let current = next, let entity = entity(named: current), !result.contains(where: { $0.name == current }) {
+            result.append(entity)
+            next = entity.parent
+        }
+        return result
+    }
+
+    /// The root of the entity's inheritance tree (itself when it has no parent).
+    public func root(of name: String) -> String {
+        lineage(of: name).last?.name ?? name
+    }
+
+    /// The entity and every entity below it.
+    public func descendants(of name: String) -> [String] {
+        [name] + entities.filter { $0.parent == name }.flatMap { descendants(of: $0.name) }
+    }
+
+    /// All attributes, inherited first, in declaration order.
+    public func attributes(of name: String) -> [Attribute] {
+        lineage(of: name).reversed().flatMap(\.attributes)
+    }
+
+    /// All relationships, inherited first, in declaration order.
+    public func relationships(of name: String) -> [Relationship] {
+        lineage(of: name).reversed().flatMap(\.relationships)
+    }
+
+    public func attribute(_ attribute: String, of entity: String) -> Attribute? {
+        attributes(of: entity).first { $0.name == attribute }
+    }
+
+    public func relationship(_ relationship: String, of entity: String) -> Relationship? {
+        relationships(of: entity).first { $0.name == relationship }
+    }
+
+    /// The relationship that points back, as declared by `inverse`.
+    public func inverse(of relationship: Relationship) -> Relationship? {
+        guard let inverse = relationship.inverse else { return nil }
+        return self.relationship(inverse, of: relationship.destination)
+    }
+}

@@ -1,0 +1,112 @@
+import CSQLite
+import Foundation
+
+/// One connection to one SQLite file.
+///
+/// Opened in SQLite's serialized mode, so handing a connection from one stage's thread to
+/// another is safe; each stage still uses its own connection, because SQLite runs the
+/// statements of one connection one at a time anyway.
+///
+///     let db = try Database(path: "books.sqlite", mode: .readOnly)
+///     let n = try db.scalarInt("SELECT count(*) FROM Book")
+public final class Database: @unchecked Sendable {
+    public enum Mode: Sendable {
+        /// Never writes: the source store. SQLite refuses every write on this connection.
+        case readOnly
+        /// Opens an existing file for writing.
+        case readWrite
+        /// Creates the file if missing.
+        case create
+    }
+
+    public let path: String
+    let handle: OpaquePointer
+
+    public init(path: String, mode: Mode) throws {
+        self.path = path
+        var flags = SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI
+        switch mode {
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        var db: OpaquePointer?
+        // A plain path, not a URI: the path is taken literally whatever characters it holds.
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let db { sqlite3_close_v2(db) }
+            throw StoreError(path: path, code: rc, message: message)
+        }
+        self.handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func error(_ code: Int32, sql: String?) -> StoreError {
+        StoreError(path: path, code: code & 0xff, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws {
+        var errmsg: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
+        if rc != SQLITE_OK {
+            let message = errmsg.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errmsg)
+            throw StoreError(path: path, code: rc & 0xff, message: message, sql: sql)
+        }
+    }
+
+    public func prepare(_ sql: String) throws -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Runs one statement with arguments.
+    public func run(_ sql: String, _ values: [SQLValue] = []) throws {
+        try prepare(sql).run(values)
+    }
+
+    /// All rows of a small query.
+    public func rows(_ sql: String, _ values: [SQLValue] = []) throws -> [[SQLValue]] {
+        try prepare(sql).all(values)
+    }
+
+    /// The first column of the first row as an integer (0 when the query returns nothing).
+    public func scalarInt(_ sql: String, _ values: [SQLValue] = []) throws -> Int64 {
+        let stmt = try prepare(sql)
+        try stmt.bind(values)
+        defer { stmt.reset() }
+        return try stmt.step() ? stmt.int64(0) : 0
+    }
+
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Checks that the file really is a readable SQLite database: opening is lazy,
+    /// so a text file or a truncated store only fails at the first read.
+    public func checkReadable() throws {
+        _ = try scalarInt("SELECT count(*) FROM sqlite_schema")
+    }
+
+    /// Quotes an identifier for SQL ("Book", "my""table").
+    public static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
