@@ -1,0 +1,44 @@
+import Foundation
+import ETLModel
+import ETLPipeline
+import ETLEngine
+
+/// One migration, as a program embedding the library runs it.
+///
+///     var migration = Migration(pipeline: "pipelines/books.json")
+///     migration.replace = .backup
+///     let summary = try migration.run { event in print(event.stage, event.done) }
+public struct Migration: Sendable {
+    public var pipeline: String
+    /// Overrides of the pipeline's source and destination store paths.
+    public var source: String?
+    public var destination: String?
+    /// Overrides of the pipeline's options.
+    public var chunkSize: Int?
+    public var workers: Int?
+    public var replace: ReplacePolicy = .refuse
+
+    public init(pipeline: String) {
+        self.pipeline = pipeline
+    }
+
+    /// Reads the pipeline and its models and checks every name and expression.
+    /// Throws `DocumentError` (naming file, line, column and JSON path) on any problem.
+    public func plan() throws -> Plan {
+        var spec = try PipelineSpec.load(path: pipeline)
+        if let source { spec.source.store = absolute(source) }
+        if let destination { spec.destination.store = absolute(destination) }
+        return try Planner(policies: []).plan(spec)
+    }
+
+    public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
+        let plan = try plan()
+        let options = RunOptions(chunkSize: chunkSize ?? plan.spec.options.chunkSize,
+                                 workers: workers ?? plan.spec.options.workers, replace: replace)
+        return try Engine(plan: plan, options: options).run(progress: progress)
+    }
+
+    private func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// What to do with a destination file that already exists.
+public enum ReplacePolicy: Sendable {
+    /// Refuse before doing any work.
+    case refuse
+    /// Keep the previous file as `NAME.bak`.
+    case backup
+    /// Replace it.
+    case force
+}
+
+/// The last stage: makes the built store durable and moves it into place atomically.
+enum Finalizer {
+    /// fsyncs the store, then renames it over the destination. With `.backup`, the old
+    /// destination is first hard-linked to `NAME.bak`, so at every instant the destination
+    /// path holds either the old store or the new one, never nothing.
+    static func install(_ built: String, at destination: String, backup: String, policy: ReplacePolicy) throws -> String? {
+        try fsync(path: built)
+        let fm = FileManager.default
+        var backedUp: String?
+        if fm.fileExists(atPath: destination) {
+            switch policy {
+            case .refuse:
+                throw MigrationError.badDestination(path: destination, reason: "appeared during the run; it was left as it is. Pass --backup to keep it as \(backup), or --force to replace it")
+            case .backup:
+                try? fm.removeItem(atPath: backup)
+                guard link(destination, backup) == 0 else {
+                    throw MigrationError.badDestination(path: destination, reason: "cannot keep a backup at \(backup): \(String(cString: strerror(errno)))")
+                }
+                backedUp = backup
+            case .force:
+                break
+            }
+        }
+        guard rename(built, destination) == 0 else {
+            throw MigrationError.badDestination(path: destination, reason: "cannot move the new store into place: \(String(cString: strerror(errno)))")
+        }
+        try fsync(path: URL(fileURLWithPath: destination).deletingLastPathComponent().path)
+        return backedUp
+    }
+
+    static func fsync(path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else {
+            throw MigrationError.badDestination(path: path, reason: "cannot open to sync: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        guard Foundation.fsync(fd) == 0 else {
+            throw MigrationError.badDestination(path: path, reason: "cannot sync to disk: \(String(cString: strerror(errno)))")
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// The stages every step goes through, in order.
+public enum Stage: String, Sendable, CaseIterable {
+    /// extract → transform → load: destination rows are created from source rows.
+    case create
+    /// Relationships of the new rows are set through the recorded associations.
+    case relate
+    /// The new store is checked before anything is replaced.
+    case validate
+    /// Metadata, integrity, fsync, atomic rename.
+    case finalize
+}
+
+/// What the engine reports while it works: enough for a progress bar or a log line.
+/// Delivered on the engine's loading thread, in order.
+public struct ProgressEvent: Sendable {
+    public enum Kind: Sendable { case started, advanced, finished }
+    public var kind: Kind
+    public var step: Int
+    public var stepCount: Int
+    public var stepName: String
+    public var stage: Stage
+    /// The entity mapping being worked on, if the stage works per mapping.
+    public var mapping: String?
+    /// Units done and expected (source rows for create, associations for relate).
+    public var done: Int
+    public var total: Int
+}

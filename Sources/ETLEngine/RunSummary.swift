@@ -1,0 +1,38 @@
+import Foundation
+
+/// Counters of one entity mapping in one step: the lines of the summary table.
+public struct MappingCounters: Sendable, Equatable {
+    public var step: String
+    public var mapping: String
+    public var source: String
+    public var destination: String
+    /// Source rows read.
+    public var read = 0
+    /// Source rows (or forEach items) the filter rejected.
+    public var filtered = 0
+    /// Source rows (or forEach items) that passed, each associated with one destination row.
+    public var associated = 0
+    /// Destination rows created (fewer than `associated` with uniqueBy).
+    public var written = 0
+    /// Relationship links set in the relate stage.
+    public var related = 0
+    /// Seconds spent creating and relating.
+    public var seconds: Double = 0
+
+    public init(step: String, mapping: String, source: String, destination: String) {
+        self.step = step
+        self.mapping = mapping
+        self.source = source
+        self.destination = destination
+    }
+}
+
+/// What a finished run reports.
+public struct RunSummary: Sendable {
+    public var source: String
+    public var destination: String
+    /// Where the previous destination was moved, when `--backup` was given.
+    public var backup: String?
+    public var mappings: [MappingCounters]
+    public var seconds: Double
+}

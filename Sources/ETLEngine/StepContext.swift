@@ -1,0 +1,76 @@
+import Foundation
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// What the stages of one step share: the plan, the connections, the options, the
+/// counters and the progress callback.
+final class StepContext {
+    let plan: StepPlan
+    let stepCount: Int
+    /// The step's input store, read-only.
+    let source: Database
+    let sourcePath: String
+    /// The step's output store, with the work database attached as `work`.
+    let destination: Database
+    let workPath: String
+    let chunkSize: Int
+    let workers: Int
+    let report: (ProgressEvent) -> Void
+    var counters: [MappingCounters]
+    /// Next free key per destination table: keys are handed out in load order, which is
+    /// source order, so they are the same on every run.
+    var nextKey: [String: Int64] = [:]
+
+    init(plan: StepPlan, stepCount: Int, source: Database, sourcePath: String, destination: Database, workPath: String,
+         chunkSize: Int, workers: Int, report: @escaping (ProgressEvent) -> Void) {
+        self.plan = plan
+        self.stepCount = stepCount
+        self.source = source
+        self.sourcePath = sourcePath
+        self.destination = destination
+        self.workPath = workPath
+        self.chunkSize = chunkSize
+        self.workers = workers
+        self.report = report
+        self.counters = plan.mappings.map {
+            MappingCounters(step: plan.name, mapping: $0.name, source: $0.sourceEntity, destination: $0.destinationEntity)
+        }
+    }
+
+    func event(_ kind: ProgressEvent.Kind, _ stage: Stage, mapping: String? = nil, done: Int = 0, total: Int = 0) {
+        report(ProgressEvent(kind: kind, step: plan.index + 1, stepCount: stepCount, stepName: plan.name,
+                             stage: stage, mapping: mapping, done: done, total: total))
+    }
+
+    func allocateKey(table: String) throws -> Int64 {
+        if let next = nextKey[table] {
+            nextKey[table] = next + 1
+            return next
+        }
+        let first = try destination.scalarInt("SELECT coalesce(max(rowid), 0) + 1 FROM \(Database.quote(table))")
+        nextKey[table] = first + 1
+        return first
+    }
+}
+
+/// A mapping expression failing on a row, before the engine knows the step and mapping.
+struct RowFailure: Error {
+    var key: Int64
+    var expression: String
+    var reason: String
+}
+
+/// Converts an expression's value into what the destination column stores.
+func storedValue(_ value: Value, as type: AttributeType, epoch: Double) -> SQLValue {
+    switch value {
+    case .integer(let i) where !type.isInteger && type.isNumeric: return .real(Double(i))
+    case .date(let seconds): return .real(seconds - epoch)
+    default: return value.sqlValue
+    }
+}
+
+/// The lookup of create-stage expressions: the planner allows no destination() there.
+let noLookup: @Sendable (String, [Int64]) throws -> [Int64] = { mapping, _ in
+    throw RowFailure(key: 0, expression: "", reason: "destination('\(mapping)', …) is only available in relationship expressions")
+}

@@ -1,0 +1,80 @@
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// Checks the store a step built before anything uses it. Every problem is listed with
+/// the entity, attribute or relationship and up to five row keys.
+struct ValidateStage {
+    let context: StepContext
+
+    func run() throws {
+        context.event(.started, .validate, total: 3)
+        var problems: [String] = []
+        let plan = context.plan
+        let db = context.destination
+        let layout = plan.destinationLayout
+        let q = Database.quote
+
+        // 1. Every source row that passed the filter has its association (times fan-out),
+        //    and every destination row was made by a mapping.
+        var madeBy: [String: [Int]] = [:]
+        for (index, mapping) in plan.mappings.enumerated() {
+            let counters = context.counters[index]
+            let associated = Int(try db.scalarInt("SELECT count(*) FROM work.association WHERE mapping = \(index)"))
+            if associated != counters.associated {
+                problems.append("mapping \(mapping.name): \(counters.associated) source rows passed, but \(associated) have a destination row")
+            }
+            let distinct = Int(try db.scalarInt("SELECT count(DISTINCT destination) FROM work.association WHERE mapping = \(index)"))
+            if distinct != counters.written {
+                problems.append("mapping \(mapping.name): wrote \(counters.written) rows, but associations point at \(distinct)")
+            }
+            madeBy[mapping.destinationEntity, default: []].append(index)
+        }
+        for entity in plan.destinationModel.entities where !entity.isAbstract {
+            let table = layout.table(of: entity.name)
+            let rows = Int(try db.scalarInt("SELECT count(*) FROM \(q(table.name)) t0" + (table.condition(alias: "t0").map { " WHERE \($0)" } ?? "")))
+            let expected = (madeBy[entity.name] ?? []).reduce(0) { $0 + context.counters[$1].written }
+            if rows != expected {
+                problems.append("entity \(entity.name): \(rows) rows in table \(table.name), but the mappings wrote \(expected)")
+            }
+        }
+        context.event(.advanced, .validate, done: 1, total: 3)
+
+        // 2. Required attributes and required to-one relationships have values.
+        for entity in plan.destinationModel.entities where !entity.isAbstract {
+            let table = layout.table(of: entity.name)
+            let condition = table.condition(alias: "t0").map { " AND \($0)" } ?? ""
+            func missing(_ column: String, what: String) throws {
+                let keys = try db.rows("SELECT t0.\(q(table.keyColumn)) FROM \(q(table.name)) t0 WHERE t0.\(q(column)) IS NULL\(condition) ORDER BY 1 LIMIT 5")
+                guard !keys.isEmpty else { return }
+                let count = try db.scalarInt("SELECT count(*) FROM \(q(table.name)) t0 WHERE t0.\(q(column)) IS NULL\(condition)")
+                problems.append("\(entity.name).\(what) is required but missing in \(count) rows (keys \(keys.map { $0[0].sqlLiteral }.joined(separator: ", "))\(count > 5 ? ", …" : "")): map it, give it a default in the model, or filter those rows")
+            }
+            for attribute in plan.destinationModel.attributes(of: entity.name) where !attribute.isOptional {
+                try missing(layout.column(ofAttribute: attribute.name, entity: entity.name), what: attribute.name)
+            }
+            for r in plan.destinationModel.relationships(of: entity.name) where !r.isOptional && !r.isToMany {
+                if case .foreignKey(_, let column) = layout.storage(ofRelationship: r.name, entity: entity.name) {
+                    try missing(column, what: r.name)
+                }
+            }
+        }
+        context.event(.advanced, .validate, done: 2, total: 3)
+
+        // 3. Every link points at an existing row, and SQLite finds the file sound.
+        let dangling = try db.rows("SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 5")
+        for row in dangling {
+            problems.append("a row of \(row[0].sqlLiteral) (rowid \(row[1].sqlLiteral)) points at a missing row of \(row[2].sqlLiteral)")
+        }
+        let integrity = try db.rows("PRAGMA main.integrity_check(5)")
+        let messages = integrity.compactMap { row -> String? in
+            if case .text(let t) = row[0], t != "ok" { return t }
+            return nil
+        }
+        problems += messages.map { "integrity check: \($0)" }
+        context.event(.finished, .validate, done: 3, total: 3)
+        if !problems.isEmpty {
+            throw MigrationError.validationFailed(step: plan.name, problems: problems)
+        }
+    }
+}

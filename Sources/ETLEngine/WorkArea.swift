@@ -1,0 +1,54 @@
+import Foundation
+import ETLStore
+
+/// The files a run works in. All of them sit beside the destination and are named after
+/// it, so they never leave its folder and a second look at the folder explains them:
+///
+/// - `books-v3.sqlite.etl-tmp`: the destination being built (renamed into place at the end);
+/// - `books-v3.sqlite.etl-step1.tmp`: the store a step before the last produces;
+/// - `books-v3.sqlite.etl-work`: associations and uniqueBy keys of the current step.
+struct WorkArea {
+    let destination: String
+
+    var temporaryDestination: String { destination + ".etl-tmp" }
+    var work: String { destination + ".etl-work" }
+    var backup: String { destination + ".bak" }
+
+    /// The store step `index` (0-based) writes.
+    func output(ofStep index: Int, stepCount: Int) -> String {
+        index == stepCount - 1 ? temporaryDestination : destination + ".etl-step\(index + 1).tmp"
+    }
+
+    /// Every file a run may leave behind, with SQLite's journals.
+    func allFiles(stepCount: Int) -> [String] {
+        let stores = (0..<stepCount).map { output(ofStep: $0, stepCount: stepCount) } + [work]
+        return stores.flatMap { [$0, $0 + "-journal", $0 + "-wal", $0 + "-shm"] }
+    }
+
+    func removeAll(stepCount: Int) {
+        for file in allFiles(stepCount: stepCount) { try? FileManager.default.removeItem(atPath: file) }
+    }
+
+    static func remove(store path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Creates the work database's tables in the connection's attached schema `work`.
+    ///
+    /// `association`: source row (and forEach item) → destination row, per mapping: Core
+    /// Data's associateSourceInstance. On disk, so memory never grows with the store.
+    /// `unique_key`: uniqueBy key → the destination row made for it.
+    static let schema = """
+        CREATE TABLE work.association (
+            mapping INTEGER NOT NULL, destination INTEGER NOT NULL,
+            source INTEGER NOT NULL, item INTEGER NOT NULL,
+            PRIMARY KEY (mapping, destination, source, item)) WITHOUT ROWID;
+        CREATE INDEX work.association_by_source ON association (mapping, source, destination);
+        CREATE TABLE work.unique_key (
+            mapping INTEGER NOT NULL, key BLOB NOT NULL, destination INTEGER NOT NULL,
+            PRIMARY KEY (mapping, key)) WITHOUT ROWID;
+        """
+
+    /// `item` of an association without a forEach (a key SQLite never hands out by itself).
+    static let noItem = Int64.min
+}

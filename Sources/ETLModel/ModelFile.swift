@@ -1,0 +1,134 @@
+import Foundation
+import ETLStore
+
+/// Reads a model version from a JSON model file.
+///
+///     { "version": "v2",
+///       "entities": [
+///         { "name": "Author",
+///           "attributes": [ { "name": "name", "type": "string", "optional": false } ],
+///           "relationships": [ { "name": "books", "destination": "Book", "inverse": "authors", "toMany": true } ] } ] }
+///
+/// Entity keys: name, parent, abstract, renamedFrom, attributes, relationships.
+/// Attribute keys: name, type, optional (default true), default, renamedFrom.
+/// Relationship keys: name, destination, inverse, toMany, ordered, optional, minCount, maxCount, renamedFrom.
+public enum ModelFile {
+    public static func load(path: String) throws -> Model {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DocumentError(file: path, line: 0, column: 0, path: "$", message: "cannot read the model file (missing or not readable)")
+        }
+        return try decode(JSONCursor.parse(Array(data), file: path))
+    }
+
+    public static func decode(_ root: JSONCursor) throws -> Model {
+        let object = try root.object(keys: ["version", "entities"])
+        let version = try object.required("version").nonEmptyString()
+        var entities: [Entity] = []
+        var places: [String: JSONCursor] = [:]
+        for cursor in try object.required("entities").array() {
+            let entity = try decodeEntity(cursor)
+            if places[entity.name] != nil { throw cursor.error("duplicate entity '\(entity.name)'") }
+            places[entity.name] = cursor
+            entities.append(entity)
+        }
+        let model = Model(version: version, entities: entities)
+        try check(model, places: places)
+        return model
+    }
+
+    static func decodeEntity(_ cursor: JSONCursor) throws -> Entity {
+        let o = try cursor.object(keys: ["name", "parent", "abstract", "renamedFrom", "attributes", "relationships"])
+        var entity = Entity(name: try o.required("name").nonEmptyString())
+        entity.parent = try o.optional("parent")?.nonEmptyString()
+        entity.isAbstract = try o.optional("abstract")?.bool() ?? false
+        entity.renamingIdentifier = try o.optional("renamedFrom")?.nonEmptyString()
+        var names = Set<String>()
+        for a in try o.optional("attributes")?.array() ?? [] {
+            let attribute = try decodeAttribute(a)
+            guard names.insert(attribute.name).inserted else { throw a.error("duplicate property '\(attribute.name)' in entity \(entity.name)") }
+            entity.attributes.append(attribute)
+        }
+        for r in try o.optional("relationships")?.array() ?? [] {
+            let relationship = try decodeRelationship(r)
+            guard names.insert(relationship.name).inserted else { throw r.error("duplicate property '\(relationship.name)' in entity \(entity.name)") }
+            entity.relationships.append(relationship)
+        }
+        return entity
+    }
+
+    static func decodeAttribute(_ cursor: JSONCursor) throws -> Attribute {
+        let o = try cursor.object(keys: ["name", "type", "optional", "default", "renamedFrom"])
+        let name = try o.required("name").nonEmptyString()
+        let typeCursor = try o.required("type")
+        let typeName = try typeCursor.string()
+        guard let type = AttributeType(rawValue: typeName) else {
+            let all = AttributeType.allCases.map(\.rawValue)
+            let hint = closestName(to: typeName, among: all).map { " (did you mean '\($0)'?)" } ?? ""
+            throw typeCursor.error("unknown attribute type '\(typeName)'\(hint); one of: " + all.joined(separator: ", "))
+        }
+        var attribute = Attribute(name: name, type: type)
+        attribute.isOptional = try o.optional("optional")?.bool() ?? true
+        attribute.renamingIdentifier = try o.optional("renamedFrom")?.nonEmptyString()
+        if let d = o.optional("default") {
+            attribute.defaultValue = try defaultValue(d, type: type)
+        }
+        return attribute
+    }
+
+    static func defaultValue(_ cursor: JSONCursor, type: AttributeType) throws -> SQLValue {
+        let text: String
+        switch cursor.node.value {
+        case .string(let s): text = s
+        case .number(let n): text = n
+        case .bool(let b): text = b ? "true" : "false"
+        default: throw cursor.error("expected a default value for a \(type.rawValue) attribute, found \(cursor.node.kindName)")
+        }
+        guard let value = type.parseDefault(text) else {
+            throw cursor.error("'\(text)' is not a valid default for a \(type.rawValue) attribute")
+        }
+        return value
+    }
+
+    static func decodeRelationship(_ cursor: JSONCursor) throws -> Relationship {
+        let o = try cursor.object(keys: ["name", "destination", "inverse", "toMany", "ordered", "optional", "minCount", "maxCount", "renamedFrom"])
+        var r = Relationship(name: try o.required("name").nonEmptyString(), destination: try o.required("destination").nonEmptyString())
+        r.inverse = try o.optional("inverse")?.nonEmptyString()
+        r.isToMany = try o.optional("toMany")?.bool() ?? false
+        r.isOrdered = try o.optional("ordered")?.bool() ?? false
+        r.isOptional = try o.optional("optional")?.bool() ?? true
+        r.minCount = try o.optional("minCount")?.int(in: 0...Int.max)
+        r.maxCount = try o.optional("maxCount")?.int(in: 0...Int.max)
+        r.renamingIdentifier = try o.optional("renamedFrom")?.nonEmptyString()
+        return r
+    }
+
+    /// Cross-entity checks: parents and destinations exist, inverses point back, no cycles.
+    static func check(_ model: Model, places: [String: JSONCursor]) throws {
+        let names = model.entities.map(\.name)
+        func unknown(_ name: String) -> String {
+            "unknown entity '\(name)'" + (closestName(to: name, among: names).map { " (did you mean '\($0)'?)" } ?? "")
+        }
+        for entity in model.entities {
+            let place = places[entity.name]!
+            if let parent = entity.parent {
+                guard model.entity(named: parent) != nil else { throw place.error("parent: " + unknown(parent)) }
+                guard !model.lineage(of: parent).contains(where: { $0.name == entity.name }) else {
+                    throw place.error("entity \(entity.name) is its own ancestor through 'parent'")
+                }
+            }
+            for r in entity.relationships {
+                guard model.entity(named: r.destination) != nil else {
+                    throw place.error("relationship \(entity.name).\(r.name): destination: " + unknown(r.destination))
+                }
+                if let inverseName = r.inverse {
+                    guard let inverse = model.relationship(inverseName, of: r.destination) else {
+                        throw place.error("relationship \(entity.name).\(r.name): inverse '\(inverseName)' is not a relationship of \(r.destination)")
+                    }
+                    guard inverse.inverse == nil || inverse.inverse == r.name else {
+                        throw place.error("relationship \(entity.name).\(r.name): its inverse \(r.destination).\(inverseName) names '\(inverse.inverse!)' as its own inverse")
+                    }
+                }
+            }
+        }
+    }
+}

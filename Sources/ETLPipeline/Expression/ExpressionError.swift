@@ -1,0 +1,37 @@
+import ETLModel
+
+/// A problem found while compiling an expression: a syntax error, an unknown name,
+/// or a type error. `column` is the 1-based character column in the expression text
+/// where the problem starts (one past the end for "unexpected end of expression").
+public struct ExpressionError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public var column: Int
+
+    public init(message: String, column: Int) {
+        self.message = message
+        self.column = column
+    }
+
+    /// "column 12: unknown attribute 'titel' of Book (did you mean 'title'?)"
+    public var description: String { "column \(column): \(message)" }
+}
+
+/// A problem while evaluating a compiled expression for one row: integer overflow,
+/// or `destination()` finding more than one row. The message names the operator or
+/// function; `column` is where that operator or call starts in the expression text.
+public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public var column: Int
+
+    public init(message: String, column: Int) {
+        self.message = message
+        self.column = column
+    }
+
+    public var description: String { "column \(column): \(message)" }
+}
+
+/// " (did you mean 'x'?)" when a close candidate exists, else "".
+func didYouMean(_ name: String, among candidates: [String]) -> String {
+    closestName(to: name, among: candidates).map { " (did you mean '\($0)'?)" } ?? ""
+}

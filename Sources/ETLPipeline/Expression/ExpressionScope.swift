@@ -1,0 +1,37 @@
+import ETLModel
+
+/// The entities of one mapping, as `destination()` and `destinations()` need them.
+public struct MappingSignature: Sendable, Hashable {
+    /// The source-model entity whose rows the mapping reads.
+    public var sourceEntity: String
+    /// The destination-model entity whose rows the mapping makes.
+    public var destinationEntity: String
+
+    public init(sourceEntity: String, destinationEntity: String) {
+        self.sourceEntity = sourceEntity
+        self.destinationEntity = destinationEntity
+    }
+}
+
+/// What names mean while an expression is compiled.
+public struct ExpressionScope: Sendable {
+    /// The model key paths are resolved against.
+    public var sourceModel: Model
+    /// The entity of `$source`.
+    public var source: String
+    /// The entity of `$item` inside a forEach; nil where `$item` is not available.
+    public var item: String?
+    /// Mapping name → signature, for `destination()` and `destinations()`.
+    public var mappings: [String: MappingSignature]
+    /// Whether `destination()` and `destinations()` may be used (relationship expressions).
+    public var allowsDestinationLookups: Bool
+
+    public init(sourceModel: Model, source: String, item: String? = nil,
+                mappings: [String: MappingSignature] = [:], allowsDestinationLookups: Bool = false) {
+        self.sourceModel = sourceModel
+        self.source = source
+        self.item = item
+        self.mappings = mappings
+        self.allowsDestinationLookups = allowsDestinationLookups
+    }
+}

@@ -1,0 +1,402 @@
+/// The built-in functions: their argument checks, result types and evaluators.
+///
+/// Unless said otherwise a function returns null when any argument is null.
+enum FunctionLibrary {
+    static let names = [
+        "coalesce", "if", "concat", "substring", "prefix", "upper", "lower", "trim", "replace", "length",
+        "integer", "double", "string", "boolean",
+        "date", "epoch", "iso8601", "year", "month", "day",
+        "count", "destination", "destinations",
+    ]
+
+    static func check(_ name: String, _ arguments: [Checked], call syntax: Syntax,
+                      scope: ExpressionScope) throws(ExpressionError) -> Checked {
+        let call = Call(name: name, arguments: arguments, syntax: syntax)
+        switch name {
+        case "coalesce": return try coalesce(call)
+        case "if": return try conditional(call)
+        case "concat": return try concat(call)
+        case "substring": return try substring(call)
+        case "prefix":
+            try call.arity(2...2)
+            try call.require(0, "a string") { $0 == .string }
+            try call.require(1, "an integer") { $0 == .integer }
+            return call.strict(.string) { text, count in
+                guard case .string(let s) = text, case .integer(let n) = count else { return .null }
+                return .string(TextOperations.substring(s, start: 1, length: n))
+            }
+        case "upper", "lower", "trim":
+            try call.arity(1...1)
+            try call.require(0, "a string") { $0 == .string }
+            let operation: @Sendable (String) -> String =
+                name == "upper" ? TextOperations.upper : name == "lower" ? TextOperations.lower : TextOperations.trim
+            return call.strict(.string) { value in
+                guard case .string(let s) = value else { return .null }
+                return .string(operation(s))
+            }
+        case "replace":
+            try call.arity(3...3)
+            for index in 0..<3 { try call.require(index, "a string") { $0 == .string } }
+            return call.strict(.string) { text, find, replacement in
+                guard case .string(let s) = text, case .string(let f) = find, case .string(let r) = replacement
+                else { return .null }
+                return .string(TextOperations.replace(s, f, with: r))
+            }
+        case "length":
+            try call.arity(1...1)
+            try call.require(0, "a string or binary") { $0 == .string || $0 == .binary }
+            return call.strict(.integer) { value in
+                switch value {
+                case .string(let s): return .integer(TextOperations.length(s))
+                case .binary(let b): return .integer(Int64(b.count))
+                default: return .null
+                }
+            }
+        case "integer", "double", "string", "boolean", "date":
+            return try cast(call)
+        case "epoch", "iso8601", "year", "month", "day":
+            return try dateFunction(call)
+        case "count":
+            try call.arity(1...1)
+            try call.require(0, "a to-many path or destinations()") {
+                if case .sourceRows = $0 { return true }
+                if case .destinationRows = $0 { return true }
+                return false
+            }
+            return Checked(type: .integer, syntax: syntax, build: { linker in
+                let argument = arguments[0].build(linker)
+                return { context in
+                    switch try argument(context) {
+                    case .rows(let keys): return .integer(Int64(keys.count))
+                    case .row: return .integer(1)
+                    default: return .integer(0)
+                    }
+                }
+            })
+        case "destination", "destinations":
+            return try destination(call, scope: scope, many: name == "destinations")
+        default:
+            throw ExpressionError(message: "unknown function '\(name)'" + didYouMean(name, among: names),
+                                  column: syntax.column)
+        }
+    }
+
+    // MARK: Branching
+
+    /// `coalesce(a, b, …)`: the first non-null argument, arguments evaluated left to right
+    /// only as far as needed. All arguments share one type (integer and double meet at double).
+    private static func coalesce(_ call: Call) throws(ExpressionError) -> Checked {
+        try call.arity(atLeast: 2)
+        var type = call.arguments[0].type
+        for (index, argument) in call.arguments.enumerated().dropFirst() {
+            guard let unified = ExprType.unify(type, argument.type) else {
+                throw ExpressionError(
+                    message: "coalesce: argument \(index + 1) is \(argument.type), but the arguments before it are \(type)",
+                    column: argument.column)
+            }
+            type = unified
+        }
+        return Checked(type: type, syntax: call.syntax, build: { linker in
+            let evaluators = call.arguments.map { $0.build(as: type, linker) }
+            return { context in
+                for evaluate in evaluators {
+                    let value = try evaluate(context)
+                    if !value.isNull { return value }
+                }
+                return .null
+            }
+        })
+    }
+
+    /// `if(condition, then, else)`: `then` when the condition is true, otherwise (false or
+    /// null, like SQL's CASE WHEN) `else`. Only the chosen branch is evaluated.
+    private static func conditional(_ call: Call) throws(ExpressionError) -> Checked {
+        try call.arity(3...3)
+        let (condition, then, otherwise) = (call.arguments[0], call.arguments[1], call.arguments[2])
+        guard condition.type == .boolean || condition.type == .null else {
+            throw ExpressionError(message: "if: the condition must be a boolean, found \(condition.type)",
+                                  column: condition.column)
+        }
+        guard let type = ExprType.unify(then.type, otherwise.type) else {
+            throw ExpressionError(message: "if: the branches have different types, \(then.type) and \(otherwise.type)",
+                                  column: otherwise.column)
+        }
+        return Checked(type: type, syntax: call.syntax, build: { linker in
+            let test = condition.build(linker)
+            let whenTrue = then.build(as: type, linker)
+            let whenFalse = otherwise.build(as: type, linker)
+            return { context in try test(context).isTrue ? try whenTrue(context) : try whenFalse(context) }
+        })
+    }
+
+    // MARK: Text
+
+    private static func isTextConvertible(_ type: ExprType) -> Bool {
+        switch type {
+        case .string, .integer, .double, .boolean, .date: return true
+        default: return false
+        }
+    }
+
+    /// `concat(a, …)`: the arguments' texts joined (numbers, booleans and dates converted
+    /// as `string()` does); null if any argument is null, like SQLite's `||`.
+    private static func concat(_ call: Call) throws(ExpressionError) -> Checked {
+        try call.arity(atLeast: 1)
+        for index in call.arguments.indices {
+            try call.require(index, "a string, number, boolean or date", isTextConvertible)
+        }
+        return Checked(type: .string, syntax: call.syntax, build: { linker in
+            let evaluators = call.arguments.map { $0.build(linker) }
+            return { context in
+                var result = ""
+                for evaluate in evaluators {
+                    guard let text = SQLiteConversion.text(from: try evaluate(context)) else { return .null }
+                    result += text
+                }
+                return .string(result)
+            }
+        })
+    }
+
+    private static func substring(_ call: Call) throws(ExpressionError) -> Checked {
+        try call.arity(2...3)
+        try call.require(0, "a string") { $0 == .string }
+        try call.require(1, "an integer") { $0 == .integer }
+        if call.arguments.count == 2 {
+            return call.strict(.string) { text, start in
+                guard case .string(let s) = text, case .integer(let p) = start else { return .null }
+                return .string(TextOperations.substring(s, start: p, length: nil))
+            }
+        }
+        try call.require(2, "an integer") { $0 == .integer }
+        return call.strict(.string) { text, start, length in
+            guard case .string(let s) = text, case .integer(let p) = start, case .integer(let n) = length
+            else { return .null }
+            return .string(TextOperations.substring(s, start: p, length: n))
+        }
+    }
+
+    // MARK: Casts
+
+    /// `integer(x)`, `double(x)`, `string(x)`, `boolean(x)` (SQLite CAST semantics) and
+    /// `date(x)` (ISO-8601 text, or seconds since 1970).
+    private static func cast(_ call: Call) throws(ExpressionError) -> Checked {
+        try call.arity(1...1)
+        switch call.name {
+        case "integer":
+            try call.require(0, "a number, string, boolean or date", isTextConvertible)
+            return call.strict(.integer) { value in
+                switch value {
+                case .integer: return value
+                case .double(let d), .date(let d): return .integer(SQLiteConversion.integer(fromReal: d))
+                case .string(let s): return .integer(SQLiteConversion.integer(fromText: s))
+                case .boolean(let b): return .integer(b ? 1 : 0)
+                default: return .null
+                }
+            }
+        case "double":
+            try call.require(0, "a number, string, boolean or date", isTextConvertible)
+            return call.strict(.double) { value in
+                switch value {
+                case .integer(let i): return .double(Double(i))
+                case .double(let d), .date(let d): return .double(d)
+                case .string(let s): return .double(SQLiteConversion.real(fromText: s))
+                case .boolean(let b): return .double(b ? 1 : 0)
+                default: return .null
+                }
+            }
+        case "string":
+            try call.require(0, "a string, number, boolean or date", isTextConvertible)
+            return call.strict(.string) { value in SQLiteConversion.text(from: value).map(Value.string) ?? .null }
+        case "boolean":
+            try call.require(0, "a number, string or boolean") {
+                $0.isNumeric || $0 == .string || $0 == .boolean
+            }
+            return call.strict(.boolean) { value in
+                switch value {
+                case .boolean: return value
+                case .integer(let i): return .boolean(i != 0)
+                case .double(let d): return .boolean(d != 0)
+                case .string(let s): return .boolean(SQLiteConversion.real(fromText: s) != 0)
+                default: return .null
+                }
+            }
+        default:  // date
+            try call.require(0, "a string, number or date") { $0 == .string || $0.isNumeric || $0 == .date }
+            return call.strict(.date) { value in
+                switch value {
+                case .string(let s): return CivilDate.parse(s).map(Value.date) ?? .null
+                case .integer(let i): return .date(Double(i))
+                case .double(let d): return .date(d)
+                case .date: return value
+                default: return .null
+                }
+            }
+        }
+    }
+
+    // MARK: Dates
+
+    /// `epoch(d)` → seconds since 1970 (double); `iso8601(d)` → text; `year(d)`,
+    /// `month(d)`, `day(d)` → integers, in UTC.
+    private static func dateFunction(_ call: Call) throws(ExpressionError) -> Checked {
+        try call.arity(1...1)
+        try call.require(0, "a date") { $0 == .date }
+        switch call.name {
+        case "epoch":
+            return call.strict(.double) { value in
+                guard case .date(let seconds) = value else { return .null }
+                return .double(seconds)
+            }
+        case "iso8601":
+            return call.strict(.string) { value in
+                guard case .date(let seconds) = value, let text = CivilDate.format(seconds) else { return .null }
+                return .string(text)
+            }
+        default:
+            let field = call.name
+            return call.strict(.integer) { value in
+                guard case .date(let seconds) = value, let civil = CivilDate.components(seconds) else { return .null }
+                switch field {
+                case "year": return .integer(civil.year)
+                case "month": return .integer(civil.month)
+                default: return .integer(civil.day)
+                }
+            }
+        }
+    }
+
+    // MARK: Destination lookups
+
+    /// `destination('Mapping', row)` → the destination row the mapping made from that
+    /// source row (null when none; an evaluation error when several);
+    /// `destinations('Mapping', rowOrRows)` → all destination rows made from them.
+    private static func destination(_ call: Call, scope: ExpressionScope, many: Bool) throws(ExpressionError) -> Checked {
+        let name = call.name
+        try call.arity(2...2)
+        guard let mapping = call.arguments[0].syntax.stringLiteral else {
+            throw ExpressionError(
+                message: "\(name): the first argument must be a mapping name in quotes, like \(name)('Authors', $source)",
+                column: call.arguments[0].column)
+        }
+        guard let signature = scope.mappings[mapping] else {
+            throw ExpressionError(
+                message: "\(name): unknown mapping '\(mapping)'" + didYouMean(mapping, among: scope.mappings.keys.sorted()),
+                column: call.arguments[0].column)
+        }
+        let argument = call.arguments[1]
+        let expected = signature.sourceEntity
+        let entity: String?
+        switch argument.type {
+        case .sourceRow(let e): entity = e
+        case .sourceRows(let e) where many: entity = e
+        case .null: entity = expected
+        default: entity = nil
+        }
+        let isOfEntity = entity.map { e in scope.sourceModel.lineage(of: e).contains { $0.name == expected } } ?? false
+        guard isOfEntity else {
+            let wanted = many ? "a row or rows of \(expected)" : "a row of \(expected)"
+            throw ExpressionError(
+                message: "\(name)('\(mapping)', …) needs \(wanted) (the source entity of mapping '\(mapping)'), but argument 2 is \(argument.type)",
+                column: argument.column)
+        }
+        let column = call.syntax.column
+        if many {
+            return Checked(type: .destinationRows(signature.destinationEntity), syntax: call.syntax, build: { linker in
+                let evaluate = argument.build(linker)
+                return { context in
+                    switch try evaluate(context) {
+                    case .row(let key): return .rows(try context.lookup(mapping, [key]))
+                    case .rows(let keys): return .rows(keys.isEmpty ? [] : try context.lookup(mapping, keys))
+                    default: return .rows([])
+                    }
+                }
+            })
+        }
+        return Checked(type: .destinationRow(signature.destinationEntity), syntax: call.syntax, build: { linker in
+            let evaluate = argument.build(linker)
+            return { context in
+                guard case .row(let key) = try evaluate(context) else { return .null }
+                let found = try context.lookup(mapping, [key])
+                switch found.count {
+                case 0: return .null
+                case 1: return .row(found[0])
+                default:
+                    throw EvaluationError(
+                        message: "destination('\(mapping)', …) found \(found.count) rows; use destinations()",
+                        column: column)
+                }
+            }
+        })
+    }
+}
+
+/// One call being checked: arity and argument checks, and evaluators for functions that
+/// return null as soon as an argument is null.
+private struct Call {
+    let name: String
+    let arguments: [Checked]
+    let syntax: Syntax
+
+    func arity(_ range: ClosedRange<Int>) throws(ExpressionError) {
+        guard !range.contains(arguments.count) else { return }
+        let expected = range.count == 1
+            ? "\(range.lowerBound) argument\(range.lowerBound == 1 ? "" : "s")"
+            : "\(range.lowerBound) to \(range.upperBound) arguments"
+        throw ExpressionError(message: "\(name) takes \(expected), found \(arguments.count)", column: syntax.column)
+    }
+
+    func arity(atLeast minimum: Int) throws(ExpressionError) {
+        guard arguments.count < minimum else { return }
+        throw ExpressionError(
+            message: "\(name) takes at least \(minimum) argument\(minimum == 1 ? "" : "s"), found \(arguments.count)",
+            column: syntax.column)
+    }
+
+    /// Argument `index` must be null or of a type `accepts` allows.
+    func require(_ index: Int, _ description: String, _ accepts: (ExprType) -> Bool) throws(ExpressionError) {
+        let argument = arguments[index]
+        guard argument.type != .null, !accepts(argument.type) else { return }
+        throw ExpressionError(message: "\(name): argument \(index + 1) must be \(description), found \(argument.type)",
+                              column: argument.column)
+    }
+
+    func strict(_ type: ExprType, _ body: @escaping @Sendable (Value) throws -> Value) -> Checked {
+        let argument = arguments[0]
+        return Checked(type: type, syntax: syntax, build: { linker in
+            let a = argument.build(linker)
+            return { context in
+                let x = try a(context)
+                return x.isNull ? .null : try body(x)
+            }
+        })
+    }
+
+    func strict(_ type: ExprType, _ body: @escaping @Sendable (Value, Value) throws -> Value) -> Checked {
+        let (first, second) = (arguments[0], arguments[1])
+        return Checked(type: type, syntax: syntax, build: { linker in
+            let a = first.build(linker)
+            let b = second.build(linker)
+            return { context in
+                let x = try a(context)
+                let y = try b(context)
+                return x.isNull || y.isNull ? .null : try body(x, y)
+            }
+        })
+    }
+
+    func strict(_ type: ExprType, _ body: @escaping @Sendable (Value, Value, Value) throws -> Value) -> Checked {
+        let (first, second, third) = (arguments[0], arguments[1], arguments[2])
+        return Checked(type: type, syntax: syntax, build: { linker in
+            let a = first.build(linker)
+            let b = second.build(linker)
+            let c = third.build(linker)
+            return { context in
+                let x = try a(context)
+                let y = try b(context)
+                let z = try c(context)
+                return x.isNull || y.isNull || z.isNull ? .null : try body(x, y, z)
+            }
+        })
+    }
+}

@@ -1,0 +1,105 @@
+/// The string functions, with SQLite's semantics so that push-down gives the same
+/// results: characters are Unicode scalars (SQLite counts code points, not grapheme
+/// clusters), case mapping is ASCII-only, `trim` removes spaces only, and `replace`
+/// matches bytes.
+enum TextOperations {
+    /// SQLite's `substr(s, start, length)`: 1-based start; a start of 0 or a negative
+    /// start counts as SQLite does (negative: from the end); a negative length takes the
+    /// characters before `start`. nil length: to the end.
+    static func substring(_ text: String, start: Int64, length: Int64?) -> String {
+        let scalars = Array(text.unicodeScalars)
+        let count = Int64(scalars.count)
+        // Clamp so that the arithmetic below cannot overflow; no string is this long.
+        let bound: Int64 = 1 << 53
+        var p1 = min(max(start, -bound), bound)
+        var p2: Int64
+        var negativeLength = false
+        if let length {
+            p2 = min(max(length, -bound), bound)
+            if p2 < 0 { p2 = -p2; negativeLength = true }
+        } else {
+            p2 = bound
+        }
+        if p1 < 0 {
+            p1 += count
+            if p1 < 0 {
+                p2 += p1
+                if p2 < 0 { p2 = 0 }
+                p1 = 0
+            }
+        } else if p1 > 0 {
+            p1 -= 1
+        } else if p2 > 0 {
+            p2 -= 1
+        }
+        if negativeLength {
+            p1 -= p2
+            if p1 < 0 {
+                p2 += p1
+                p1 = 0
+            }
+        }
+        guard p1 < count, p2 > 0 else { return "" }
+        let end = min(p1 + p2, count)
+        var result = String.UnicodeScalarView()
+        result.append(contentsOf: scalars[Int(p1)..<Int(end)])
+        return String(result)
+    }
+
+    /// ASCII-only upper case, as SQLite's built-in `upper()`.
+    static func upper(_ text: String) -> String {
+        mapASCII(text, from: UInt8(ascii: "a"), to: UInt8(ascii: "z"), offset: -32)
+    }
+
+    /// ASCII-only lower case, as SQLite's built-in `lower()`.
+    static func lower(_ text: String) -> String {
+        mapASCII(text, from: UInt8(ascii: "A"), to: UInt8(ascii: "Z"), offset: 32)
+    }
+
+    private static func mapASCII(_ text: String, from low: UInt8, to high: UInt8, offset: Int16) -> String {
+        guard text.utf8.contains(where: { $0 >= low && $0 <= high }) else { return text }
+        let bytes = text.utf8.map { $0 >= low && $0 <= high ? UInt8(Int16($0) + offset) : $0 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Removes spaces (U+0020 only, like SQLite's one-argument `trim`) from both ends.
+    static func trim(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var start = 0
+        var end = bytes.count
+        while start < end && bytes[start] == 0x20 { start += 1 }
+        while end > start && bytes[end - 1] == 0x20 { end -= 1 }
+        if start == 0 && end == bytes.count { return text }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    /// Replaces every non-overlapping occurrence of `find`, left to right, comparing
+    /// bytes (as SQLite does). An empty `find` leaves the text unchanged.
+    static func replace(_ text: String, _ find: String, with replacement: String) -> String {
+        let pattern = Array(find.utf8)
+        guard !pattern.isEmpty else { return text }
+        let source = Array(text.utf8)
+        let substitute = Array(replacement.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(source.count)
+        var index = 0
+        var replaced = false
+        while index < source.count {
+            if source[index] == pattern[0], index + pattern.count <= source.count,
+               source[index..<(index + pattern.count)].elementsEqual(pattern) {
+                result.append(contentsOf: substitute)
+                index += pattern.count
+                replaced = true
+            } else {
+                result.append(source[index])
+                index += 1
+            }
+        }
+        return replaced ? String(decoding: result, as: UTF8.self) : text
+    }
+
+    /// The number of characters (Unicode scalars, as SQLite counts them).
+    static func length(_ text: String) -> Int64 {
+        Int64(text.unicodeScalars.count)
+    }
+}

@@ -1,0 +1,41 @@
+import ETLModel
+import ETLStore
+
+/// One entity mapping, checked against both models and compiled: what the engine runs.
+public struct MappingPlan: Sendable {
+    public var name: String
+    public var sourceEntity: String
+    public var destinationEntity: String
+
+    /// Paths the create stage reads per source row (filter, attributes, uniqueBy, forEach).
+    public var createPaths: [SourcePath]
+    public var filter: CompiledExpression?
+    /// The to-many expression fanning out one destination row per element; `itemEntity` is
+    /// the entity of its elements, `$item` in the mapping's expressions.
+    public var forEach: CompiledExpression?
+    public var itemEntity: String?
+    public var uniqueBy: CompiledExpression?
+    /// Every attribute of the destination entity, in model order, with what fills it.
+    public var attributes: [AttributeAssignment]
+
+    /// Paths the relate stage reads per associated (source row, item) pair.
+    public var relatePaths: [SourcePath]
+    public var relationships: [RelationshipAssignment]
+}
+
+/// How one destination attribute is filled.
+public struct AttributeAssignment: Sendable {
+    public enum Source: Sendable {
+        case expression(CompiledExpression)
+        /// No expression: the model's default value, or null.
+        case constant(SQLValue)
+    }
+    public var attribute: Attribute
+    public var source: Source
+}
+
+/// One destination relationship and the expression giving its destination rows.
+public struct RelationshipAssignment: Sendable {
+    public var relationship: Relationship
+    public var expression: CompiledExpression
+}

@@ -1,0 +1,118 @@
+import Foundation
+import ETLModel
+
+extension PipelineSpec {
+    /// Reads and checks the shape of a pipeline file. Errors name the file, line, column
+    /// and JSON path.
+    public static func load(path: String) throws -> PipelineSpec {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DocumentError(file: path, line: 0, column: 0, path: "$", message: "pipeline file not found")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DocumentError(file: path, line: 0, column: 0, path: "$", message: "pipeline file is not readable")
+        }
+        return try decode(Array(data), file: path)
+    }
+
+    public static func decode(_ bytes: [UInt8], file: String) throws -> PipelineSpec {
+        let root = try JSONCursor.parse(bytes, file: file)
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        let o = try root.object(keys: ["format", "source", "destination", "options", "steps"])
+        let formatCursor = try o.required("format")
+        let format = try formatCursor.int()
+        guard format == formatVersion else {
+            throw formatCursor.error("unsupported pipeline format \(format); this etl reads format \(formatVersion)")
+        }
+        let source = try decodeStore(o.required("source"), folder: folder)
+        let destination = try decodeStore(o.required("destination"), folder: folder)
+        var options = Options()
+        if let oc = o.optional("options") {
+            let oo = try oc.object(keys: ["chunkSize", "workers"])
+            if let c = oo.optional("chunkSize") { options.chunkSize = try c.int(in: 1...1_000_000) }
+            if let w = oo.optional("workers") { options.workers = try w.int(in: 1...256) }
+        }
+        let stepsCursor = try o.required("steps")
+        let stepCursors = try stepsCursor.array()
+        guard !stepCursors.isEmpty else { throw stepsCursor.error("a pipeline needs at least one step") }
+        var steps: [StepSpec] = []
+        for (index, cursor) in stepCursors.enumerated() {
+            let isLast = index == stepCursors.count - 1
+            steps.append(try decodeStep(cursor, index: index, isLast: isLast, destinationModel: destination.model, folder: folder))
+        }
+        return PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options, steps: steps)
+    }
+
+    static func resolve(_ path: String, folder: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    static func decodeStore(_ cursor: JSONCursor, folder: String) throws -> StoreSpec {
+        let o = try cursor.object(keys: ["store", "model", "layout"])
+        let storeCursor = try o.required("store")
+        let modelCursor = try o.required("model")
+        var layout = "plain"
+        if let lc = o.optional("layout") {
+            layout = try lc.string()
+            guard LayoutKind(rawValue: layout) != nil else {
+                throw lc.error("unknown layout '\(layout)'; one of: " + LayoutKind.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+        }
+        return StoreSpec(store: resolve(try storeCursor.nonEmptyString(), folder: folder),
+                         model: resolve(try modelCursor.nonEmptyString(), folder: folder),
+                         layout: layout, storeCursor: storeCursor, modelCursor: modelCursor)
+    }
+
+    static func decodeStep(_ cursor: JSONCursor, index: Int, isLast: Bool, destinationModel: String, folder: String) throws -> StepSpec {
+        let o = try cursor.object(keys: ["name", "to", "mappings"])
+        let name = try o.optional("name")?.nonEmptyString() ?? "step \(index + 1)"
+        let toCursor = o.optional("to")
+        var to = destinationModel
+        if let toCursor {
+            to = resolve(try toCursor.nonEmptyString(), folder: folder)
+            if isLast && to != destinationModel {
+                throw toCursor.error("the last step must produce the destination's model (\(destinationModel)); leave 'to' out of the last step")
+            }
+        } else if !isLast {
+            throw cursor.error("missing required key 'to': every step but the last names the model file it produces")
+        }
+        let mappingsCursor = try o.required("mappings")
+        var mappings: [MappingSpec] = []
+        var names: Set<String> = []
+        for m in try mappingsCursor.array() {
+            let mapping = try decodeMapping(m)
+            guard names.insert(mapping.name).inserted else {
+                throw m.error("duplicate mapping name '\(mapping.name)' in \(name)")
+            }
+            mappings.append(mapping)
+        }
+        guard !mappings.isEmpty else { throw mappingsCursor.error("a step needs at least one mapping") }
+        return StepSpec(name: name, to: to, toCursor: toCursor, mappings: mappings, cursor: cursor)
+    }
+
+    static func decodeMapping(_ cursor: JSONCursor) throws -> MappingSpec {
+        let o = try cursor.object(keys: ["name", "source", "destination", "filter", "attributes", "relationships", "uniqueBy", "forEach", "policy"])
+        let sourceCursor = try o.required("source")
+        let destinationCursor = try o.required("destination")
+        let source = try sourceCursor.nonEmptyString()
+        let destination = try destinationCursor.nonEmptyString()
+        func expression(_ key: String) throws -> ExpressionSpec? {
+            guard let c = o.optional(key) else { return nil }
+            return ExpressionSpec(text: try c.nonEmptyString(), cursor: c)
+        }
+        func map(_ key: String) throws -> [(name: String, expression: ExpressionSpec)] {
+            guard let c = o.optional(key) else { return [] }
+            return try c.anyObject().members.map { ($0.key, ExpressionSpec(text: try $0.value.nonEmptyString(), cursor: $0.value)) }
+        }
+        let policyCursor = o.optional("policy")
+        return MappingSpec(
+            name: try o.optional("name")?.nonEmptyString() ?? "\(source)To\(destination)",
+            source: source, destination: destination,
+            filter: try expression("filter"),
+            attributes: try map("attributes"),
+            relationships: try map("relationships"),
+            uniqueBy: try expression("uniqueBy"),
+            forEach: try expression("forEach"),
+            policy: try policyCursor?.nonEmptyString(),
+            cursor: cursor, sourceCursor: sourceCursor, destinationCursor: destinationCursor, policyCursor: policyCursor)
+    }
+}

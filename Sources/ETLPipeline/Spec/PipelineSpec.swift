@@ -1,0 +1,76 @@
+import Foundation
+import ETLModel
+
+/// A pipeline file, version 1 of the format, as written — before any model is read.
+///
+/// Paths inside the file are relative to the file's own folder. `PipelineSpec.load` checks
+/// the shape (types, required and unknown keys); `Plan` checks the meaning against the models.
+public struct PipelineSpec: Sendable {
+    /// The pipeline file's path as given, used in every error message.
+    public var file: String
+    /// The raw bytes, hashed into checkpoints so an edited pipeline is noticed.
+    public var bytes: [UInt8]
+    public var source: StoreSpec
+    public var destination: StoreSpec
+    public var options: Options
+    public var steps: [StepSpec]
+
+    public static let formatVersion = 1
+}
+
+/// One end of the pipeline: a store file, its model version and its layout.
+public struct StoreSpec: Sendable {
+    /// The store path, resolved against the pipeline's folder.
+    public var store: String
+    /// The model file path, resolved against the pipeline's folder.
+    public var model: String
+    public var layout: String
+    /// Where the store and model were named, for errors.
+    public var storeCursor: JSONCursor
+    public var modelCursor: JSONCursor
+}
+
+/// Run options; the command line may override each.
+public struct Options: Sendable {
+    /// Source rows per chunk: the unit of transformation, loading and (later) checkpoints.
+    public var chunkSize: Int = 1000
+    /// Worker queues evaluating mappings in parallel.
+    public var workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    public init() {}
+}
+
+/// A hop from one model version to the next (one Core Data mapping model).
+public struct StepSpec: Sendable {
+    public var name: String
+    /// The model file this step produces; the last step produces the destination's model.
+    public var to: String
+    public var toCursor: JSONCursor?
+    public var mappings: [MappingSpec]
+    public var cursor: JSONCursor
+}
+
+/// One entity mapping (NSEntityMapping).
+public struct MappingSpec: Sendable {
+    public var name: String
+    public var source: String
+    public var destination: String
+    public var filter: ExpressionSpec?
+    /// Destination attribute name → expression, in the order written.
+    public var attributes: [(name: String, expression: ExpressionSpec)]
+    /// Destination relationship name → expression, in the order written.
+    public var relationships: [(name: String, expression: ExpressionSpec)]
+    public var uniqueBy: ExpressionSpec?
+    public var forEach: ExpressionSpec?
+    public var policy: String?
+    public var cursor: JSONCursor
+    public var sourceCursor: JSONCursor
+    public var destinationCursor: JSONCursor
+    public var policyCursor: JSONCursor?
+}
+
+/// An expression as written, with its place in the file.
+public struct ExpressionSpec: Sendable {
+    public var text: String
+    public var cursor: JSONCursor
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import ETL
+import ETLModel
+
+/// The `etl` command line.
+@main
+struct ETLCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "etl",
+        abstract: "Upgrade SQLite stores offline: extract, transform, load, relate, validate, replace.",
+        discussion: """
+            A pipeline file names the source store and its model version, the destination and \
+            its model version, and the steps between them. `etl run` reads the source in \
+            chunks, transforms rows on worker queues, builds the destination in a temporary \
+            file beside it, validates it, and only then moves it into place. The source is \
+            never modified.
+
+            Try it:
+              etl sample books --version 1 --rows 10000 --out data/books-v1.sqlite
+              etl run pipelines/books.json
+
+            Exit codes:
+              0  done
+              1  the migration failed (bad store, validation, a row that failed); nothing was replaced
+              2  bad usage or a bad pipeline or model file; nothing was read
+            """,
+        version: ETLVersion.current,
+        subcommands: [RunCommand.self, SampleCommand.self])
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(with: error)
+        }
+    }
+
+    /// Prints an error and exits with the documented code.
+    static func exit(with error: Error) -> Never {
+        let code: Int32
+        switch error {
+        case let error as DocumentError:
+            printError("error: \(error)")
+            code = ExitStatus.badInput
+        case let error as MigrationError:
+            printError("error: \(error)")
+            code = ExitStatus.failed
+        case let error as CLIFailure:
+            printError("error: \(error.message)")
+            code = error.code
+        default:
+            let argumentCode = exitCode(for: error)
+            if argumentCode == .success {
+                // --help and --version.
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            printError(fullMessage(for: error))
+            code = argumentCode == .validationFailure ? ExitStatus.badInput : ExitStatus.failed
+        }
+        Foundation.exit(code)
+    }
+}
+
+/// The documented exit codes.
+enum ExitStatus {
+    static let done: Int32 = 0
+    static let failed: Int32 = 1
+    static let badInput: Int32 = 2
+}
+
+/// A failure the command line itself reports.
+struct CLIFailure: Error {
+    var message: String
+    var code: Int32 = ExitStatus.failed
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,31 @@
+import Foundation
+import ETL
+
+/// The table printed at the end of a run: one line per mapping and step.
+enum SummaryTable {
+    static func render(_ summary: RunSummary) -> String {
+        let header = ["step", "mapping", "source → destination", "read", "filtered", "written", "related", "seconds"]
+        var rows = summary.mappings.map { m in
+            [m.step, m.mapping, "\(m.source) → \(m.destination)", "\(m.read)", "\(m.filtered)", "\(m.written)",
+             "\(m.related)", String(format: "%.2f", m.seconds)]
+        }
+        let total = summary.mappings.reduce(into: (0, 0, 0, 0)) { t, m in
+            t.0 += m.read; t.1 += m.filtered; t.2 += m.written; t.3 += m.related
+        }
+        rows.append(["total", "", "", "\(total.0)", "\(total.1)", "\(total.2)", "\(total.3)", String(format: "%.2f", summary.seconds)])
+        let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
+        let numeric = Set(3...7)
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, cell in
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                return numeric.contains(i) ? pad + cell : cell + pad
+            }.joined(separator: "  ")
+        }
+        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")
+        var lines = [line(header), rule] + rows.dropLast().map(line) + [rule, line(rows.last!)]
+        lines.append("")
+        lines.append("migrated \(summary.source)")
+        lines.append("      to \(summary.destination)" + (summary.backup.map { " (previous file kept as \($0))" } ?? ""))
+        return lines.joined(separator: "\n")
+    }
+}
