@@ -59,7 +59,7 @@ public struct Engine {
             progress(ProgressEvent(kind: .finished, step: last, stepCount: last, stepName: name, stage: .finalize, done: 1, total: 1))
         } catch {
             area.removeAll(stepCount: plan.steps.count)
-            throw error
+            throw describe(error, source: source)
         }
         area.removeAll(stepCount: plan.steps.count)
         return RunSummary(source: source, destination: destination, backup: backup, mappings: counters,
@@ -102,6 +102,24 @@ public struct Engine {
         }
         try db.execute("DETACH DATABASE work")
         return context.counters
+    }
+
+    /// SQLite's errors say what failed; this says which store and what it means for the user.
+    private func describe(_ error: Error, source: String) -> Error {
+        guard let error = error as? StoreError else { return error }
+        if error.path == source {
+            let meaning = error.code == SQLiteCode.corrupt || error.code == SQLiteCode.notADatabase
+                ? "is damaged or truncated; nothing was written (\(error.message))" : error.description
+            return MigrationError.badSource(path: source, reason: meaning)
+        }
+        switch error.code {
+        case SQLiteCode.full:
+            return MigrationError.badDestination(path: plan.destinationPath, reason: "the disk is full while writing \(error.path); free space and run again (nothing was replaced)")
+        case SQLiteCode.ioError, SQLiteCode.cantOpen, SQLiteCode.readOnly:
+            return MigrationError.badDestination(path: plan.destinationPath, reason: "cannot write \(error.path): \(error.message)")
+        default:
+            return error
+        }
     }
 
     private func rowFailed(_ failure: RowFailure, step: StepPlan, context: StepContext) -> MigrationError {

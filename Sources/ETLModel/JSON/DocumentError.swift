@@ -19,6 +19,7 @@ public struct DocumentError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String {
-        "\(file):\(line):\(column): \(path): \(message)"
+        // Line 0: the problem is the file as a whole (missing, unreadable).
+        line == 0 ? "\(file): \(message)" : "\(file):\(line):\(column): \(path): \(message)"
     }
 }

@@ -254,14 +254,16 @@ enum FunctionLibrary {
                 return .string(text)
             }
         default:
-            let field = call.name
+            typealias Civil = (year: Int64, month: Int64, day: Int64)
+            let field: @Sendable (Civil) -> Int64
+            switch call.name {
+            case "year": field = { $0.year }
+            case "month": field = { $0.month }
+            default: field = { $0.day }
+            }
             return call.strict(.integer) { value in
                 guard case .date(let seconds) = value, let civil = CivilDate.components(seconds) else { return .null }
-                switch field {
-                case "year": return .integer(civil.year)
-                case "month": return .integer(civil.month)
-                default: return .integer(civil.day)
-                }
+                return .integer(field(civil))
             }
         }
     }

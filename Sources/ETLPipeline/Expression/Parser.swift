@@ -121,8 +121,8 @@ struct Parser {
             if Parser.keywords.contains(name) {
                 throw ExpressionError(message: "expected a value before '\(name)'", column: column)
             }
-            let hint = closestName(to: name, among: Parser.keywords + FunctionLibrary.names)
-                .map { " (did you mean '\($0)'?)" } ?? "; key paths start with $source or $item"
+            let hint = closestName(to: name, among: Parser.keywords).map { " (did you mean '\($0)'?)" }
+                ?? "; key paths start with $source or $item, as in $source.\(name)"
             throw ExpressionError(message: "unknown name '\(name)'\(hint)", column: column)
         case .symbol(.leftParen):
             let inner = try expression()
