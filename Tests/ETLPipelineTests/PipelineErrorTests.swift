@@ -1,0 +1,168 @@
+import XCTest
+import Foundation
+import ETLModel
+import ETLPipeline
+
+/// A pipeline author's mistakes: each is caught before any row is read, with the file,
+/// line, column, JSON path, and what to write instead.
+final class PipelineErrorTests: XCTestCase {
+    static let models = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("pipelines/models").path
+
+    /// A valid one-step pipeline (v1 → v2); tests break one thing in it.
+    static let valid = """
+        {
+          "format": 1,
+          "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
+          "destination": { "store": "v2.sqlite", "model": "MODELS/books-v2.json" },
+          "steps": [
+            { "name": "v1 to v2",
+              "mappings": [
+                { "name": "Users", "source": "User", "destination": "User",
+                  "attributes": { "userId": "$source.userId", "name": "$source.name" } },
+                { "name": "Books", "source": "Book", "destination": "Book",
+                  "filter": "$source.price > 1",
+                  "attributes": { "title": "upper($source.title)", "price": "$source.price" },
+                  "relationships": { "users": "destinations('Users', $source.users)", "authors": "destinations('Authors', $source)" } },
+                { "name": "Authors", "source": "Book", "destination": "Author",
+                  "uniqueBy": "$source.authorName", "filter": "$source.authorName != null",
+                  "attributes": { "name": "$source.authorName" } }
+              ] }
+          ]
+        }
+        """
+
+    func plan(_ text: String) throws -> Plan {
+        let json = text.replacingOccurrences(of: "MODELS/", with: Self.models + "/")
+        let spec = try PipelineSpec.decode(Array(json.utf8), file: "/tmp/p.json")
+        return try Planner().plan(spec)
+    }
+
+    /// Replaces `old` (which must occur once) in the valid pipeline and expects an error.
+    func expectError(replacing old: String, with new: String, line: Int? = nil, column: Int? = nil, path: String? = nil,
+                     contains parts: [String], file: StaticString = #filePath, testLine: UInt = #line) {
+        XCTAssertEqual(Self.valid.components(separatedBy: old).count, 2, "'\(old)' must occur once", file: file, line: testLine)
+        let text = Self.valid.replacingOccurrences(of: old, with: new)
+        do {
+            _ = try plan(text)
+            XCTFail("expected an error", file: file, line: testLine)
+        } catch let error as DocumentError {
+            XCTAssertEqual(error.file, "/tmp/p.json", file: file, line: testLine)
+            if let line { XCTAssertEqual(error.line, line, "line of: \(error)", file: file, line: testLine) }
+            if let column { XCTAssertEqual(error.column, column, "column of: \(error)", file: file, line: testLine) }
+            if let path { XCTAssertEqual(error.path, path, file: file, line: testLine) }
+            for part in parts {
+                XCTAssertTrue(error.description.contains(part), "\(error)\n  does not contain: \(part)", file: file, line: testLine)
+            }
+        } catch {
+            XCTFail("expected a DocumentError, got \(error)", file: file, line: testLine)
+        }
+    }
+
+    func testTheValidPipelinePlans() throws {
+        let plan = try plan(Self.valid)
+        XCTAssertEqual(plan.steps.count, 1)
+        XCTAssertEqual(plan.steps[0].mappings.map(\.name), ["Users", "Books", "Authors"])
+        XCTAssertEqual(plan.steps[0].mappings[2].uniqueBy?.text, "$source.authorName")
+        // Unmapped destination attributes are filled with their default (null here).
+        XCTAssertEqual(plan.steps[0].mappings[1].attributes.map(\.attribute.name), ["title", "fileURL", "published", "price"])
+        XCTAssertEqual(plan.sourcePath, "/tmp/v1.sqlite", "store paths are relative to the pipeline's folder")
+    }
+
+    func testNotJSONGivesLineAndColumn() {
+        expectError(replacing: "\"format\": 1,", with: "\"format\": 1", line: 3, column: 3, path: "$", contains: ["invalid JSON", "expected ',' or '}'"])
+    }
+
+    func testUnknownKeySuggestsTheClosest() {
+        expectError(replacing: "\"attributes\": { \"userId\"", with: "\"atributes\": { \"userId\"", line: 9,
+                    path: "$.steps[0].mappings[0].atributes", contains: ["unknown key 'atributes'", "did you mean 'attributes'?"])
+    }
+
+    func testUnknownEntitySuggestsTheClosest() {
+        expectError(replacing: "\"source\": \"Book\", \"destination\": \"Author\"", with: "\"source\": \"Bok\", \"destination\": \"Author\"",
+                    path: "$.steps[0].mappings[2].source", contains: ["unknown source entity 'Bok' in model books-v1", "did you mean 'Book'?"])
+    }
+
+    func testUnknownAttributeSuggestsTheClosest() {
+        expectError(replacing: "\"title\": \"upper", with: "\"titel\": \"upper",
+                    path: "$.steps[0].mappings[1].attributes.titel", contains: ["unknown attribute 'titel' of destination entity Book", "did you mean 'title'?"])
+    }
+
+    func testAnAttributeWrittenAsARelationshipIsExplained() {
+        expectError(replacing: "\"users\": \"destinations", with: "\"title\": \"$source.title\", \"users\": \"destinations",
+                    contains: ["unknown relationship 'title'", "is an attribute: put it under \"attributes\""])
+    }
+
+    func testExpressionThatDoesNotParseGivesTheColumnInTheFile() {
+        // The expression starts after the quote at column 38 of line 11; `)` is missing.
+        let old = "\"title\": \"upper($source.title)\""
+        let line = Self.valid.components(separatedBy: "\n").firstIndex { $0.contains(old) }! + 1
+        let quote = Self.valid.components(separatedBy: "\n")[line - 1].range(of: "\"upper(")!.lowerBound
+        let quoteColumn = Self.valid.components(separatedBy: "\n")[line - 1].distance(from: Self.valid.components(separatedBy: "\n")[line - 1].startIndex, to: quote) + 1
+        expectError(replacing: old, with: "\"title\": \"upper($source.title\"", line: line, path: "$.steps[0].mappings[1].attributes.title",
+                    contains: ["in expression \"upper($source.title\"", "expected ')'"])
+        do {
+            _ = try plan(Self.valid.replacingOccurrences(of: old, with: "\"title\": \"upper($source.titl)\""))
+            XCTFail("expected an error")
+        } catch let error as DocumentError {
+            // `titl` starts at character 15 of the expression.
+            XCTAssertEqual(error.column, quoteColumn + 15, "\(error)")
+            XCTAssertTrue(error.message.contains("did you mean 'title'?"), error.message)
+        } catch { XCTFail("\(error)") }
+    }
+
+    func testExpressionOfTheWrongTypeForTheAttribute() {
+        expectError(replacing: "\"price\": \"$source.price\"", with: "\"price\": \"$source.title\"",
+                    contains: ["attribute Book.price is double, but this expression is string"])
+    }
+
+    func testFilterOfTheWrongType() {
+        expectError(replacing: "\"filter\": \"$source.price > 1\"", with: "\"filter\": \"$source.title\"",
+                    path: "$.steps[0].mappings[1].filter", contains: ["a filter must be a boolean", "string"])
+    }
+
+    func testRelationshipNamingAnUnknownMapping() {
+        expectError(replacing: "destinations('Authors', $source)", with: "destinations('Writers', $source)",
+                    path: "$.steps[0].mappings[1].relationships.authors", contains: ["Writers"])
+    }
+
+    func testRelationshipToTheWrongEntity() {
+        expectError(replacing: "destinations('Authors', $source)", with: "destinations('Books', $source)",
+                    contains: ["relationship Book.authors points at Author", "rows of Book"])
+    }
+
+    func testDestinationLookupsOnlyInRelationships() {
+        expectError(replacing: "\"name\": \"$source.authorName\"", with: "\"name\": \"destination('Users', $source)\"",
+                    contains: ["only available in relationship expressions"])
+    }
+
+    func testUnknownPolicyListsWhatIsRegistered() {
+        expectError(replacing: "\"name\": \"Users\",", with: "\"name\": \"Users\", \"policy\": \"splitNames\",",
+                    path: "$.steps[0].mappings[0].policy", contains: ["unknown policy 'splitNames'", "no policies are registered"])
+    }
+
+    func testUnsupportedFormat() {
+        expectError(replacing: "\"format\": 1", with: "\"format\": 2", path: "$.format", contains: ["unsupported pipeline format 2"])
+    }
+
+    func testMissingModelFile() {
+        expectError(replacing: "MODELS/books-v2.json", with: "MODELS/books-v9.json", path: "$.destination.model",
+                    contains: ["model file not found", "books-v9.json"])
+    }
+
+    func testBadOptionValues() {
+        expectError(replacing: "\"steps\": [", with: "\"options\": { \"chunkSize\": 0 }, \"steps\": [", path: "$.options.chunkSize",
+                    contains: ["out of range"])
+        expectError(replacing: "\"steps\": [", with: "\"options\": { \"workers\": \"four\" }, \"steps\": [", path: "$.options.workers",
+                    contains: ["expected a whole number"])
+    }
+
+    func testForEachMustBeToMany() {
+        expectError(replacing: "\"uniqueBy\": \"$source.authorName\",", with: "\"forEach\": \"$source.title\",",
+                    contains: ["forEach must be a to-many relationship"])
+    }
+
+    func testDuplicateMappingNames() {
+        expectError(replacing: "\"name\": \"Authors\"", with: "\"name\": \"Users\"", contains: ["duplicate mapping name 'Users'"])
+    }
+}

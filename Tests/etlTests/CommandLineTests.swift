@@ -1,0 +1,118 @@
+import XCTest
+import Foundation
+import ETL
+
+/// The `etl` executable as a user runs it: exit codes, messages, help.
+final class CommandLineTests: XCTestCase {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `etl` built beside this test bundle.
+    static var executable: URL {
+        Bundle.main.bundleURL.appendingPathComponent("etl")
+    }
+
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-cli-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func etl(_ arguments: String...) throws -> Result {
+        try run(arguments)
+    }
+
+    func run(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes to the end before waiting, so a full pipe cannot block the child.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    var pipeline: String { Self.root.appendingPathComponent("pipelines/books.json").path }
+
+    func testHelpTeachesTheCommandsAndExitCodes() throws {
+        let help = try etl("--help")
+        XCTAssertEqual(help.status, 0)
+        for part in ["run", "sample", "Exit codes", "2  bad usage", "etl run pipelines/books.json"] {
+            XCTAssertTrue(help.stdout.contains(part), "--help lacks '\(part)':\n\(help.stdout)")
+        }
+        let run = try etl("run", "--help")
+        XCTAssertEqual(run.status, 0)
+        for part in ["--backup", "--force", "--chunk-size", "Examples:", "relative to the pipeline file's folder"] {
+            XCTAssertTrue(run.stdout.contains(part), "run --help lacks '\(part)':\n\(run.stdout)")
+        }
+    }
+
+    func testSampleThenRunPrintsProgressAndSummary() throws {
+        let sample = try etl("sample", "books", "--rows", "300", "--seed", "2", "--out", "v1.sqlite")
+        XCTAssertEqual(sample.status, 0, sample.stderr)
+        XCTAssertTrue(sample.stdout.contains("300 books, 15 users"), sample.stdout)
+
+        let run = try etl("run", pipeline, "--source", "v1.sqlite", "--destination", "v3.sqlite", "--workers", "2")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        // Not a terminal: one log line per stage.
+        XCTAssertTrue(run.stderr.contains("step 1/2 create Users (v1 to v2): 15 rows"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("step 2/2 relate Files (v2 to v3)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("step 2/2 validate"), run.stderr)
+        // The summary: one line per mapping and step, and a total.
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("v1 to v2  Authors") && $0.contains("Book → Author") }, run.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("total") }, run.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("v3.sqlite").path))
+
+        // Again: the destination exists → exit 1, nothing touched.
+        let again = try etl("run", pipeline, "--source", "v1.sqlite", "--destination", "v3.sqlite")
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.stderr.contains("already exists. Pass --backup"), again.stderr)
+    }
+
+    func testMigrationFailureExitsOne() throws {
+        let run = try etl("run", pipeline, "--source", "missing.sqlite", "--destination", "v3.sqlite")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("missing.sqlite: no such file"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("v3.sqlite").path))
+    }
+
+    func testBadPipelineExitsTwoWithThePlace() throws {
+        let bad = folder.appendingPathComponent("bad.json")
+        try Data("{\n  \"format\": 1,\n  \"source\" { }\n}\n".utf8).write(to: bad)
+        let run = try etl("run", bad.path)
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains("bad.json:3:12: $: invalid JSON: unexpected '{', expected ':' after key 'source'"), run.stderr)
+
+        let missing = try etl("run", "nope.json")
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("nope.json: pipeline file not found"), missing.stderr)
+    }
+
+    func testBadUsageExitsTwo() throws {
+        for arguments in [["run", pipeline, "--backup", "--force"], ["run", pipeline, "--bogus"], ["run"],
+                          ["run", pipeline, "--chunk-size", "0"], ["sample", "books", "--version", "2", "--out", "x.sqlite"],
+                          ["sample", "cars", "--out", "x.sqlite"]] {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertFalse(result.stderr.isEmpty)
+        }
+    }
+}
