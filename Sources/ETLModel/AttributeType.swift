@@ -23,7 +23,11 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
     /// Parses a default value written as text in a model file ("0", "YES", "1.5", "abc").
     public func parseDefault(_ text: String) -> SQLValue? {
         switch self {
-        case .integer16, .integer32, .integer64:
+        case .integer16:
+            return Int16(text).map { .integer(Int64($0)) }
+        case .integer32:
+            return Int32(text).map { .integer(Int64($0)) }
+        case .integer64:
             return Int64(text).map(SQLValue.integer)
         case .decimal, .double, .float, .date:
             return Double(text).map(SQLValue.real)

@@ -111,24 +111,43 @@ public enum ModelFile {
         for entity in model.entities {
             let place = places[entity.name]!
             if let parent = entity.parent {
-                guard model.entity(named: parent) != nil else { throw place.error("parent: " + unknown(parent)) }
+                let at = member(place, "parent")
+                guard model.entity(named: parent) != nil else { throw at.error("parent: " + unknown(parent)) }
                 guard !model.lineage(of: parent).contains(where: { $0.name == entity.name }) else {
-                    throw place.error("entity \(entity.name) is its own ancestor through 'parent'")
+                    throw at.error("entity \(entity.name) is its own ancestor through 'parent'")
                 }
             }
-            for r in entity.relationships {
+            for (index, r) in entity.relationships.enumerated() {
                 guard model.entity(named: r.destination) != nil else {
-                    throw place.error("relationship \(entity.name).\(r.name): destination: " + unknown(r.destination))
+                    throw member(place, "destination", in: "relationships", at: index)
+                        .error("relationship \(entity.name).\(r.name): destination: " + unknown(r.destination))
                 }
                 if let inverseName = r.inverse {
+                    let at = member(place, "inverse", in: "relationships", at: index)
                     guard let inverse = model.relationship(inverseName, of: r.destination) else {
-                        throw place.error("relationship \(entity.name).\(r.name): inverse '\(inverseName)' is not a relationship of \(r.destination)")
+                        throw at.error("relationship \(entity.name).\(r.name): inverse '\(inverseName)' is not a relationship of \(r.destination)")
                     }
                     guard inverse.inverse == nil || inverse.inverse == r.name else {
-                        throw place.error("relationship \(entity.name).\(r.name): its inverse \(r.destination).\(inverseName) names '\(inverse.inverse!)' as its own inverse")
+                        throw at.error("relationship \(entity.name).\(r.name): its inverse \(r.destination).\(inverseName) names '\(inverse.inverse!)' as its own inverse")
+                    }
+                    // The inverse must point back at this entity (or at an entity of its inheritance line).
+                    guard model.lineage(of: entity.name).contains(where: { $0.name == inverse.destination })
+                            || model.lineage(of: inverse.destination).contains(where: { $0.name == entity.name }) else {
+                        throw at.error("relationship \(entity.name).\(r.name): its inverse \(r.destination).\(inverseName) points at \(inverse.destination), not at \(entity.name)")
                     }
                 }
             }
         }
+    }
+
+    /// The value of `key` in an entity's object, or in the `index`th element of its `list`,
+    /// so that cross-entity errors point at the offending value (the entity when not found).
+    private static func member(_ entity: JSONCursor, _ key: String, in list: String? = nil, at index: Int = 0) -> JSONCursor {
+        var cursor = entity
+        if let list {
+            guard let items = try? entity.anyObject().optional(list)?.array(), index < items.count else { return entity }
+            cursor = items[index]
+        }
+        return (try? cursor.anyObject().optional(key)) ?? cursor
     }
 }

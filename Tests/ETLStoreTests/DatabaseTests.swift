@@ -156,7 +156,7 @@ final class DatabaseTests: XCTestCase {
         let p = try makeStore("ok.sqlite")
         XCTAssertNoThrow(try Database(path: p, mode: .readOnly).checkReadable())
         let emptyPath = path("empty.sqlite")
-        FileManager.default.createFile(atPath: emptyPath, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: emptyPath, contents: Data()))
         XCTAssertNoThrow(try Database(path: emptyPath, mode: .readOnly).checkReadable(), "an empty file is an empty database")
     }
 
@@ -202,8 +202,10 @@ final class DatabaseTests: XCTestCase {
         let db = try Database(path: path("values.sqlite"), mode: .create)
         try db.execute("CREATE TABLE v (n INTEGER PRIMARY KEY, x)")
         let insert = try db.prepare("INSERT INTO v (n, x) VALUES (?, ?)")
-        for (n, sample) in Self.samples.enumerated() {
-            try insert.run([.integer(Int64(n)), sample.value])
+        try db.transaction {
+            for (n, sample) in Self.samples.enumerated() {
+                try insert.run([.integer(Int64(n)), sample.value])
+            }
         }
         let rows = try db.rows("SELECT x, typeof(x) FROM v ORDER BY n")
         XCTAssertEqual(rows.map { $0[0] }, Self.samples.map(\.value))
@@ -390,11 +392,9 @@ final class DatabaseTests: XCTestCase {
 
         let book = try XCTUnwrap(try db.table(named: "Book"))
         XCTAssertEqual(book.name, "Book")
-        XCTAssertEqual(book.columns, [
-            ColumnInfo(name: "id", declaredType: "INTEGER", isPrimaryKey: true),
-            ColumnInfo(name: "title", declaredType: "TEXT", isPrimaryKey: false),
-            ColumnInfo(name: "price", declaredType: "REAL", isPrimaryKey: false),
-        ])
+        XCTAssertEqual(book.columns.map(\.name), ["id", "title", "price"])
+        XCTAssertEqual(book.columns.map(\.declaredType), ["INTEGER", "TEXT", "REAL"])
+        XCTAssertEqual(book.columns.map(\.isPrimaryKey), [true, false, false])
         XCTAssertEqual(tables.first { $0.name == "Book" }, book)
         XCTAssertEqual(book.column(named: "TITLE")?.name, "title", "column lookup ignores case")
         XCTAssertNil(book.column(named: "author"))

@@ -159,7 +159,7 @@ public struct Planner {
     func compile(_ spec: ExpressionSpec, scope: ExpressionScope, slots: SlotTable) throws -> CompiledExpression {
         do {
             return try CompiledExpression.compile(spec.text, scope: scope, slots: slots)
-        } catch let error as ExpressionError {
+        } catch {
             throw spec.cursor.error("in expression \"\(spec.text)\": \(error.message)", atColumnInString: error.column)
         }
     }

@@ -1,0 +1,132 @@
+import Foundation
+import XCTest
+import ETLStore
+
+/// The shared fixtures beside the repository (`../shared/fixtures` from the package root).
+///
+/// Tests never open a file in shared/ itself, not even read-only: `copy` puts a private,
+/// writable copy in a fresh temporary folder and returns it.
+enum Fixtures {
+    /// The package root: this file is `<root>/Tests/ETLStoreTests/FixtureStoreTests.swift`.
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var root: URL {
+        packageRoot.appendingPathComponent("../shared/fixtures", isDirectory: true).standardizedFileURL
+    }
+
+    struct Missing: Error, CustomStringConvertible {
+        var path: String
+        var description: String { "missing \(path): these tests need the shared fixtures beside the repository" }
+    }
+
+    /// Copies `relativePath` (below `shared/fixtures`, e.g. "coredata-rename-chain/Example_v1.0.0.sqlite")
+    /// into a new temporary folder and returns the copy. When the fixture set (the first
+    /// component of the path) is missing, the test is skipped, or fails when the environment
+    /// sets `ETL_REQUIRE_FIXTURES=1`.
+    static func copy(_ relativePath: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        let set = relativePath.split(separator: "/").first.map(String.init) ?? relativePath
+        let setFolder = root.appendingPathComponent(set, isDirectory: true)
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: setFolder.path, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            let missing = Missing(path: setFolder.path)
+            if ProcessInfo.processInfo.environment["ETL_REQUIRE_FIXTURES"] == "1" {
+                XCTFail("ETL_REQUIRE_FIXTURES=1 but \(missing)", file: file, line: line)
+                throw missing
+            }
+            throw XCTSkip("\(missing)", file: file, line: line)
+        }
+        let source = root.appendingPathComponent(relativePath)
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("etl-fixture-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent(source.lastPathComponent)
+        try FileManager.default.copyItem(at: source, to: copy)
+        // The originals are read-only; the copy is ours, and writable, so that a test really
+        // shows that reading leaves it alone (rather than the file system refusing writes).
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy.path)
+        return copy
+    }
+}
+
+/// The real Core Data stores of `shared/fixtures/coredata-rename-chain`, read through `Database`.
+final class FixtureStoreTests: XCTestCase {
+    static let versions = ["1.0.0", "1.1.0", "1.1.2", "1.2.0", "2.0.0"]
+
+    /// A private copy of one store of the rename chain, removed after the test.
+    private func store(_ version: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        let copy = try Fixtures.copy("coredata-rename-chain/Example_v\(version).sqlite", file: file, line: line)
+        addTeardownBlock { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        return copy
+    }
+
+    func testFixtureCopiesLiveOutsideShared() throws {
+        let copy = try store("1.0.0")
+        XCTAssertFalse(copy.standardizedFileURL.path.hasPrefix(Fixtures.root.path), copy.path)
+        XCTAssertTrue(FileManager.default.isWritableFile(atPath: copy.path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Fixtures.root.appendingPathComponent("coredata-rename-chain/Example_v1.0.0.sqlite").path))
+    }
+
+    func testEachStoreOpensReadOnlyWithCoreDataTables() throws {
+        for version in Self.versions {
+            let copy = try store(version)
+            let db = try Database(path: copy.path, mode: .readOnly)
+            XCTAssertNoThrow(try db.checkReadable(), version)
+            let names = Set(try db.tables().map(\.name))
+            for required in ["ZBASICENTITY", "Z_PRIMARYKEY", "Z_METADATA"] {
+                XCTAssertTrue(names.contains(required), "v\(version): \(required) missing from \(names.sorted())")
+            }
+            XCTAssertThrowsError(try db.execute("DELETE FROM ZBASICENTITY"), "v\(version) must be read-only") { error in
+                XCTAssertEqual((error as? StoreError)?.code, SQLiteCode.readOnly)
+            }
+        }
+    }
+
+    func testEachStoreHoldsOneKnownValueInItsVersionNamedColumn() throws {
+        for version in Self.versions {
+            let copy = try store(version)
+            let db = try Database(path: copy.path, mode: .readOnly)
+            let table = try XCTUnwrap(try db.table(named: "ZBASICENTITY"), version)
+            let named = table.columns.filter { $0.name.hasSuffix("NAME") }
+            XCTAssertEqual(named.count, 1, "v\(version): \(table.columns.map(\.name))")
+            let column = try XCTUnwrap(named.first)
+            let expected = "ZV" + version.replacingOccurrences(of: ".", with: "_") + "_NAME"
+            XCTAssertEqual(column.name, expected, "the column is named after the store's version")
+            XCTAssertEqual(table.columns.filter(\.isPrimaryKey).map(\.name), ["Z_PK"])
+
+            let rows = try db.rows("SELECT \(Database.quote(column.name)) FROM ZBASICENTITY")
+            XCTAssertEqual(rows, [[.text("A Known Value")]], "v\(version)")
+        }
+    }
+
+    func testPrimaryKeyBookkeepingMatchesTheRows() throws {
+        for version in Self.versions {
+            let copy = try store(version)
+            let db = try Database(path: copy.path, mode: .readOnly)
+            let entry = try db.rows("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'BasicEntity'")
+            XCTAssertEqual(entry.count, 1, "v\(version)")
+            let rows = try db.rows("SELECT Z_ENT, max(Z_PK) FROM ZBASICENTITY")
+            XCTAssertEqual(entry.first, rows.first, "v\(version): Z_PRIMARYKEY's Z_ENT and Z_MAX")
+            XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Z_METADATA"), 1, "v\(version)")
+        }
+    }
+
+    func testReadingLeavesTheCopyByteForByteUnchanged() throws {
+        for version in Self.versions {
+            let copy = try store(version)
+            let before = try Data(contentsOf: copy)
+            XCTAssertGreaterThan(before.count, 0)
+            do {
+                let db = try Database(path: copy.path, mode: .readOnly)
+                try db.checkReadable()
+                for table in try db.tables() {
+                    _ = try db.rows("SELECT * FROM \(Database.quote(table.name))")
+                }
+                XCTAssertThrowsError(try db.execute("UPDATE ZBASICENTITY SET Z_OPT = Z_OPT + 1"))
+            }
+            let after = try Data(contentsOf: copy)
+            XCTAssertEqual(after.count, before.count, "v\(version)")
+            XCTAssertTrue(after == before, "v\(version): reading a store read-only changed its bytes")
+        }
+    }
+}
