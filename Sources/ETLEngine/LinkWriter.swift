@@ -1,0 +1,38 @@
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// Writes the links of one relationship, wherever the layout stores them.
+struct LinkWriter {
+    let statement: Statement
+    let destination: Database
+
+    init(assignment: RelationshipAssignment, entity: String, context: StepContext) throws {
+        let layout = context.plan.destinationLayout
+        let q = Database.quote
+        let r = assignment.relationship
+        destination = context.destination
+        switch layout.storage(ofRelationship: r.name, entity: entity) {
+        case .foreignKey(let table, let column):
+            // This row's own column: set it to the target unless already set.
+            let key = layout.table(of: entity).keyColumn
+            statement = try destination.prepare("UPDATE \(q(table)) SET \(q(column)) = ?2 WHERE \(q(key)) = ?1 AND \(q(column)) IS NULL")
+        case .inverseForeignKey(let table, let column):
+            // The target's column points back at this row.
+            let key = layout.table(of: r.destination).keyColumn
+            statement = try destination.prepare("UPDATE \(q(table)) SET \(q(column)) = ?1 WHERE \(q(key)) = ?2 AND \(q(column)) IS NULL")
+        case .joinTable(let table, let own, let other):
+            statement = try destination.prepare("INSERT OR IGNORE INTO \(q(table)) (\(q(own)), \(q(other))) VALUES (?1, ?2)")
+        }
+    }
+
+    /// Links `row` to each target; returns the number of links actually made.
+    func write(from row: Int64, to targets: [Int64]) throws -> Int {
+        var made = 0
+        for target in targets {
+            try statement.run([.integer(row), .integer(target)])
+            made += destination.changes
+        }
+        return made
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// Read-only connections to the work database for the workers' destination() lookups:
+/// one per concurrent worker, reused across chunks.
+final class LookupPool: @unchecked Sendable {
+    private let path: String
+    private let mappingIndex: [String: Int]
+    private let lock = NSLock()
+    private var idle: [Statement] = []
+    // Statements keep their connection alive through `database`; keep both.
+    private var connections: [Database] = []
+
+    init(path: String, mappingIndex: [String: Int]) {
+        self.path = path
+        self.mappingIndex = mappingIndex
+    }
+
+    func with<T>(_ body: (@escaping (String, [Int64]) throws -> [Int64]) throws -> T) throws -> T {
+        let statement = try take()
+        defer { give(statement) }
+        let mappingIndex = self.mappingIndex
+        let transfer = UnsafeTransfer(statement)
+        return try body { mapping, sources in
+            let statement = transfer.value
+            var result: [Int64] = []
+            var seen = Set<Int64>()
+            let index = Int64(mappingIndex[mapping] ?? -1)
+            for source in sources {
+                try statement.bind([.integer(index), .integer(source)])
+                defer { statement.reset() }
+                while try statement.step() {
+                    let key = statement.int64(0)
+                    if seen.insert(key).inserted { result.append(key) }
+                }
+            }
+            return result
+        }
+    }
+
+    private func take() throws -> Statement {
+        lock.lock()
+        if let statement = idle.popLast() { lock.unlock(); return statement }
+        lock.unlock()
+        let database = try Database(path: path, mode: .readOnly)
+        let statement = try database.prepare(
+            "SELECT destination FROM association WHERE mapping = ? AND source = ? ORDER BY destination")
+        lock.lock()
+        connections.append(database)
+        lock.unlock()
+        return statement
+    }
+
+    private func give(_ statement: Statement) {
+        lock.lock()
+        idle.append(statement)
+        lock.unlock()
+    }
+}
