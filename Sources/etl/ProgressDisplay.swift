@@ -31,8 +31,14 @@ final class ProgressDisplay: @unchecked Sendable {
                 write("\n")
                 drawn = false
             } else {
-                let units = event.stage == .relate ? "associations" : event.stage == .create ? "rows" : "checks"
-                write("[\(timestamp())] \(label) (\(event.stepName)): \(event.done) \(units) in \(format(seconds)) s\n")
+                let what: String
+                switch event.stage {
+                case .create: what = "\(event.done) rows"
+                case .relate: what = "\(event.done) associations"
+                case .validate: what = "\(event.done) checks passed"
+                case .finalize: what = "store moved into place"
+                }
+                write("[\(timestamp())] \(label) (\(event.stepName)): \(what) in \(format(seconds)) s\n")
             }
         }
     }
@@ -53,7 +59,9 @@ final class ProgressDisplay: @unchecked Sendable {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let rate = Double(event.done) / elapsed
         let eta = rate > 0 && event.total > event.done ? " ETA \(clock(Double(event.total - event.done) / rate))" : ""
-        let text = "\(label.padding(toLength: 34, withPad: " ", startingAt: 0)) \(bar) \(event.done)/\(event.total) \(Int(rate))/s\(eta)"
+        // While running: rate and ETA; once finished: how long it took.
+        let tail = event.kind == .finished ? "in \(format(elapsed)) s" : "\(Int(rate))/s\(eta)"
+        let text = "\(label.padding(toLength: 34, withPad: " ", startingAt: 0)) \(bar) \(event.done)/\(event.total) \(tail)"
         write("\r\u{1B}[2K" + text)
         drawn = true
     }
