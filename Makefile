@@ -13,7 +13,7 @@ DEMO_STORE := out/books-v1.sqlite
 deps:
 	@if [ ! -f /usr/include/sqlite3.h ] || [ ! -f /usr/include/zstd.h ]; then \
 		echo "installing libsqlite3-dev and libzstd-dev"; \
-		apt-get update && apt-get install -y libsqlite3-dev libzstd-dev; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y libsqlite3-dev libzstd-dev; \
 	fi
 
 build: deps
@@ -29,7 +29,7 @@ demo: release
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 clean:
 	rm -rf .build out
