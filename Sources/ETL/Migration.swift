@@ -17,6 +17,12 @@ public struct Migration: Sendable {
     public var chunkSize: Int?
     public var workers: Int?
     public var replace: ReplacePolicy = .refuse
+    /// Discard an earlier run's checkpoint and files and start over.
+    public var restart = false
+    /// Write checkpoints after every chunk (off only to measure their cost).
+    public var checkpoints = true
+    /// Cancel it to stop after the chunk being loaded, with a checkpoint.
+    public var cancellation: Cancellation?
 
     public init(pipeline: String) {
         self.pipeline = pipeline
@@ -33,9 +39,23 @@ public struct Migration: Sendable {
 
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
         let plan = try plan()
-        let options = RunOptions(chunkSize: chunkSize ?? plan.spec.options.chunkSize,
+        var options = RunOptions(chunkSize: chunkSize ?? plan.spec.options.chunkSize,
                                  workers: workers ?? plan.spec.options.workers, replace: replace)
+        options.restart = restart
+        options.checkpoints = checkpoints
+        options.cancellation = cancellation
         return try Engine(plan: plan, options: options).run(progress: progress)
+    }
+
+    /// The checkpoint of an interrupted run of this pipeline, or nil when none is in progress.
+    public func status() throws -> (checkpoint: Checkpoint?, file: CheckpointFile, files: [(path: String, bytes: Int64)]) {
+        let plan = try plan()
+        let file = CheckpointFile(destination: plan.destinationPath)
+        let checkpoint = try file.read()
+        let files = WorkArea.existingFiles(destination: plan.destinationPath, stepCount: plan.steps.count) + (file.exists ? [file.path] : [])
+        return (checkpoint, file, files.map { path in
+            (path, ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0)
+        })
     }
 
     private func absolute(_ path: String) -> String {

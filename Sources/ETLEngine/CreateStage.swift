@@ -9,6 +9,7 @@ struct CreateStage {
     let index: Int
 
     func run() throws {
+        guard !context.isDone(.create, mapping: index) else { return }
         let started = Date()
         let plan = context.plan
         let mapping = plan.mappings[index]
@@ -19,12 +20,14 @@ struct CreateStage {
         let total = try extractor.count()
         context.event(.started, .create, mapping: mapping.name, total: total)
 
-        var lastKey = Int64.min
-        var done = 0
+        // Resuming: continue after the last source key the checkpoint saw loaded.
+        var lastKey = context.resumePoint(.create, mapping: index)?.key[0] ?? .min
+        var done = context.counters[index].read
         let chunkSize = context.chunkSize
         try ChunkPipeline<ExtractedChunk, Transformer.Result>.run(
             workers: context.workers, maxInFlight: context.workers + 2,
             produce: {
+                try context.checkCancelled()
                 guard let chunk = try extractor.scan(after: lastKey, limit: chunkSize, forEach: mapping.forEach) else { return nil }
                 lastKey = chunk.rows.keys.last!
                 return chunk
@@ -33,6 +36,7 @@ struct CreateStage {
             consume: { result in
                 try loader.load(result)
                 done += result.read
+                try context.commit(.init(step: plan.index, stage: .create, mapping: index, key: [result.lastKey], done: done, total: total))
                 context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
             })
         context.counters[index].seconds += Date().timeIntervalSince(started)

@@ -8,6 +8,12 @@ public struct RunOptions: Sendable {
     public var chunkSize: Int
     public var workers: Int
     public var replace: ReplacePolicy
+    /// Discard a checkpoint and the files of an earlier run, and start over.
+    public var restart = false
+    /// Write checkpoints (turned off only to measure what they cost).
+    public var checkpoints = true
+    /// Set it to stop after the chunk being loaded, with a checkpoint.
+    public var cancellation: Cancellation?
 
     public init(chunkSize: Int, workers: Int, replace: ReplacePolicy = .refuse) {
         self.chunkSize = chunkSize
@@ -16,11 +22,13 @@ public struct RunOptions: Sendable {
     }
 }
 
-/// Runs a plan: each step's stages in order, then the atomic replacement.
+/// Runs a plan: each step's stages in order, then the atomic replacement; continues an
+/// interrupted run from its checkpoint.
 ///
 /// The source is only ever opened read-only. Until the final rename, everything is
-/// written to files beside the destination (see `WorkArea`); on failure they are removed
-/// and the destination path is untouched.
+/// written to files beside the destination (see `WorkArea`). A failure that a rerun
+/// would repeat (a row that fails, validation) removes them; any other stop (a kill,
+/// Ctrl-C, a full disk) keeps them and the checkpoint, so the same command resumes.
 public struct Engine {
     public let plan: Plan
     public let options: RunOptions
@@ -30,65 +38,123 @@ public struct Engine {
         self.options = options
     }
 
+    public var checkpointFile: CheckpointFile { CheckpointFile(destination: plan.destinationPath) }
+
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
         let started = Date()
         let source = plan.sourcePath
         let destination = plan.destinationPath
         let area = WorkArea(destination: destination)
-        try checkDestination(destination, source: source)
+        let file = checkpointFile
         let sourceDatabase = try openSource(source)
+        let identity = try RunIdentity.of(plan)
+
+        if options.restart {
+            file.remove()
+            area.removeAll(stepCount: plan.steps.count)
+        }
+        let checkpoint = try file.read()
+        if let checkpoint {
+            let differences = checkpoint.identity.differences(from: identity)
+            guard differences.isEmpty else { throw MigrationError.checkpointMismatch(path: file.path, differences: differences) }
+            // Killed after the final rename, before the cleanup: the run had finished.
+            if checkpoint.position.stage == .finalize, !FileManager.default.fileExists(atPath: area.temporaryDestination),
+               FileManager.default.fileExists(atPath: destination) {
+                area.removeAll(stepCount: plan.steps.count)
+                file.remove()
+                return RunSummary(source: source, destination: destination, backup: nil, resumed: checkpoint.position,
+                                  redoneRows: 0, mappings: checkpoint.finished + checkpoint.counters,
+                                  seconds: Date().timeIntervalSince(started))
+            }
+        } else {
+            // Files of a run that died before its first checkpoint hold nothing to keep.
+            area.removeAll(stepCount: plan.steps.count)
+        }
+        try checkDestination(destination, source: source)
         try checkSourceSchema(sourceDatabase)
 
-        area.removeAll(stepCount: plan.steps.count)
-        var counters: [MappingCounters] = []
+        let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
+                           started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [])
+        if let checkpoint {
+            progress(ProgressEvent(kind: .resumed, step: checkpoint.position.step + 1, stepCount: plan.steps.count,
+                                   stepName: plan.steps[checkpoint.position.step].name, stage: checkpoint.position.stage,
+                                   mapping: checkpoint.position.stage == .create || checkpoint.position.stage == .relate
+                                       ? checkpoint.mappings[safe: checkpoint.position.mapping] : nil,
+                                   done: checkpoint.position.done, total: checkpoint.position.total))
+        }
         var backup: String?
+        var redone = 0
         do {
-            var input = sourceDatabase
-            var inputPath = source
-            for (index, step) in plan.steps.enumerated() {
+            let first = checkpoint?.position.step ?? 0
+            for index in first..<plan.steps.count {
+                let step = plan.steps[index]
+                let inputPath = index == 0 ? source : area.output(ofStep: index - 1, stepCount: plan.steps.count)
+                let input = index == 0 ? sourceDatabase : try openIntermediate(inputPath)
+                let resume = index == first ? checkpoint : nil
                 let output = area.output(ofStep: index, stepCount: plan.steps.count)
-                counters += try runStep(step, input: input, inputPath: inputPath, output: output, area: area, progress: progress)
-                if index > 0 { WorkArea.remove(store: inputPath) }
-                input = try Database(path: output, mode: .readOnly)
-                inputPath = output
+                if resume?.position.stage != .finalize {
+                    redone += try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
+                                          resume: resume, run: run, progress: progress)
+                }
+                if index < plan.steps.count - 1 {
+                    try run.stepFinished(next: index + 1)
+                    if index > 0 { WorkArea.remove(store: inputPath) }
+                }
             }
             let last = plan.steps.count
             let name = plan.steps.last!.name
+            try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1), durable: true)
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
             backup = try Finalizer.install(area.temporaryDestination, at: destination, backup: area.backup, policy: options.replace)
             progress(ProgressEvent(kind: .finished, step: last, stepCount: last, stepName: name, stage: .finalize, done: 1, total: 1))
         } catch {
-            area.removeAll(stepCount: plan.steps.count)
-            throw describe(error, source: source)
+            let error = describe(error, source: source)
+            switch error {
+            case MigrationError.rowFailed, MigrationError.validationFailed:
+                // A rerun would fail the same way: nothing here is worth resuming.
+                file.remove()
+                area.removeAll(stepCount: plan.steps.count)
+            case MigrationError.interrupted:
+                throw MigrationError.interrupted(checkpoint: options.checkpoints ? file.path : nil)
+            default:
+                break
+            }
+            throw error
         }
+        // The checkpoint goes last: killed before it is gone, a rerun sees that the
+        // destination was installed and only finishes this cleanup.
         area.removeAll(stepCount: plan.steps.count)
-        return RunSummary(source: source, destination: destination, backup: backup, mappings: counters,
-                          seconds: Date().timeIntervalSince(started))
+        file.remove()
+        return RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
+                          redoneRows: redone, mappings: run.finished, seconds: Date().timeIntervalSince(started))
     }
 
+    /// Runs one step, from its beginning or from a checkpoint inside it. Returns the number
+    /// of rows that had been loaded after the checkpoint and were loaded again.
     private func runStep(_ step: StepPlan, input: Database, inputPath: String, output: String, area: WorkArea,
-                         progress: @escaping (ProgressEvent) -> Void) throws -> [MappingCounters] {
-        WorkArea.remove(store: output)
-        WorkArea.remove(store: area.work)
+                         resume: Checkpoint?, run: RunState, progress: @escaping (ProgressEvent) -> Void) throws -> Int {
         let db: Database
-        do {
-            db = try Database(path: output, mode: .create)
-            // The file is private until the final rename, which is preceded by an fsync:
-            // per-commit durability buys nothing here and costs a lot. Page caches are
-            // fixed (4 MiB each) so memory stays flat whatever the store's size.
-            try db.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -4096")
-            try db.execute("ATTACH DATABASE \(SQLValue.text(area.work).sqlLiteral) AS work")
-            try db.execute("PRAGMA work.synchronous = OFF; PRAGMA work.cache_size = -4096")
-            try db.transaction {
-                for sql in step.destinationLayout.schemaSQL() { try db.execute(sql) }
-                try db.execute(WorkArea.schema)
+        var nextKeys: [String: Int64]
+        var redone = 0
+        let tables = Set(step.destinationModel.entities.map { step.destinationLayout.table(of: $0.name).name }).sorted()
+        let position = resume?.position
+        let resuming = position.map { !$0.isStartOfStep } ?? false
+        if let resume, let position, resuming {
+            db = try openOutput(output, area: area)
+            nextKeys = resume.nextKeys
+            if position.stage == .create {
+                redone = try Rollback(database: db, plan: step, nextKeys: nextKeys).undo(after: position)
             }
-        } catch let error as StoreError {
-            throw MigrationError.badDestination(path: output, reason: "cannot create the new store: \(error.message)")
+        } else {
+            db = try createOutput(output, area: area, layout: step.destinationLayout)
+            nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, Int64(1)) })
         }
         let context = StepContext(plan: step, stepCount: plan.steps.count, source: input, sourcePath: inputPath,
-                                  destination: db, workPath: area.work, chunkSize: options.chunkSize,
-                                  workers: options.workers, report: progress)
+                                  destination: db, workPath: area.work, chunkSize: options.chunkSize, workers: options.workers,
+                                  counters: resuming ? resume?.counters : nil,
+                                  nextKey: nextKeys, resume: resuming ? position : nil,
+                                  cancellation: options.cancellation, report: progress)
+        run.context = context
         do {
             for index in step.mappings.indices {
                 try CreateStage(context: context, index: index).run()
@@ -96,13 +162,60 @@ public struct Engine {
             for index in step.mappings.indices {
                 try RelateStage(context: context, index: index).run()
             }
+            try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
+            try run.save(.init(step: step.index, stage: .validate, mapping: 0, key: [], done: 0, total: 3), durable: false)
             try step.destinationLayout.finish(db)
             try ValidateStage(context: context).run()
         } catch let failure as RowFailure {
-            throw rowFailed(failure, step: step, context: context)
+            throw rowFailed(failure, step: step)
         }
         try db.execute("DETACH DATABASE work")
-        return context.counters
+        run.finished += context.counters
+        run.context = nil
+        return redone
+    }
+
+    private func createOutput(_ output: String, area: WorkArea, layout: any StoreLayout) throws -> Database {
+        WorkArea.remove(store: output)
+        WorkArea.remove(store: area.work)
+        do {
+            let db = try Database(path: output, mode: .create)
+            try configure(db, area: area)
+            try db.transaction {
+                for sql in layout.schemaSQL() { try db.execute(sql) }
+                try db.execute(WorkArea.schema)
+            }
+            return db
+        } catch let error as StoreError {
+            throw MigrationError.badDestination(path: output, reason: "cannot create the new store: \(error.message)")
+        }
+    }
+
+    private func openOutput(_ output: String, area: WorkArea) throws -> Database {
+        for file in [output, area.work] where !FileManager.default.fileExists(atPath: file) {
+            throw MigrationError.badCheckpoint(path: checkpointFile.path, reason: "the work file \(file) it continues is missing")
+        }
+        let db = try Database(path: output, mode: .readWrite)
+        try configure(db, area: area)
+        return db
+    }
+
+    /// The file is private until the final rename, which is preceded by an fsync: per-commit
+    /// durability buys nothing here and costs a lot. A rollback journal keeps every chunk's
+    /// transaction atomic across the store and the work file, even when the process is
+    /// killed mid-commit. Page caches are fixed (4 MiB each) so memory stays flat whatever
+    /// the store's size.
+    private func configure(_ db: Database, area: WorkArea) throws {
+        try db.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -4096")
+        try db.execute("ATTACH DATABASE \(SQLValue.text(area.work).sqlLiteral) AS work")
+        try db.execute("PRAGMA work.journal_mode = DELETE; PRAGMA work.synchronous = OFF; PRAGMA work.cache_size = -4096")
+    }
+
+    private func openIntermediate(_ path: String) throws -> Database {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw MigrationError.badCheckpoint(path: checkpointFile.path, reason: "the store \(path) an earlier step wrote is missing")
+        }
+        return try Database(path: path, mode: .readOnly)
     }
 
     /// SQLite's errors say what failed; this says which store and what it means for the user.
@@ -115,7 +228,7 @@ public struct Engine {
         }
         switch error.code {
         case SQLiteCode.full:
-            return MigrationError.badDestination(path: plan.destinationPath, reason: "the disk is full while writing \(error.path); free space and run again (nothing was replaced)")
+            return MigrationError.badDestination(path: plan.destinationPath, reason: "the disk is full while writing \(error.path); free space and run the same command again to resume")
         case SQLiteCode.ioError, SQLiteCode.cantOpen, SQLiteCode.readOnly:
             return MigrationError.badDestination(path: plan.destinationPath, reason: "cannot write \(error.path): \(error.message)")
         default:
@@ -123,8 +236,8 @@ public struct Engine {
         }
     }
 
-    private func rowFailed(_ failure: RowFailure, step: StepPlan, context: StepContext) -> MigrationError {
-        // The stage that failed is the last one that reported progress; find its mapping by expression.
+    private func rowFailed(_ failure: RowFailure, step: StepPlan) -> MigrationError {
+        // Find the mapping by the expression that failed.
         let mapping = step.mappings.first { m in
             m.filter?.text == failure.expression || m.uniqueBy?.text == failure.expression || m.forEach?.text == failure.expression
                 || m.attributes.contains { if case .expression(let e) = $0.source { return e.text == failure.expression } else { return false } }
@@ -204,4 +317,8 @@ public struct Engine {
             }
         }
     }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

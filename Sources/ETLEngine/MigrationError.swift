@@ -8,8 +8,12 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
     case rowFailed(step: String, mapping: String, entity: String, key: Int64, expression: String, reason: String)
     /// The built destination broke a rule; nothing was replaced.
     case validationFailed(step: String, problems: [String])
-    /// Stopped on request (SIGINT/SIGTERM).
-    case interrupted
+    /// Stopped on request (SIGINT/SIGTERM); the checkpoint says where.
+    case interrupted(checkpoint: String?)
+    /// A checkpoint that cannot be used: damaged, or of another format.
+    case badCheckpoint(path: String, reason: String)
+    /// A checkpoint of a different run: the pipeline, the source or the tool changed.
+    case checkpointMismatch(path: String, differences: [String])
 
     public var description: String {
         switch self {
@@ -22,8 +26,13 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
         case .validationFailed(let step, let problems):
             return "\(step): validation failed, the destination was not replaced:\n"
                 + problems.map { "  - " + $0 }.joined(separator: "\n")
-        case .interrupted:
-            return "interrupted"
+        case .interrupted(let checkpoint):
+            return "interrupted" + (checkpoint.map { "; progress is saved in \($0): run the same command again to resume" } ?? "")
+        case .badCheckpoint(let path, let reason):
+            return "checkpoint \(path) cannot be used: \(reason). Run again with --restart to discard it and start over"
+        case .checkpointMismatch(let path, let differences):
+            return "checkpoint \(path) belongs to a different run: " + differences.joined(separator: "; ")
+                + ". Run again with --restart to discard it and start over"
         }
     }
 }

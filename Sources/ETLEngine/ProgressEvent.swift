@@ -1,5 +1,5 @@
 /// The stages every step goes through, in order.
-public enum Stage: String, Sendable, CaseIterable {
+public enum Stage: String, Sendable, CaseIterable, Codable {
     /// extract → transform → load: destination rows are created from source rows.
     case create
     /// Relationships of the new rows are set through the recorded associations.
@@ -12,8 +12,12 @@ public enum Stage: String, Sendable, CaseIterable {
 
 /// What the engine reports while it works: enough for a progress bar or a log line.
 /// Delivered on the engine's loading thread, in order.
-public struct ProgressEvent: Sendable {
-    public enum Kind: Sendable { case started, advanced, finished }
+public struct ProgressEvent: Sendable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        case started, advanced, finished
+        /// A run picked up where an earlier one stopped; `done`/`total` say how far it was.
+        case resumed
+    }
     public var kind: Kind
     public var step: Int
     public var stepCount: Int

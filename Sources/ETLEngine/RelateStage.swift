@@ -17,7 +17,7 @@ struct RelateStage {
     func run() throws {
         let plan = context.plan
         let mapping = plan.mappings[index]
-        guard !mapping.relationships.isEmpty else { return }
+        guard !mapping.relationships.isEmpty, !context.isDone(.relate, mapping: index) else { return }
         let started = Date()
         let extractor = try Extractor(layout: plan.sourceLayout, entity: mapping.sourceEntity, itemEntity: mapping.itemEntity,
                                       paths: mapping.relatePaths, database: context.source)
@@ -35,12 +35,16 @@ struct RelateStage {
         let total = Int(try work.scalarInt("SELECT count(*) FROM association WHERE mapping = \(index)"))
         context.event(.started, .relate, mapping: mapping.name, total: total)
 
-        var last = RelationResolver.Association(destination: .min, source: .min, item: .min)
-        var done = 0
+        // Resuming: continue after the last association the checkpoint saw linked.
+        let resume = context.resumePoint(.relate, mapping: index)
+        var last = resume.map { RelationResolver.Association(destination: $0.key[0], source: $0.key[1], item: $0.key[2]) }
+            ?? RelationResolver.Association(destination: .min, source: .min, item: .min)
+        var done = resume?.done ?? 0
         let chunkSize = context.chunkSize
-        try ChunkPipeline<RelationResolver.Chunk, (count: Int, links: [RelationResolver.Link])>.run(
+        try ChunkPipeline<RelationResolver.Chunk, (last: RelationResolver.Association, count: Int, links: [RelationResolver.Link])>.run(
             workers: context.workers, maxInFlight: context.workers + 2,
             produce: {
+                try context.checkCancelled()
                 try scan.bind([.integer(last.destination), .integer(last.source), .integer(last.item), .integer(Int64(chunkSize))])
                 var associations: [RelationResolver.Association] = []
                 while try scan.step() {
@@ -54,7 +58,7 @@ struct RelateStage {
                 return .init(associations: associations, sources: rows.sources, items: rows.items, slotSources: extractor.slotSources)
             },
             transform: { chunk in
-                (chunk.associations.count, try lookups.with { try resolver.resolve(chunk, lookup: $0) })
+                (chunk.associations.last!, chunk.associations.count, try lookups.with { try resolver.resolve(chunk, lookup: $0) })
             },
             consume: { result in
                 var linked = 0
@@ -65,6 +69,8 @@ struct RelateStage {
                 }
                 context.counters[index].related += linked
                 done += result.count
+                try context.commit(.init(step: plan.index, stage: .relate, mapping: index,
+                                         key: [result.last.destination, result.last.source, result.last.item], done: done, total: total))
                 context.event(.advanced, .relate, mapping: mapping.name, done: done, total: total)
             })
         context.counters[index].seconds += Date().timeIntervalSince(started)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Counters of one entity mapping in one step: the lines of the summary table.
-public struct MappingCounters: Sendable, Equatable {
+public struct MappingCounters: Sendable, Equatable, Codable {
     public var step: String
     public var mapping: String
     public var source: String
@@ -14,7 +14,8 @@ public struct MappingCounters: Sendable, Equatable {
     public var associated = 0
     /// Destination rows created (fewer than `associated` with uniqueBy).
     public var written = 0
-    /// Relationship links set in the relate stage.
+    /// Relationship links set in the relate stage (each target of each relationship
+    /// expression once, so a resumed run counts the same as an uninterrupted one).
     public var related = 0
     /// Seconds spent creating and relating.
     public var seconds: Double = 0
@@ -33,6 +34,10 @@ public struct RunSummary: Sendable {
     public var destination: String
     /// Where the previous destination was moved, when `--backup` was given.
     public var backup: String?
+    /// Where this run started, when it resumed an interrupted one.
+    public var resumed: Checkpoint.Position?
+    /// Source rows loaded after the last checkpoint of the interrupted run, removed and loaded again.
+    public var redoneRows: Int
     public var mappings: [MappingCounters]
     public var seconds: Double
 }

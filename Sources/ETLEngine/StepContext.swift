@@ -4,7 +4,7 @@ import ETLModel
 import ETLPipeline
 
 /// What the stages of one step share: the plan, the connections, the options, the
-/// counters and the progress callback.
+/// counters, the checkpoint and the progress callback.
 final class StepContext {
     let plan: StepPlan
     let stepCount: Int
@@ -19,11 +19,17 @@ final class StepContext {
     let report: (ProgressEvent) -> Void
     var counters: [MappingCounters]
     /// Next free key per destination table: keys are handed out in load order, which is
-    /// source order, so they are the same on every run.
-    var nextKey: [String: Int64] = [:]
+    /// source order, so they are the same on every run. Also the resume watermark.
+    var nextKey: [String: Int64]
+    /// Where a resumed run starts inside this step (nil: from the beginning).
+    let resume: Checkpoint.Position?
+    /// Records progress after a chunk's commit (the run writes the checkpoint).
+    var commitHandler: (Checkpoint.Position) throws -> Void = { _ in }
+    let cancellation: Cancellation?
 
     init(plan: StepPlan, stepCount: Int, source: Database, sourcePath: String, destination: Database, workPath: String,
-         chunkSize: Int, workers: Int, report: @escaping (ProgressEvent) -> Void) {
+         chunkSize: Int, workers: Int, counters: [MappingCounters]?, nextKey: [String: Int64], resume: Checkpoint.Position?,
+         cancellation: Cancellation?, report: @escaping (ProgressEvent) -> Void) {
         self.plan = plan
         self.stepCount = stepCount
         self.source = source
@@ -33,9 +39,16 @@ final class StepContext {
         self.chunkSize = chunkSize
         self.workers = workers
         self.report = report
-        self.counters = plan.mappings.map {
+        self.counters = counters ?? plan.mappings.map {
             MappingCounters(step: plan.name, mapping: $0.name, source: $0.sourceEntity, destination: $0.destinationEntity)
         }
+        self.nextKey = nextKey
+        self.resume = resume
+        self.cancellation = cancellation
+    }
+
+    func commit(_ position: Checkpoint.Position) throws {
+        try commitHandler(position)
     }
 
     func event(_ kind: ProgressEvent.Kind, _ stage: Stage, mapping: String? = nil, done: Int = 0, total: Int = 0) {
@@ -43,14 +56,29 @@ final class StepContext {
                              stage: stage, mapping: mapping, done: done, total: total))
     }
 
-    func allocateKey(table: String) throws -> Int64 {
-        if let next = nextKey[table] {
-            nextKey[table] = next + 1
-            return next
-        }
-        let first = try destination.scalarInt("SELECT coalesce(max(rowid), 0) + 1 FROM \(Database.quote(table))")
-        nextKey[table] = first + 1
-        return first
+    func allocateKey(table: String) -> Int64 {
+        let next = nextKey[table] ?? 1
+        nextKey[table] = next + 1
+        return next
+    }
+
+    /// Throws `.interrupted` once a stop was requested; producers call it before each chunk.
+    func checkCancelled() throws {
+        if cancellation?.isCancelled == true { throw MigrationError.interrupted(checkpoint: nil) }
+    }
+
+    /// The resume position if it falls on this stage and mapping: where to continue.
+    func resumePoint(_ stage: Stage, mapping: Int) -> Checkpoint.Position? {
+        guard let resume, resume.stage == stage, resume.mapping == mapping, !resume.key.isEmpty else { return nil }
+        return resume
+    }
+
+    /// True when the resume position is past this stage and mapping: it was done.
+    func isDone(_ stage: Stage, mapping: Int) -> Bool {
+        guard let resume else { return false }
+        let order = Stage.allCases
+        let (a, b) = (order.firstIndex(of: resume.stage)!, order.firstIndex(of: stage)!)
+        return a > b || (a == b && resume.mapping > mapping)
     }
 }
 

@@ -20,13 +20,15 @@ struct Transformer: Sendable {
     }
 
     struct Result {
+        /// The chunk's last source key: where a resume continues once it is loaded.
+        var lastKey: Int64
         var read: Int
         var filtered: Int
         var rows: [NewRow]
     }
 
     func transform(_ chunk: ExtractedChunk) throws -> Result {
-        var result = Result(read: chunk.rows.keys.count, filtered: 0, rows: [])
+        var result = Result(lastKey: chunk.rows.keys.last ?? .min, read: chunk.rows.keys.count, filtered: 0, rows: [])
         result.rows.reserveCapacity(chunk.rows.keys.count)
         for (row, key) in chunk.rows.keys.enumerated() {
             var items: [Int64?] = [nil]

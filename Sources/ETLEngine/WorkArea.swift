@@ -7,7 +7,7 @@ import ETLStore
 /// - `books-v3.sqlite.etl-tmp`: the destination being built (renamed into place at the end);
 /// - `books-v3.sqlite.etl-step1.tmp`: the store a step before the last produces;
 /// - `books-v3.sqlite.etl-work`: associations and uniqueBy keys of the current step.
-struct WorkArea {
+public struct WorkArea {
     let destination: String
 
     var temporaryDestination: String { destination + ".etl-tmp" }
@@ -23,6 +23,11 @@ struct WorkArea {
     func allFiles(stepCount: Int) -> [String] {
         let stores = (0..<stepCount).map { output(ofStep: $0, stepCount: stepCount) } + [work]
         return stores.flatMap { [$0, $0 + "-journal", $0 + "-wal", $0 + "-shm"] }
+    }
+
+    /// The work files of a run on `destination` that exist now.
+    public static func existingFiles(destination: String, stepCount: Int) -> [String] {
+        WorkArea(destination: destination).allFiles(stepCount: stepCount).filter { FileManager.default.fileExists(atPath: $0) }
     }
 
     func removeAll(stepCount: Int) {

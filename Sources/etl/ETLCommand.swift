@@ -23,10 +23,11 @@ struct ETLCommand: ParsableCommand {
             Exit codes:
               0  done
               1  the migration failed (bad store, validation, a row that failed); nothing was replaced
+              130, 143  stopped by SIGINT or SIGTERM after saving a checkpoint: run the same command to resume
               2  bad usage or a bad pipeline or model file; nothing was read
             """,
         version: ETLVersion.current,
-        subcommands: [RunCommand.self, SampleCommand.self])
+        subcommands: [RunCommand.self, StatusCommand.self, SampleCommand.self])
 
     static func main() {
         do {

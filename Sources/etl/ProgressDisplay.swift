@@ -1,32 +1,53 @@
 import Foundation
+import ArgumentParser
 import ETL
 
-/// Shows the engine's progress on standard error: on a terminal, one bar per stage
-/// redrawn in place (rows done / total, rate, ETA); otherwise one log line per finished stage.
+/// How `run` shows progress on standard error.
+enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
+    /// A bar on a terminal, lines otherwise.
+    case auto
+    /// One bar per stage, redrawn in place (rows done / total, rate, ETA).
+    case bar
+    /// One log line per finished stage.
+    case lines
+    /// Every progress event as one JSON object per line, for scripts and orchestrators.
+    case json
+    /// Nothing but errors and the summary.
+    case none
+}
+
+/// Shows the engine's progress on standard error.
 final class ProgressDisplay: @unchecked Sendable {
-    private let interactive: Bool
-    private let quiet: Bool
+    private let style: ProgressStyle
     private var stageStarted = Date()
     private var lastDraw = Date.distantPast
     private var drawn = false
+    private let encoder = JSONEncoder()
 
-    init(interactive: Bool, quiet: Bool) {
-        self.interactive = interactive
-        self.quiet = quiet
+    init(style: ProgressStyle) {
+        self.style = style == .auto ? (isatty(STDERR_FILENO) == 1 ? .bar : .lines) : style
+        encoder.outputFormatting = [.sortedKeys]
     }
 
     func show(_ event: ProgressEvent) {
-        guard !quiet else { return }
         let label = "step \(event.step)/\(event.stepCount) \(event.stage.rawValue)" + (event.mapping.map { " \($0)" } ?? "")
-        switch event.kind {
-        case .started:
+        switch (style, event.kind) {
+        case (.json, _):
+            if let data = try? encoder.encode(event) { write(String(decoding: data, as: UTF8.self) + "\n") }
+        case (_, .resumed):
+            // Said whatever the style: a user must know the run did not start from zero.
+            let percent = event.total > 0 ? ", \(Int(Double(event.done) / Double(event.total) * 100)) % done" : ""
+            write("resuming \(label) (\(event.stepName))\(percent)\n")
+        case (.none, _):
+            break
+        case (_, .started):
             stageStarted = Date()
-            if interactive { draw(label, event, force: true) }
-        case .advanced:
-            if interactive { draw(label, event, force: false) }
-        case .finished:
+            if style == .bar { draw(label, event, force: true) }
+        case (_, .advanced):
+            if style == .bar { draw(label, event, force: false) }
+        case (_, .finished):
             let seconds = Date().timeIntervalSince(stageStarted)
-            if interactive {
+            if style == .bar {
                 draw(label, event, force: true)
                 write("\n")
                 drawn = false
@@ -78,7 +99,6 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     private func timestamp() -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: Date())
+        ISO8601DateFormatter().string(from: Date())
     }
 }

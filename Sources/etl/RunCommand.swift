@@ -5,19 +5,26 @@ import ETL
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a pipeline: migrate the source store into the destination.",
+        abstract: "Run a pipeline: migrate the source store into the destination, resuming an interrupted run.",
         discussion: """
             Paths in the pipeline file are relative to the pipeline file's folder; paths given \
             here are relative to the current folder. The destination is built in \
             DESTINATION.etl-tmp beside it and moved into place only after validation passed. \
             An existing destination is never replaced silently: pass --backup or --force.
 
+            After every loaded chunk a checkpoint is saved in DESTINATION.etl-checkpoint. If the \
+            run is stopped (Ctrl-C, kill, reboot, full disk), run the same command again: it \
+            resumes where it stopped and ends with the same store as an uninterrupted run. \
+            `etl status PIPELINE` shows where a stopped run is; --restart starts over.
+
             Examples:
               etl run pipelines/books.json
               etl run pipelines/books.json --source archive/a.sqlite --destination out/a-v3.sqlite --backup
               etl run pipelines/books.json --chunk-size 5000 --workers 4
+              etl run pipelines/books.json --restart
 
-            Exit codes: 0 done; 1 the migration failed (nothing replaced); 2 bad usage or bad pipeline.
+            Exit codes: 0 done; 1 the migration failed (nothing replaced); 2 bad usage or bad \
+            pipeline; 130 / 143 stopped by SIGINT / SIGTERM (resumable).
             """)
 
     @Argument(help: "The pipeline file (JSON, format 1; see docs/pipeline.md).")
@@ -29,7 +36,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Destination store; overrides the pipeline's destination.store.")
     var destination: String?
 
-    @Option(help: "Source rows per chunk (default: the pipeline's options.chunkSize, else 1000).")
+    @Option(help: "Source rows per chunk, the unit of loading and checkpoints (default: the pipeline's options.chunkSize, else 1000).")
     var chunkSize: Int?
 
     @Option(help: "Worker queues transforming chunks (default: the pipeline's options.workers, else the number of cores).")
@@ -41,8 +48,14 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "If the destination exists, replace it without keeping a copy.")
     var force = false
 
-    @Flag(help: "No progress display; only the summary.")
-    var quiet = false
+    @Flag(help: "Discard the checkpoint and files of an earlier, interrupted run, and start over.")
+    var restart = false
+
+    @Flag(help: "Write no checkpoints (the run cannot resume; for measuring what checkpoints cost).")
+    var noCheckpoint = false
+
+    @Option(help: "Progress on standard error: auto (a bar on a terminal, lines otherwise), bar, lines, json (one event per line), none.")
+    var progress: ProgressStyle = .auto
 
     func validate() throws {
         if backup && force { throw ValidationError("--backup and --force exclude each other: choose one") }
@@ -51,16 +64,25 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        let trap = SignalTrap()
         var migration = Migration(pipeline: pipeline)
         migration.source = source
         migration.destination = destination
         migration.chunkSize = chunkSize
         migration.workers = workers
         migration.replace = backup ? .backup : force ? .force : .refuse
-        let display = ProgressDisplay(interactive: isatty(STDERR_FILENO) == 1, quiet: quiet)
+        migration.restart = restart
+        migration.checkpoints = !noCheckpoint
+        migration.cancellation = trap.cancellation
+        let display = ProgressDisplay(style: progress)
         let summary: RunSummary
         do {
             summary = try migration.run { display.show($0) }
+        } catch MigrationError.interrupted(let checkpoint) {
+            display.abandon()
+            let where_ = checkpoint.map { " Progress is saved in \($0)." } ?? ""
+            throw CLIFailure(message: "interrupted.\(where_) Run the same command again to resume.",
+                             code: SignalTrap.exitStatus(for: trap.signal ?? SIGINT))
         } catch {
             display.abandon()
             throw error

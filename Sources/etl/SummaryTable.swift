@@ -24,6 +24,10 @@ enum SummaryTable {
         let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")
         var lines = [line(header), rule] + rows.dropLast().map(line) + [rule, line(rows.last!)]
         lines.append("")
+        if let resumed = summary.resumed {
+            lines.append("resumed an interrupted run at step \(resumed.step + 1), \(resumed.stage.rawValue); "
+                         + "\(summary.redoneRows) source rows loaded after its last checkpoint were loaded again")
+        }
         lines.append("migrated \(summary.source)")
         lines.append("      to \(summary.destination)" + (summary.backup.map { " (previous file kept as \($0))" } ?? ""))
         return lines.joined(separator: "\n")

@@ -12,7 +12,7 @@ final class DeterminismTests: XCTestCase {
         for (workers, chunk) in [(1, 1000), (4, 7), (3, 64), (2, 1)] {
             let destination = folder.path("v3-\(workers)-\(chunk).sqlite")
             try migrateBooks(source: source, destination: destination, chunkSize: chunk, workers: workers)
-            dumps.append(try dump(destination))
+            dumps.append(try storeDump(destination))
         }
         XCTAssertGreaterThan(dumps[0].count, 50_000)
         for other in dumps.dropFirst() {
@@ -26,7 +26,7 @@ final class DeterminismTests: XCTestCase {
         try BooksSample.write(rows: 500, seed: 3, to: folder.path("b.sqlite"))
         try BooksSample.write(rows: 500, seed: 4, to: folder.path("c.sqlite"))
         XCTAssertEqual(try bytes(folder.path("a.sqlite")), try bytes(folder.path("b.sqlite")))
-        XCTAssertNotEqual(try dump(folder.path("a.sqlite")), try dump(folder.path("c.sqlite")))
+        XCTAssertNotEqual(try storeDump(folder.path("a.sqlite")), try storeDump(folder.path("c.sqlite")))
     }
 
     func testTheCommittedSampleIsTheGeneratorsOutput() throws {

@@ -42,7 +42,7 @@ func bytes(_ path: String) throws -> Data {
 }
 
 /// Every table of a store, each ordered by all its columns: equal dumps, equal stores.
-func dump(_ path: String) throws -> String {
+func storeDump(_ path: String) throws -> String {
     let db = try Database(path: path, mode: .readOnly)
     var out = ""
     for table in try db.tables() {
@@ -53,6 +53,18 @@ func dump(_ path: String) throws -> String {
         }
     }
     return out
+}
+
+/// Asserts two stores hold the same rows, naming the first line that differs (not the whole dump).
+func assertSameStore(_ a: String, _ b: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    let left = try storeDump(a).split(separator: "\n", omittingEmptySubsequences: false)
+    let right = try storeDump(b).split(separator: "\n", omittingEmptySubsequences: false)
+    XCTAssertGreaterThan(left.count, 10, "an empty store proves nothing", file: file, line: line)
+    if let index = left.indices.first(where: { $0 < right.count && left[$0] != right[$0] }) {
+        XCTFail("stores differ at dump line \(index + 1): \(left[index]) ≠ \(right[index])", file: file, line: line)
+    } else if left.count != right.count {
+        XCTFail("stores differ in length: \(left.count) vs \(right.count) dump lines", file: file, line: line)
+    }
 }
 
 /// Runs the repository's books pipeline from `source` into `destination`.

@@ -1,0 +1,23 @@
+import Foundation
+
+/// A request to stop, set from anywhere (a signal handler's queue, another thread) and
+/// checked by the engine between chunks: the chunk being loaded is finished and its
+/// checkpoint written, then the run ends with `MigrationError.interrupted`.
+public final class Cancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requested = false
+
+    public init() {}
+
+    public func cancel() {
+        lock.lock()
+        requested = true
+        lock.unlock()
+    }
+
+    public var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return requested
+    }
+}

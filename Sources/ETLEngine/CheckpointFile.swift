@@ -1,0 +1,91 @@
+import Foundation
+
+/// The checkpoint on disk: JSON, zstd-compressed with a frame checksum, written to a
+/// temporary file, fsynced, and renamed over the previous one — so the file is always
+/// either the old checkpoint or the new one, and a damaged one is detected, never trusted.
+public struct CheckpointFile: Sendable {
+    public let path: String
+
+    public init(destination: String) {
+        path = destination + ".etl-checkpoint"
+    }
+
+    public var exists: Bool { FileManager.default.fileExists(atPath: path) }
+
+    public func read() throws -> Checkpoint? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let json: [UInt8]
+        do {
+            json = try Zstd.decompress(Array(data), limit: 64 << 20)
+        } catch {
+            throw MigrationError.badCheckpoint(path: path, reason: "it is damaged or truncated (\(error))")
+        }
+        do {
+            let checkpoint = try JSONDecoder.checkpoint.decode(Checkpoint.self, from: Data(json))
+            guard checkpoint.format == Checkpoint.formatVersion else {
+                throw MigrationError.badCheckpoint(path: path, reason: "it has format \(checkpoint.format); this etl reads format \(Checkpoint.formatVersion)")
+            }
+            return checkpoint
+        } catch let error as MigrationError {
+            throw error
+        } catch {
+            throw MigrationError.badCheckpoint(path: path, reason: "it does not hold a checkpoint (\(error))")
+        }
+    }
+
+    /// - Parameter durable: fsync the file before the rename. A checkpoint older than the
+    ///   rows is always safe to resume from (see `Checkpoint`), so between stages the
+    ///   engine asks for durability and per chunk only for the atomic rename.
+    public func write(_ checkpoint: Checkpoint, durable: Bool) throws {
+        let json = try JSONEncoder.checkpoint.encode(checkpoint)
+        let frame = try Zstd.compress(Array(json))
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw writeError(temporary) }
+        var written = 0
+        while written < frame.count {
+            let n = frame[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else {
+                let error = writeError(temporary)
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            written += n
+        }
+        if durable && fsync(fd) != 0 {
+            let error = writeError(temporary)
+            close(fd)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else { throw writeError(path) }
+    }
+
+    public func remove() {
+        unlink(path)
+        unlink(path + ".tmp")
+    }
+
+    private func writeError(_ file: String) -> MigrationError {
+        let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
+        return MigrationError.badDestination(path: file, reason: "cannot write the checkpoint: \(reason)")
+    }
+}
+
+extension JSONEncoder {
+    static var checkpoint: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    static var checkpoint: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
+}

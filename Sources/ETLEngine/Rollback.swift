@@ -1,0 +1,38 @@
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// Undoes what a killed run loaded in the create stage after its last checkpoint: the
+/// checkpoint is written after each chunk's commit, so at most the chunk(s) committed in
+/// between are removed here — and loaded again, with the same keys, by the resumed run.
+struct Rollback {
+    let database: Database
+    let plan: StepPlan
+    /// Next free key per table at the checkpoint: rows at or above it came later.
+    let nextKeys: [String: Int64]
+
+    /// Returns the number of source rows whose loading is undone.
+    func undo(after position: Checkpoint.Position) throws -> Int {
+        let q = Database.quote
+        let mapping = position.mapping
+        let lastKey = position.key.first ?? .min
+        let layout = plan.destinationLayout
+        let keyColumns = Dictionary(plan.destinationModel.entities.map { (layout.table(of: $0.name).name, layout.table(of: $0.name).keyColumn) },
+                                    uniquingKeysWith: { a, _ in a })
+        return try database.transaction {
+            let later = "mapping > \(mapping) OR (mapping = \(mapping) AND source > \(lastKey))"
+            let undone = Int(try database.scalarInt("SELECT count(DISTINCT mapping || '/' || source) FROM work.association WHERE \(later)"))
+            try database.execute("DELETE FROM work.association WHERE \(later)")
+            for (table, next) in nextKeys.sorted(by: { $0.key < $1.key }) {
+                guard let key = keyColumns[table] else { continue }
+                try database.run("DELETE FROM \(q(table)) WHERE \(q(key)) >= ?", [.integer(next)])
+            }
+            for index in plan.mappings.indices where index >= mapping {
+                let table = layout.table(of: plan.mappings[index].destinationEntity).name
+                try database.run("DELETE FROM work.unique_key WHERE mapping = ? AND destination >= ?",
+                                 [.integer(Int64(index)), .integer(nextKeys[table] ?? 1)])
+            }
+            return undone
+        }
+    }
+}

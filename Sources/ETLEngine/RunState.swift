@@ -1,0 +1,44 @@
+import Foundation
+import ETLPipeline
+
+/// The run's progress as the checkpoint records it: the identity, finished steps'
+/// counters, and (through the current step's context) counters and key watermarks.
+final class RunState {
+    let plan: Plan
+    let identity: RunIdentity
+    let file: CheckpointFile
+    let enabled: Bool
+    let started: Date
+    var finished: [MappingCounters]
+    /// The step being run.
+    var context: StepContext? {
+        didSet {
+            // Every committed chunk saves the checkpoint.
+            context?.commitHandler = { [unowned self] position in try self.save(position, durable: false) }
+        }
+    }
+
+    init(plan: Plan, identity: RunIdentity, file: CheckpointFile, enabled: Bool, started: Date, finished: [MappingCounters]) {
+        self.plan = plan
+        self.identity = identity
+        self.file = file
+        self.enabled = enabled
+        self.started = started
+        self.finished = finished
+    }
+
+    func save(_ position: Checkpoint.Position, durable: Bool) throws {
+        guard enabled else { return }
+        let step = plan.steps[min(position.step, plan.steps.count - 1)]
+        let checkpoint = Checkpoint(identity: identity, position: position, steps: plan.steps.map(\.name),
+                                    mappings: step.mappings.map(\.name), finished: finished,
+                                    counters: context?.counters ?? [], nextKeys: context?.nextKey ?? [:],
+                                    started: started, written: Date())
+        try file.write(checkpoint, durable: durable)
+    }
+
+    /// Step `next - 1` is done and its store complete: the next step starts from scratch.
+    func stepFinished(next: Int) throws {
+        try save(.start(ofStep: next), durable: true)
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import ETL
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show where an interrupted run of a pipeline is, and its files.",
+        discussion: """
+            Reads the checkpoint beside the destination (DESTINATION.etl-checkpoint): step, \
+            stage, mapping, rows done / total, when it was written, and the work files a \
+            resume will continue with. Prints "no run in progress" when there is none.
+
+            Example:
+              etl status pipelines/books.json
+              etl status pipelines/books.json --destination out/a-v3.sqlite
+            """)
+
+    @Argument(help: "The pipeline file.")
+    var pipeline: String
+
+    @Option(help: "Destination store; overrides the pipeline's destination.store, as for run.")
+    var destination: String?
+
+    func run() throws {
+        var migration = Migration(pipeline: pipeline)
+        migration.destination = destination
+        let status = try migration.status()
+        guard let checkpoint = status.checkpoint else {
+            print("no run in progress" + (status.files.isEmpty ? "" : " (work files without a checkpoint will be removed by the next run)"))
+            for file in status.files { print("  \(file.path)  \(file.bytes) bytes") }
+            return
+        }
+        let position = checkpoint.position
+        print("run in progress: \(checkpoint.summary)")
+        if position.total > 0 { print("  \(position.done) of \(position.total) done in this stage") }
+        let age = Int(Date().timeIntervalSince(checkpoint.written))
+        print("  checkpoint written \(ISO8601DateFormatter().string(from: checkpoint.written)) (\(age) s ago), run started \(ISO8601DateFormatter().string(from: checkpoint.started))")
+        print("  source \(checkpoint.identity.source.path)")
+        print("  files:")
+        for file in status.files { print("    \(file.path)  \(file.bytes) bytes") }
+        print("run the same `etl run` command to resume, or add --restart to start over")
+    }
+}

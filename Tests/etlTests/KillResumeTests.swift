@@ -1,0 +1,211 @@
+import XCTest
+import Foundation
+import ETL
+
+/// kill -9 at moments spread over every stage, resume each time, and end with the same
+/// store as an uninterrupted run: invariant 3 of DESIGN.md, with a real process.
+final class KillResumeTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var executable: URL { Bundle.main.bundleURL.appendingPathComponent("etl") }
+    static var pipeline: String { root.appendingPathComponent("pipelines/books.json").path }
+
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-kill-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// Where to kill: the first event of this step, stage and mapping at or past `fraction`.
+    struct Target: CustomStringConvertible {
+        var step: Int
+        var stage: String
+        var mapping: String?
+        var fraction: Double
+
+        func matches(_ event: [String: Any]) -> Bool {
+            guard event["step"] as? Int == step, event["stage"] as? String == stage,
+                  mapping == nil || event["mapping"] as? String == mapping else { return false }
+            if fraction == 0 { return true }
+            let done = event["done"] as? Int ?? 0, total = event["total"] as? Int ?? 0
+            return total > 0 && Double(done) >= fraction * Double(total)
+        }
+
+        var description: String { "step \(step) \(stage) \(mapping ?? "") at \(Int(fraction * 100)) %" }
+    }
+
+    struct Outcome {
+        var status: Int32
+        var killed: Bool
+        var stderr: String
+        var stdout: String
+    }
+
+    /// Runs `etl run` with JSON progress; SIGKILLs it (after a random pause of up to 15 ms)
+    /// when an event matches `target`. Returns how the process ended.
+    func run(_ arguments: [String], killAt target: Target?, random: inout SplitMix64) throws -> Outcome {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let err = Pipe(), out = Pipe()
+        process.standardError = err
+        process.standardOutput = out
+        try process.run()
+        var killed = false
+        var text = ""
+        var buffer = Data()
+        let pause = UInt32(random.below(15_000))
+        while true {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                text += String(decoding: line, as: UTF8.self) + "\n"
+                guard !killed, let target,
+                      let event = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                      target.matches(event) else { continue }
+                usleep(pause)
+                kill(process.processIdentifier, SIGKILL)
+                killed = true
+            }
+        }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, killed: killed && process.terminationReason == .uncaughtSignal,
+                       stderr: text, stdout: String(decoding: stdout, as: UTF8.self))
+    }
+
+    func testKilledAtAnyMomentResumesToTheSameStore() throws {
+        let source = path("v1.sqlite")
+        try BooksSample.write(rows: 4000, seed: 21, to: source)
+        let common = ["run", Self.pipeline, "--source", source, "--chunk-size", "20", "--workers", "2", "--progress", "json"]
+        var random = SplitMix64(seed: UInt64(Date().timeIntervalSince1970))
+
+        let reference = try run(common + ["--destination", path("reference.sqlite")], killAt: nil, random: &random)
+        XCTAssertEqual(reference.status, 0, reference.stderr)
+
+        // Twelve moments over every stage of both steps, in order.
+        let targets = [
+            Target(step: 1, stage: "create", mapping: "Books", fraction: 0.3),
+            Target(step: 1, stage: "create", mapping: "Authors", fraction: 0.5),
+            Target(step: 1, stage: "relate", mapping: "Books", fraction: 0.2),
+            Target(step: 1, stage: "relate", mapping: "Books", fraction: 0.7),
+            Target(step: 1, stage: "validate", mapping: nil, fraction: 0),
+            Target(step: 2, stage: "create", mapping: "Users", fraction: 0),
+            Target(step: 2, stage: "create", mapping: "Files", fraction: 0.4),
+            Target(step: 2, stage: "relate", mapping: "Books", fraction: 0.5),
+            Target(step: 2, stage: "relate", mapping: "Files", fraction: 0.1),
+            Target(step: 2, stage: "relate", mapping: "Files", fraction: 0.8),
+            Target(step: 2, stage: "validate", mapping: nil, fraction: 0),
+            Target(step: 2, stage: "finalize", mapping: nil, fraction: 0),
+        ]
+        let destination = path("v3.sqlite")
+        var kills = 0
+        var resumes = 0
+        var redone: [Int] = []
+        var finished = false
+        for target in targets {
+            let outcome = try run(common + ["--destination", destination], killAt: target, random: &random)
+            if outcome.stderr.contains("\"kind\":\"resumed\"") { resumes += 1 }
+            if outcome.killed {
+                kills += 1
+                XCTAssertFalse(outcome.status == 0, "killed at \(target) but exited 0")
+            } else {
+                // The run got past the target (or finished) before the kill: fine, go on.
+                XCTAssertEqual(outcome.status, 0, "run aimed at \(target) failed:\n\(outcome.stderr.suffix(2000))")
+                finished = outcome.status == 0
+                if finished { break }
+            }
+        }
+        if !finished {
+            let last = try run(common + ["--destination", destination], killAt: nil, random: &random)
+            // Killed after its very last act (removing the checkpoint), a run has finished: the
+            // rerun then refuses to replace the destination, like any rerun of a finished run.
+            let completedBeforeKill = last.status == 1 && last.stderr.contains("already exists")
+                && !FileManager.default.fileExists(atPath: destination + ".etl-checkpoint")
+            XCTAssertTrue(last.status == 0 || completedBeforeKill, last.stderr.suffix(2000).description)
+            if last.stderr.contains("\"kind\":\"resumed\"") { resumes += 1 }
+            if let line = last.stdout.split(separator: "\n").first(where: { $0.contains("were loaded again") }),
+               let number = line.split(separator: ";").last?.split(separator: " ").first.flatMap({ Int($0) }) {
+                redone.append(number)
+            }
+        }
+        XCTAssertGreaterThanOrEqual(kills, 10, "too few kills landed to prove anything")
+        XCTAssertGreaterThanOrEqual(resumes, kills - 1)
+        for n in redone { XCTAssertLessThanOrEqual(n, 20 * 2, "resume loaded more than one chunk per worker again") }
+
+        XCTAssertEqual(try dump(destination), try dump(path("reference.sqlite")))
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        XCTAssertEqual(left, ["reference.sqlite", "v1.sqlite", "v3.sqlite"], "work files left after the final run")
+    }
+
+    func testSIGINTStopsCleanlyAndTheRunResumes() throws {
+        let source = path("v1.sqlite")
+        try BooksSample.write(rows: 4000, seed: 22, to: source)
+        let destination = path("v3.sqlite")
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["run", Self.pipeline, "--source", source, "--destination", destination, "--chunk-size", "20", "--progress", "json"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = Pipe()
+        try process.run()
+        // Wait until a chunk of the relate stage was loaded (so its checkpoint exists).
+        var seen = ""
+        func relating() -> Bool {
+            seen.split(separator: "\n").contains { $0.contains("\"kind\":\"advanced\"") && $0.contains("\"stage\":\"relate\"") }
+        }
+        while !relating() {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGINT)
+        let rest = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let stderr = seen + String(decoding: rest, as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 130, stderr.suffix(1000).description)
+        XCTAssertTrue(stderr.contains("interrupted. Progress is saved in \(destination).etl-checkpoint. Run the same command again to resume."),
+                      stderr.suffix(1000).description)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: destination + ".etl-checkpoint"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
+
+        var random = SplitMix64(seed: 1)
+        let status = try run(["status", Self.pipeline, "--destination", destination], killAt: nil, random: &random)
+        XCTAssertTrue(status.stdout.contains("run in progress: step 1/2 (v1 to v2), relate Books"), status.stdout)
+
+        let resumed = try run(["run", Self.pipeline, "--source", source, "--destination", destination, "--chunk-size", "20"],
+                              killAt: nil, random: &random)
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("resuming step 1/2 relate Books (v1 to v2)"), resumed.stderr)
+        let reference = try run(["run", Self.pipeline, "--source", source, "--destination", path("reference.sqlite"), "--chunk-size", "20"],
+                                killAt: nil, random: &random)
+        XCTAssertEqual(reference.status, 0)
+        XCTAssertEqual(try dump(destination), try dump(path("reference.sqlite")))
+        let after = try run(["status", Self.pipeline, "--destination", destination], killAt: nil, random: &random)
+        XCTAssertEqual(after.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "no run in progress")
+    }
+
+    /// Every table ordered by all its columns, hashed line by line (cheap to compare, short to print).
+    func dump(_ path: String) throws -> [String] {
+        let db = try Database(path: path, mode: .readOnly)
+        var lines: [String] = []
+        for table in try db.tables() {
+            let n = table.columns.count
+            var hash = 0
+            var rows = 0
+            for row in try db.rows("SELECT * FROM \(Database.quote(table.name)) ORDER BY " + (1...n).map(String.init).joined(separator: ",")) {
+                hash = hash &* 31 &+ row.map(\.sqlLiteral).joined(separator: "|").hashValue
+                rows += 1
+            }
+            lines.append("\(table.name): \(rows) rows, \(hash)")
+        }
+        return lines
+    }
+}
