@@ -75,12 +75,8 @@ public struct Engine {
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [])
-        if let checkpoint {
-            progress(ProgressEvent(kind: .resumed, step: checkpoint.position.step + 1, stepCount: plan.steps.count,
-                                   stepName: plan.steps[checkpoint.position.step].name, stage: checkpoint.position.stage,
-                                   mapping: checkpoint.position.stage == .create || checkpoint.position.stage == .relate
-                                       ? checkpoint.mappings[safe: checkpoint.position.mapping] : nil,
-                                   done: checkpoint.position.done, total: checkpoint.position.total))
+        if let checkpoint, checkpoint.position.stage == .finalize {
+            progress(resumedEvent(checkpoint, redone: 0))
         }
         var backup: String?
         var redone = 0
@@ -145,7 +141,9 @@ public struct Engine {
             if position.stage == .create {
                 redone = try Rollback(database: db, plan: step, nextKeys: nextKeys).undo(after: position)
             }
+            progress(resumedEvent(resume, redone: redone))
         } else {
+            if let resume { progress(resumedEvent(resume, redone: 0)) }
             db = try createOutput(output, area: area, layout: step.destinationLayout)
             nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, Int64(1)) })
         }
@@ -173,6 +171,17 @@ public struct Engine {
         run.finished += context.counters
         run.context = nil
         return redone
+    }
+
+    /// Says where a resumed run continues, and how many source rows it loads again.
+    private func resumedEvent(_ checkpoint: Checkpoint, redone: Int) -> ProgressEvent {
+        let position = checkpoint.position
+        var event = ProgressEvent(kind: .resumed, step: position.step + 1, stepCount: plan.steps.count,
+                                  stepName: plan.steps[position.step].name, stage: position.stage,
+                                  mapping: position.stage == .create || position.stage == .relate ? checkpoint.mappings[safe: position.mapping] : nil,
+                                  done: position.done, total: position.total)
+        event.redone = redone
+        return event
     }
 
     private func createOutput(_ output: String, area: WorkArea, layout: any StoreLayout) throws -> Database {

@@ -28,4 +28,7 @@ public struct ProgressEvent: Sendable, Codable {
     /// Units done and expected (source rows for create, associations for relate).
     public var done: Int
     public var total: Int
+    /// With `.resumed`: source rows that had been loaded after the last checkpoint and are
+    /// loaded again (at most one chunk per worker).
+    public var redone: Int?
 }

@@ -6,10 +6,14 @@ public struct Model: Sendable, Equatable {
     /// The version's name ("v1", "v1.1.0").
     public var version: String
     public var entities: [Entity]
+    /// Core Data's version identifiers (`NSStoreModelVersionIdentifiers`): an Xcode model's
+    /// `userDefinedModelVersionIdentifier`. Empty when the model does not say.
+    public var versionIdentifiers: [String]
 
-    public init(version: String, entities: [Entity]) {
+    public init(version: String, entities: [Entity], versionIdentifiers: [String] = []) {
         self.version = version
         self.entities = entities
+        self.versionIdentifiers = versionIdentifiers
     }
 
     public func entity(named name: String) -> Entity? {

@@ -37,7 +37,8 @@ final class ProgressDisplay: @unchecked Sendable {
         case (_, .resumed):
             // Said whatever the style: a user must know the run did not start from zero.
             let percent = event.total > 0 ? ", \(Int(Double(event.done) / Double(event.total) * 100)) % done" : ""
-            write("resuming \(label) (\(event.stepName))\(percent)\n")
+            let redo = (event.redone ?? 0) > 0 ? "; \(event.redone!) source rows loaded after the last checkpoint are loaded again" : ""
+            write("resuming \(label) (\(event.stepName))\(percent)\(redo)\n")
         case (.none, _):
             break
         case (_, .started):

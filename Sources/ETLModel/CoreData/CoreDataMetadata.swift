@@ -1,0 +1,127 @@
+import Foundation
+import ETLStore
+
+/// The store metadata Core Data keeps in `Z_METADATA` (one row: `Z_VERSION`, `Z_UUID`, and
+/// `Z_PLIST`, a binary property list).
+///
+///     let metadata = try CoreDataMetadata.read(db)
+///     metadata.versionHashes["BasicEntity"]   // 32 bytes computed by Core Data
+///
+/// Version hashes are Core Data's own digests of each entity; this tool cannot compute them.
+/// A store the app must open after a migration needs the hashes of the target version:
+/// read them from a store (or empty template store) the app created at that version.
+public struct CoreDataMetadata: Sendable, Equatable {
+    /// `Z_METADATA.Z_UUID` (the plist's `NSStoreUUID` when the column is empty).
+    public var storeUUID: String?
+    /// `NSStoreType`, "SQLite" for Core Data's SQLite stores.
+    public var storeType: String?
+    /// `NSStoreModelVersionHashes`: entity name → Core Data's hash of the entity.
+    public var versionHashes: [String: Data]
+    /// `NSStoreModelVersionIdentifiers`.
+    public var versionIdentifiers: [String]
+    /// `NSStoreModelVersionHashesDigest`: Core Data's digest of all hashes (base64 text).
+    public var versionHashesDigest: String?
+    /// `NSPersistenceFrameworkVersion`.
+    public var frameworkVersion: Int?
+    /// `NSStoreModelVersionHashesVersion`.
+    public var hashesVersion: Int?
+    /// `_NSAutoVacuumLevel`, as Core Data writes it ("2").
+    public var autoVacuumLevel: String?
+
+    /// The framework version found in stores Core Data wrote (the shared fixtures say 1048);
+    /// written when no template store gives another.
+    public static let defaultFrameworkVersion = 1048
+    /// The hash scheme version of current Core Data stores.
+    public static let defaultHashesVersion = 3
+
+    public init(storeUUID: String? = nil, storeType: String? = "SQLite", versionHashes: [String: Data] = [:],
+                versionIdentifiers: [String] = [""], versionHashesDigest: String? = nil,
+                frameworkVersion: Int? = CoreDataMetadata.defaultFrameworkVersion,
+                hashesVersion: Int? = CoreDataMetadata.defaultHashesVersion, autoVacuumLevel: String? = "2") {
+        self.storeUUID = storeUUID
+        self.storeType = storeType
+        self.versionHashes = versionHashes
+        self.versionIdentifiers = versionIdentifiers
+        self.versionHashesDigest = versionHashesDigest
+        self.frameworkVersion = frameworkVersion
+        self.hashesVersion = hashesVersion
+        self.autoVacuumLevel = autoVacuumLevel
+    }
+
+    /// Reads `Z_METADATA` of a Core Data store.
+    public static func read(_ db: Database) throws -> CoreDataMetadata {
+        guard try db.table(named: "Z_METADATA") != nil else {
+            throw CoreDataStoreError(store: db.path, "has no Z_METADATA table: not a store written by Core Data (or its metadata was removed)")
+        }
+        let rows = try db.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        guard let row = rows.first else {
+            throw CoreDataStoreError(store: db.path, "Z_METADATA is empty: the store has no Core Data metadata")
+        }
+        var metadata: CoreDataMetadata
+        switch row[1] {
+        case .blob(let bytes):
+            do {
+                metadata = try decode(plist: Data(bytes))
+            } catch let error as CoreDataStoreError {
+                throw CoreDataStoreError(store: db.path, error.message)
+            }
+        case .null:
+            metadata = CoreDataMetadata(storeType: nil, versionIdentifiers: [], frameworkVersion: nil, hashesVersion: nil, autoVacuumLevel: nil)
+        default:
+            throw CoreDataStoreError(store: db.path, "Z_METADATA.Z_PLIST is not a blob")
+        }
+        if case .text(let uuid) = row[0], !uuid.isEmpty { metadata.storeUUID = uuid }
+        return metadata
+    }
+
+    /// Decodes the property list of `Z_METADATA.Z_PLIST`.
+    public static func decode(plist data: Data) throws -> CoreDataMetadata {
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is not a property list (\(error.localizedDescription))")
+        }
+        guard let plist = object as? [String: Any] else {
+            throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is not a dictionary")
+        }
+        var hashes: [String: Data] = [:]
+        if let raw = plist["NSStoreModelVersionHashes"] as? [String: Any] {
+            for (entity, value) in raw {
+                if let data = value as? Data { hashes[entity] = data }
+            }
+        }
+        func int(_ key: String) -> Int? {
+            if let n = plist[key] as? Int { return n }
+            if let n = plist[key] as? NSNumber { return n.intValue }
+            if let s = plist[key] as? String { return Int(s) }
+            return nil
+        }
+        return CoreDataMetadata(
+            storeUUID: plist["NSStoreUUID"] as? String,
+            storeType: plist["NSStoreType"] as? String,
+            versionHashes: hashes,
+            versionIdentifiers: (plist["NSStoreModelVersionIdentifiers"] as? [Any])?.compactMap { $0 as? String } ?? [],
+            versionHashesDigest: plist["NSStoreModelVersionHashesDigest"] as? String,
+            frameworkVersion: int("NSPersistenceFrameworkVersion"),
+            hashesVersion: int("NSStoreModelVersionHashesVersion"),
+            autoVacuumLevel: plist["_NSAutoVacuumLevel"] as? String)
+    }
+
+    /// The binary property list for `Z_METADATA.Z_PLIST`. Keys whose value is nil are left
+    /// out, and so are the hashes (and their digest) when there are none.
+    public func encodePlist() throws -> Data {
+        var plist: [String: Any] = [:]
+        plist["NSStoreType"] = storeType
+        plist["NSStoreUUID"] = storeUUID
+        plist["NSStoreModelVersionIdentifiers"] = versionIdentifiers
+        if let frameworkVersion { plist["NSPersistenceFrameworkVersion"] = frameworkVersion }
+        if let hashesVersion { plist["NSStoreModelVersionHashesVersion"] = hashesVersion }
+        if let autoVacuumLevel { plist["_NSAutoVacuumLevel"] = autoVacuumLevel }
+        if !versionHashes.isEmpty {
+            plist["NSStoreModelVersionHashes"] = versionHashes
+            if let versionHashesDigest { plist["NSStoreModelVersionHashesDigest"] = versionHashesDigest }
+        }
+        return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+    }
+}

@@ -1,0 +1,187 @@
+import ETLStore
+
+/// Core Data's SQLite layout (NSSQLiteStoreType), so that stores written by apps can be
+/// read and stores the app can open can be written.
+///
+/// - One table `Z<ROOT>` per root entity with `Z_PK` (the key), `Z_ENT` (the entity number)
+///   and `Z_OPT` (1 on insert); sub-entities share it and are told apart by `Z_ENT`.
+/// - Attributes and to-ones are columns `Z<NAME>`; to-ones are indexed.
+/// - A to-many whose inverse is a to-one is stored by that inverse's column.
+/// - A one-to-one is stored on *both* sides (each side's table has its column): both sides
+///   report `.foreignKey`. A writer may set either side or both: `finish` copies a link set
+///   on one side only to the other side, and fails if the two sides disagree.
+/// - A many-to-many is a join table `Z_<n><REL>` (`CoreDataNames` has the naming rules).
+/// - Dates are seconds since 2001-01-01 (`dateEpoch` 978307200).
+///
+/// Made for a new store (`init(model:)`, names and entity numbers by Core Data's conventions,
+/// see `CoreDataEntityNumbers`) or from an existing store (`init(model:store:)`: entity
+/// numbers from its `Z_PRIMARYKEY`, tables and columns as they really are).
+///
+/// `finish` writes the bookkeeping Core Data needs to open the store: `Z_PRIMARYKEY`,
+/// `Z_METADATA`, the destination-entity columns of to-ones, the ordering columns of ordered
+/// relationships and the mirrored side of one-to-ones.
+public struct CoreDataLayout: StoreLayout {
+    public let model: Model
+    public var name: String { "coredata" }
+    /// Core Data stores dates as seconds since 2001-01-01T00:00:00Z.
+    public var dateEpoch: Double { 978_307_200 }
+
+    /// Metadata of a store the app itself created at this model's version (an empty template
+    /// store will do). `finish` writes its version hashes (and their digest, framework version),
+    /// which this tool cannot compute. Without it the new store has no version hashes.
+    public var template: CoreDataMetadata?
+
+    /// The `Z_UUID` `finish` writes. Nil: keep the UUID already in `Z_METADATA` (so a resumed
+    /// finish writes the same one), or make a new one.
+    public var storeUUID: String?
+
+    let names: CoreDataNames
+
+    /// Conventional names and entity numbers for a new store of `model`.
+    public init(model: Model, template: CoreDataMetadata? = nil) {
+        self.model = model
+        self.template = template
+        self.names = CoreDataNames.conventional(model)
+    }
+
+    /// The names `store` really uses for `model`: entity numbers from its `Z_PRIMARYKEY`,
+    /// tables and columns by introspection. Throws a `CoreDataStoreError` naming the store,
+    /// the entities and what is missing (an entity not in `Z_PRIMARYKEY`, a table, a column,
+    /// a join table).
+    public init(model: Model, store: Database, template: CoreDataMetadata? = nil) throws {
+        self.model = model
+        self.template = template
+        self.names = try CoreDataNames.introspect(model, store: store)
+    }
+
+    /// True when `finish` will write version hashes (a template with hashes was given). When
+    /// false, the app will not recognise the store's version: the engine should warn.
+    public var hasVersionHashes: Bool { !(template?.versionHashes.isEmpty ?? true) }
+
+    /// `Z_ENT` of an entity.
+    public func entityNumber(of entity: String) -> Int? { names.numbers[entity] }
+
+    /// Every model entity's `Z_ENT`.
+    public var entityNumbers: [String: Int] {
+        names.numbers.filter { model.entity(named: $0.key) != nil }
+    }
+
+    // MARK: StoreLayout
+
+    public func table(of entity: String) -> EntityTable {
+        let root = model.root(of: entity)
+        guard let table = names.tables[root], let number = names.numbers[entity] else {
+            preconditionFailure("unknown entity \(entity): the planner checks names first")
+        }
+        let shared = model.descendants(of: root).count > 1
+        return EntityTable(name: table, keyColumn: "Z_PK",
+                           discriminator: shared ? ("Z_ENT", .integer(Int64(number))) : nil,
+                           insertDefaults: [("Z_ENT", .integer(Int64(number))), ("Z_OPT", .integer(1))])
+    }
+
+    public func column(ofAttribute attribute: String, entity: String) -> String {
+        let owner = CoreDataNames.declaring(attribute, from: entity, model)
+        guard let column = names.columns["\(owner).\(attribute)"] else {
+            preconditionFailure("unknown attribute \(entity).\(attribute): the planner checks names first")
+        }
+        return column
+    }
+
+    public func storage(ofRelationship relationship: String, entity: String) -> RelationshipStorage {
+        guard let r = model.relationship(relationship, of: entity) else {
+            preconditionFailure("unknown relationship \(entity).\(relationship): the planner checks names first")
+        }
+        let owner = CoreDataNames.declaring(relationship, from: entity, model)
+        if !r.isToMany {
+            return .foreignKey(table: table(of: entity).name, column: names.columns["\(owner).\(r.name)"]!)
+        }
+        if let inverse = model.inverse(of: r), !inverse.isToMany {
+            let inverseOwner = CoreDataNames.declaring(inverse.name, from: r.destination, model)
+            return .inverseForeignKey(table: table(of: r.destination).name, column: names.columns["\(inverseOwner).\(inverse.name)"]!)
+        }
+        let side = names.joins["\(owner).\(r.name)"]!
+        return .joinTable(table: side.table, ownColumn: side.own, otherColumn: side.other)
+    }
+
+    /// The column holding the destination's `Z_ENT` beside a to-one's key column (present when
+    /// the destination entity has sub-entities). `finish` fills it.
+    public func entityColumn(ofRelationship relationship: String, entity: String) -> String? {
+        names.entityColumns["\(CoreDataNames.declaring(relationship, from: entity, model)).\(relationship)"]
+    }
+
+    /// The `Z_FOK_` ordering column of an ordered relationship: for a to-many, the column of
+    /// its join table (or of the destination's table) that orders the destinations; for the
+    /// to-one side of an ordered to-many, the column in its own table. `finish` fills the
+    /// ones left null, in key order.
+    public func orderColumn(ofRelationship relationship: String, entity: String) -> String? {
+        guard let r = model.relationship(relationship, of: entity) else { return nil }
+        let owner = CoreDataNames.declaring(relationship, from: entity, model)
+        if !r.isToMany { return names.orderColumns["\(owner).\(relationship)"] }
+        if let inverse = model.inverse(of: r), !inverse.isToMany {
+            let inverseOwner = CoreDataNames.declaring(inverse.name, from: r.destination, model)
+            return names.orderColumns["\(inverseOwner).\(inverse.name)"]
+        }
+        return names.joins["\(owner).\(relationship)"]?.order
+    }
+
+    // MARK: Schema
+
+    /// The declared column type Core Data uses for an attribute type.
+    public static func columnType(of type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
+        case .decimal: return "DECIMAL"
+        case .double, .float: return "FLOAT"
+        case .date: return "TIMESTAMP"
+        case .string, .uri: return "VARCHAR"
+        case .binary, .uuid, .transformable: return "BLOB"
+        }
+    }
+
+    /// Core Data's bookkeeping tables, as Core Data declares them.
+    public static let bookkeepingSQL = [
+        "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+        "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
+        "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
+    ]
+
+    /// Quotes a name only when SQL needs it (Core Data's own names never do).
+    static func sqlName(_ name: String) -> String {
+        let plain = name.first.map { $0.isASCII && ($0.isLetter || $0 == "_") } == true
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        return plain ? name : Database.quote(name)
+    }
+
+    public func schemaSQL() -> [String] {
+        let q = Self.sqlName
+        var statements: [String] = []
+        for root in CoreDataNames.roots(model, names.numbers) {
+            guard let table = names.tables[root.name] else { continue }
+            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+            var indexes: [String] = []
+            var seen = Set<String>()
+            for claim in CoreDataNames.claims(root: root.name, model, names.numbers) {
+                guard let column = names.columns[claim.key], seen.insert(column).inserted else { continue }
+                if claim.relationship != nil {
+                    columns.append("\(q(column)) INTEGER")
+                    indexes.append("CREATE INDEX \(q("\(table)_\(column)_INDEX")) ON \(q(table)) (\(q(column)))")
+                    for extra in [names.entityColumns[claim.key], names.orderColumns[claim.key]].compactMap({ $0 })
+                    where seen.insert(extra).inserted {
+                        columns.append("\(q(extra)) INTEGER")
+                    }
+                } else if let attribute = model.entity(named: claim.entity)?.attributes.first(where: { $0.name == claim.property }) {
+                    columns.append("\(q(column)) \(Self.columnType(of: attribute.type))")
+                }
+            }
+            statements.append("CREATE TABLE \(q(table)) ( " + columns.joined(separator: ", ") + " )")
+            statements += indexes
+        }
+        for join in names.joinTables {
+            let columns = [join.firstColumn, join.secondColumn] + join.orderColumns
+            statements.append("CREATE TABLE \(q(join.name)) ( " + columns.map { "\(q($0)) INTEGER" }.joined(separator: ", ")
+                + ", PRIMARY KEY (\(q(join.firstColumn)), \(q(join.secondColumn))) )")
+            statements.append("CREATE INDEX \(q("\(join.name)_\(join.secondColumn)_INDEX")) ON \(q(join.name)) (\(q(join.secondColumn)), \(q(join.firstColumn)))")
+        }
+        return statements + Self.bookkeepingSQL
+    }
+}
