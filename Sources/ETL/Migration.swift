@@ -31,20 +31,38 @@ public struct Migration: Sendable {
     /// Reads the pipeline and its models and checks every name and expression.
     /// Throws `DocumentError` (naming file, line, column and JSON path) on any problem.
     public func plan() throws -> Plan {
+        try plan(source: nil)
+    }
+
+    /// Plans with the source store open when the plan needs it: a Core Data source's real
+    /// names, or a bundle's version detection.
+    func plan(source store: SourceStore?) throws -> Plan {
+        let spec = try spec()
+        var store = store
+        if store == nil && (spec.models != nil || spec.source.layout == "coredata") {
+            store = try SourceStore(path: spec.source.store)
+        }
+        return try Planner(policies: []).plan(spec, source: store?.database)
+    }
+
+    func spec() throws -> PipelineSpec {
         var spec = try PipelineSpec.load(path: pipeline)
         if let source { spec.source.store = absolute(source) }
         if let destination { spec.destination.store = absolute(destination) }
-        return try Planner(policies: []).plan(spec)
+        return spec
     }
 
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
-        let plan = try plan()
+        let spec = try spec()
+        // Opened first only when planning needs it, so a wrong pipeline is reported before a missing store.
+        let store = spec.models != nil || spec.source.layout == "coredata" ? try SourceStore(path: spec.source.store) : nil
+        let plan = try plan(source: store)
         var options = RunOptions(chunkSize: chunkSize ?? plan.spec.options.chunkSize,
                                  workers: workers ?? plan.spec.options.workers, replace: replace)
         options.restart = restart
         options.checkpoints = checkpoints
         options.cancellation = cancellation
-        return try Engine(plan: plan, options: options).run(progress: progress)
+        return try Engine(plan: plan, options: options, source: store).run(progress: progress)
     }
 
     /// The checkpoint of an interrupted run of this pipeline, or nil when none is in progress.

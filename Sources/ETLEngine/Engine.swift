@@ -32,10 +32,13 @@ public struct RunOptions: Sendable {
 public struct Engine {
     public let plan: Plan
     public let options: RunOptions
+    /// The source, when the caller already opened it (to plan); else the engine opens it.
+    public let source: SourceStore?
 
-    public init(plan: Plan, options: RunOptions) {
+    public init(plan: Plan, options: RunOptions, source: SourceStore? = nil) {
         self.plan = plan
         self.options = options
+        self.source = source
     }
 
     public var checkpointFile: CheckpointFile { CheckpointFile(destination: plan.destinationPath) }
@@ -46,8 +49,14 @@ public struct Engine {
         let destination = plan.destinationPath
         let area = WorkArea(destination: destination)
         let file = checkpointFile
-        let sourceDatabase = try openSource(source)
+        let sourceStore = try self.source ?? SourceStore(path: source)
+        let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan)
+        guard !plan.steps.isEmpty else {
+            // Already at the target version: nothing to write.
+            return RunSummary(source: source, destination: destination, backup: nil, resumed: nil, redoneRows: 0,
+                              mappings: [], seconds: Date().timeIntervalSince(started), upToDate: true)
+        }
 
         if options.restart {
             file.remove()
@@ -272,29 +281,6 @@ public struct Engine {
         }
         if fm.fileExists(atPath: destination) && options.replace == .refuse {
             throw MigrationError.badDestination(path: destination, reason: "already exists. Pass --backup to keep it as \(destination).bak, or --force to replace it")
-        }
-    }
-
-    private func openSource(_ path: String) throws -> Database {
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw MigrationError.badSource(path: path, reason: "no such file")
-        }
-        guard !isDirectory.boolValue else { throw MigrationError.badSource(path: path, reason: "is a folder, not a store file") }
-        do {
-            let db = try Database(path: path, mode: .readOnly)
-            try db.checkReadable()
-            return db
-        } catch let error as StoreError {
-            let size = (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            let reason: String
-            switch error.code {
-            case SQLiteCode.notADatabase: reason = "is not a SQLite database (\(size) bytes)"
-            case SQLiteCode.corrupt: reason = "is damaged or truncated (\(size) bytes): \(error.message)"
-            default: reason = error.message
-            }
-            throw MigrationError.badSource(path: path, reason: reason)
         }
     }
 

@@ -62,13 +62,13 @@ extension RunIdentity {
     static func of(_ plan: Plan) throws -> RunIdentity {
         var hash = FNV1a()
         hash.add(plan.spec.bytes)
-        for path in [plan.spec.source.model] + plan.spec.steps.map(\.to) {
+        for path in plan.modelFiles {
             hash.add(Array(path.utf8))
             hash.add(FileManager.default.contents(atPath: path) ?? Data())
         }
         return RunIdentity(toolVersion: ETLVersion.current, pipeline: hash.hex, pipelineFile: plan.spec.file,
                            source: try SourceIdentity.of(plan.sourcePath),
-                           models: [plan.steps.first?.sourceModel.version ?? ""] + plan.steps.map(\.destinationModel.version),
+                           models: [plan.sourceVersion] + plan.steps.map(\.destinationModel.version),
                            destination: plan.destinationPath)
     }
 }

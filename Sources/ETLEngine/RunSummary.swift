@@ -40,4 +40,6 @@ public struct RunSummary: Sendable {
     public var redoneRows: Int
     public var mappings: [MappingCounters]
     public var seconds: Double
+    /// True when the source was already at the target version and nothing was written.
+    public var upToDate = false
 }

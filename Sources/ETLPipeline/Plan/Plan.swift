@@ -5,7 +5,13 @@ import ETLModel
 /// expression parsed and type-checked, before a single row is read.
 public struct Plan: Sendable {
     public var spec: PipelineSpec
+    /// The hops to run, in order; empty when the source is already at the target version.
     public var steps: [StepPlan]
+    /// The model version of the source store (detected, with a bundle) and of the result.
+    public var sourceVersion: String
+    public var targetVersion: String
+    /// Every model file the plan was made from: their bytes are part of a run's identity.
+    public var modelFiles: [String]
 
     /// The final destination (may be overridden on the command line before planning).
     public var destinationPath: String { spec.destination.store }
@@ -21,4 +27,6 @@ public struct StepPlan: Sendable {
     public var sourceLayout: any StoreLayout
     public var destinationLayout: any StoreLayout
     public var mappings: [MappingPlan]
+    /// True for a lightweight step derived from the two versions alone.
+    public var isInferred: Bool = false
 }

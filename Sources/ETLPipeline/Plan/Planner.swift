@@ -1,4 +1,5 @@
 import Foundation
+import ETLStore
 import ETLModel
 
 /// Turns a pipeline spec into a `Plan`, or fails with the first problem, named by file,
@@ -11,32 +12,204 @@ public struct Planner {
         self.policies = policies
     }
 
-    public func plan(_ spec: PipelineSpec) throws -> Plan {
-        var models: [String: Model] = [:]
+    /// Plans `spec`. `source` is the source store opened read-only: a Core Data source's real
+    /// table names are read from it, and with a model bundle its version is detected from it.
+    public func plan(_ spec: PipelineSpec, source: Database? = nil) throws -> Plan {
+        let chain = try spec.models == nil ? fileChain(spec) : bundleChain(spec, source: source)
+        let sourceKind = LayoutKind(rawValue: spec.source.layout)!
+        let destinationKind = LayoutKind(rawValue: spec.destination.layout)!
+        var sourceLayout = try sourceKind.layout(for: chain.models[0], store: sourceKind == .coredata ? source : nil)
+        var steps: [StepPlan] = []
+        for (index, hop) in chain.hops.enumerated() {
+            let from = chain.models[hop.from], to = chain.models[hop.to]
+            let isLast = index == chain.hops.count - 1
+            // Intermediate stores use the destination's layout: only the ends are the user's.
+            let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind) : destinationKind.layout(for: to)
+            let mappings: [MappingPlan]
+            if let step = hop.step {
+                mappings = try planMappings(step, source: from, destination: to)
+            } else {
+                mappings = try inferredMappings(spec, from: from, to: to)
+            }
+            steps.append(StepPlan(index: index, name: hop.step?.name ?? "\(from.version) to \(to.version) (inferred)",
+                                  sourceModel: from, destinationModel: to, sourceLayout: sourceLayout,
+                                  destinationLayout: destinationLayout, mappings: mappings, isInferred: hop.step == nil))
+            sourceLayout = destinationLayout
+        }
+        return Plan(spec: spec, steps: steps, sourceVersion: chain.models[chain.hops.first?.from ?? 0].version,
+                    targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
+    }
+
+    /// Model versions and the hops between them: `from`/`to` index `models`.
+    struct Chain {
+        var models: [Model]
+        var hops: [(from: Int, to: Int, step: StepSpec?)]
+        var files: [String]
+    }
+
+    /// Without a bundle: the source's model file, then each step's.
+    func fileChain(_ spec: PipelineSpec) throws -> Chain {
+        var loaded: [String: Model] = [:]
         func model(_ path: String, cursor: JSONCursor) throws -> Model {
-            if let m = models[path] { return m }
+            if let m = loaded[path] { return m }
             guard FileManager.default.fileExists(atPath: path) else {
                 throw cursor.error("model file not found: \(path)")
             }
             let m = try ModelFile.load(path: path)
-            models[path] = m
+            loaded[path] = m
             return m
         }
-        var sourceModel = try model(spec.source.model, cursor: spec.source.modelCursor)
-        let destinationKind = LayoutKind(rawValue: spec.destination.layout)!
-        var sourceLayout = LayoutKind(rawValue: spec.source.layout)!.layout(for: sourceModel)
-        var steps: [StepPlan] = []
-        for (index, step) in spec.steps.enumerated() {
-            let destinationModel = try model(step.to, cursor: step.toCursor ?? spec.destination.modelCursor)
-            // Intermediate stores use the destination's layout: only the ends are the user's.
-            let destinationLayout = destinationKind.layout(for: destinationModel)
-            let mappings = try planMappings(step, source: sourceModel, destination: destinationModel)
-            steps.append(StepPlan(index: index, name: step.name, sourceModel: sourceModel, destinationModel: destinationModel,
-                                  sourceLayout: sourceLayout, destinationLayout: destinationLayout, mappings: mappings))
-            sourceModel = destinationModel
-            sourceLayout = destinationLayout
+        var chain = Chain(models: [try model(spec.source.model!, cursor: spec.source.modelCursor!)], hops: [],
+                          files: [spec.source.model!])
+        for step in spec.steps {
+            chain.models.append(try model(step.to, cursor: step.toCursor ?? spec.destination.modelCursor!))
+            chain.files.append(step.to)
+            chain.hops.append((chain.models.count - 2, chain.models.count - 1, step))
         }
-        return Plan(spec: spec, steps: steps)
+        return chain
+    }
+
+    /// With a bundle: from the source's version (given or detected) to the destination's,
+    /// hop by hop; a hop is the pipeline's explicit step from that version when there is
+    /// one, an inferred step to the next version otherwise.
+    func bundleChain(_ spec: PipelineSpec, source: Database?) throws -> Chain {
+        let bundle: ModelBundle
+        do {
+            bundle = try ModelBundle.load(path: spec.models!)
+        } catch let error as DocumentError {
+            throw error
+        } catch {
+            throw spec.modelsCursor!.error("cannot read the model bundle \(spec.models!): \(error)")
+        }
+        let names = bundle.versions.map(\.version)
+        func index(of version: String, cursor: JSONCursor?) throws -> Int {
+            if let i = names.firstIndex(of: version) { return i }
+            let hint = closestName(to: version, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+            throw (cursor ?? spec.modelsCursor!).error("unknown version '\(version)' in \(spec.models!)\(hint); versions: " + names.joined(separator: ", "))
+        }
+        guard let targetName = spec.destination.version ?? bundle.currentVersion else {
+            throw spec.destination.cursor.error("the bundle names no current version: give the destination a \"version\"")
+        }
+        let target = try index(of: targetName, cursor: spec.destination.versionCursor)
+        let start: Int
+        if let version = spec.source.version {
+            start = try index(of: version, cursor: spec.source.versionCursor)
+        } else {
+            guard let source else {
+                throw spec.source.cursor.error("the source's version cannot be detected without its store")
+            }
+            let detected = try VersionDetector.detect(store: source, versions: bundle.versions,
+                                                      layout: LayoutKind(rawValue: spec.source.layout)!)
+            start = try index(of: detected.version, cursor: nil)
+        }
+        guard start <= target else {
+            throw spec.destination.cursor.error("the source store is at version \(names[start]), later than the target \(names[target]): etl upgrades, it does not downgrade")
+        }
+        var explicit: [Int: (to: Int, step: StepSpec)] = [:]
+        for step in spec.steps {
+            let from = try index(of: step.from!, cursor: step.cursor)
+            let to = try index(of: step.to, cursor: step.toCursor)
+            guard to > from else { throw step.cursor.error("a step must go to a later version: \(step.from!) → \(step.to)") }
+            guard explicit[from] == nil else { throw step.cursor.error("two steps start from version \(step.from!)") }
+            explicit[from] = (to, step)
+        }
+        var chain = Chain(models: bundle.versions, hops: [], files: bundleFiles(spec.models!))
+        var k = start
+        while k < target {
+            if let (to, step) = explicit[k], to <= target {
+                chain.hops.append((k, to, step))
+                k = to
+            } else {
+                chain.hops.append((k, k + 1, nil))
+                k += 1
+            }
+        }
+        if chain.hops.isEmpty { chain.hops = [] ; chain.models = [bundle.versions[start]] }
+        return chain
+    }
+
+    /// The files of a bundle that define its versions.
+    func bundleFiles(_ path: String) -> [String] {
+        let fm = FileManager.default
+        let versions = ((try? fm.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }.sorted()
+        return [path + "/.xccurrentversion"] + versions.map { "\(path)/\($0)/contents" }
+    }
+
+    /// The destination's layout: with a template, its real names, table definitions and metadata.
+    func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind) throws -> any StoreLayout {
+        guard let template = spec.destination.template else { return kind.layout(for: model) }
+        guard FileManager.default.fileExists(atPath: template) else {
+            throw spec.destination.templateCursor!.error("template store not found: \(template)")
+        }
+        do {
+            let db = try Database(path: template, mode: .readOnly)
+            let metadata = try CoreDataMetadata.read(db)
+            let layout = try CoreDataLayout(model: model, store: db, template: metadata)
+            let schema = try db.rows("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid")
+                .compactMap { row -> String? in if case .text(let sql) = row[0] { return sql } else { return nil } }
+            return TemplatedLayout(base: layout, schema: schema)
+        } catch let error as DocumentError {
+            throw error
+        } catch {
+            throw spec.destination.templateCursor!.error("template store \(template) does not fit model \(model.version): \(error)")
+        }
+    }
+
+    /// A lightweight step as mapping plans: every attribute and relationship the inference
+    /// carries over becomes the expression a user would have written.
+    func inferredMappings(_ spec: PipelineSpec, from: Model, to: Model) throws -> [MappingPlan] {
+        let inferred: InferredStep
+        do {
+            inferred = try InferredMapping.infer(from: from, to: to)
+        } catch let error as InferredMappingError {
+            throw (spec.modelsCursor ?? spec.destination.cursor).error(
+                "version \(from.version) → \(to.version) cannot be inferred: \(error.problems.map { "\($0.entity)\($0.property.map { ".\($0)" } ?? ""): \($0.message)" }.joined(separator: "; ")). "
+                + "Add an explicit step for this hop to the pipeline, for example:\n\(error.suggestion)")
+        }
+        let origin = spec.modelsCursor ?? spec.destination.cursor
+        func expression(_ text: String, _ what: String) -> ExpressionSpec {
+            ExpressionSpec(text: text, cursor: JSONCursor(node: origin.node, path: "\(origin.path) (inferred \(from.version) → \(to.version): \(what))", file: origin.file))
+        }
+        var step = StepSpec(name: "", from: from.version, to: to.version, toCursor: nil, mappings: [], cursor: origin)
+        for m in inferred.mappings {
+            var attributes: [(name: String, expression: ExpressionSpec)] = []
+            for a in m.attributes {
+                switch a.value {
+                case .source(let name): attributes.append((a.destination, expression("$source.\(name)", "\(m.destination).\(a.destination)")))
+                case .sourceOrDefault(let name, let value):
+                    attributes.append((a.destination, expression("coalesce($source.\(name), \(literal(value)))", "\(m.destination).\(a.destination)")))
+                case .defaultValue, .null: break  // unmapped attributes get the model's default, or null
+                }
+            }
+            var relationships: [(name: String, expression: ExpressionSpec)] = []
+            for r in m.relationships {
+                let text: String
+                if r.isToMany {
+                    guard r.mappings.count == 1 else {
+                        throw origin.error("version \(from.version) → \(to.version): relationship \(m.destination).\(r.destination) points at rows of several mappings (\(r.mappings.joined(separator: ", "))); add an explicit step for this hop")
+                    }
+                    text = "destinations('\(r.mappings[0])', $source.\(r.source))"
+                } else {
+                    let lookups = r.mappings.map { "destination('\($0)', $source.\(r.source))" }
+                    text = lookups.count == 1 ? lookups[0] : "coalesce(\(lookups.joined(separator: ", ")))"
+                }
+                relationships.append((r.destination, expression(text, "\(m.destination).\(r.destination)")))
+            }
+            step.mappings.append(MappingSpec(name: m.name, source: m.source, destination: m.destination, filter: nil,
+                                             attributes: attributes, relationships: relationships, uniqueBy: nil, forEach: nil,
+                                             policy: nil, cursor: origin, sourceCursor: origin, destinationCursor: origin, policyCursor: nil))
+        }
+        return try planMappings(step, source: from, destination: to)
+    }
+
+    func literal(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .integer(let i): return String(i)
+        case .real(let d): return String(d)
+        case .text(let t): return "'" + t.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob: return "null"
+        }
     }
 
     func planMappings(_ step: StepSpec, source: Model, destination: Model) throws -> [MappingPlan] {

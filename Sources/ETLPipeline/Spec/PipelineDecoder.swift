@@ -17,39 +17,61 @@ extension PipelineSpec {
     public static func decode(_ bytes: [UInt8], file: String) throws -> PipelineSpec {
         let root = try JSONCursor.parse(bytes, file: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        let o = try root.object(keys: ["format", "source", "destination", "options", "steps"])
+        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps"])
         let formatCursor = try o.required("format")
         let format = try formatCursor.int()
         guard format == formatVersion else {
             throw formatCursor.error("unsupported pipeline format \(format); this etl reads format \(formatVersion)")
         }
-        let source = try decodeStore(o.required("source"), folder: folder)
-        let destination = try decodeStore(o.required("destination"), folder: folder)
+        let modelsCursor = o.optional("models")
+        let models = try modelsCursor.map { resolve(try $0.nonEmptyString(), folder: folder) }
+        let source = try decodeStore(o.required("source"), folder: folder, bundle: models != nil)
+        let destination = try decodeStore(o.required("destination"), folder: folder, bundle: models != nil)
+        if models == nil {
+            for end in [source, destination] where end.model == nil {
+                throw end.cursor.error("missing required key 'model' (or name a model bundle with a top-level \"models\")")
+            }
+        }
+        if let template = destination.templateCursor, destination.layout != "coredata" {
+            throw template.error("a template is a Core Data store: set \"layout\": \"coredata\" on the destination")
+        }
         var options = Options()
         if let oc = o.optional("options") {
             let oo = try oc.object(keys: ["chunkSize", "workers"])
             if let c = oo.optional("chunkSize") { options.chunkSize = try c.int(in: 1...1_000_000) }
             if let w = oo.optional("workers") { options.workers = try w.int(in: 1...256) }
         }
-        let stepsCursor = try o.required("steps")
-        let stepCursors = try stepsCursor.array()
-        guard !stepCursors.isEmpty else { throw stepsCursor.error("a pipeline needs at least one step") }
         var steps: [StepSpec] = []
-        for (index, cursor) in stepCursors.enumerated() {
-            let isLast = index == stepCursors.count - 1
-            steps.append(try decodeStep(cursor, index: index, isLast: isLast, destinationModel: destination.model, folder: folder))
+        if let stepsCursor = o.optional("steps") {
+            let stepCursors = try stepsCursor.array()
+            for (index, cursor) in stepCursors.enumerated() {
+                let isLast = index == stepCursors.count - 1
+                steps.append(try decodeStep(cursor, index: index, isLast: isLast, destinationModel: destination.model,
+                                            folder: folder, bundle: models != nil))
+            }
+            if models == nil && stepCursors.isEmpty { throw stepsCursor.error("a pipeline needs at least one step") }
+        } else if models == nil {
+            throw root.error("missing required key 'steps' (or name a model bundle with \"models\" to infer them)")
         }
-        return PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options, steps: steps)
+        return PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options,
+                            steps: steps, models: models, modelsCursor: modelsCursor)
     }
 
     static func resolve(_ path: String, folder: String) -> String {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
     }
 
-    static func decodeStore(_ cursor: JSONCursor, folder: String) throws -> StoreSpec {
-        let o = try cursor.object(keys: ["store", "model", "layout"])
+    static func decodeStore(_ cursor: JSONCursor, folder: String, bundle: Bool) throws -> StoreSpec {
+        let o = try cursor.object(keys: ["store", "model", "version", "layout", "template"])
         let storeCursor = try o.required("store")
-        let modelCursor = try o.required("model")
+        let modelCursor = o.optional("model")
+        let versionCursor = o.optional("version")
+        if bundle, let modelCursor {
+            throw modelCursor.error("with a model bundle, name a version (\"version\": \"v2\") instead of a model file")
+        }
+        if !bundle, let versionCursor {
+            throw versionCursor.error("\"version\" names a version of a model bundle: add a top-level \"models\": \"Name.xcdatamodeld\", or name a model file with \"model\"")
+        }
         var layout = "plain"
         if let lc = o.optional("layout") {
             layout = try lc.string()
@@ -57,36 +79,48 @@ extension PipelineSpec {
                 throw lc.error("unknown layout '\(layout)'; one of: " + LayoutKind.allCases.map(\.rawValue).joined(separator: ", "))
             }
         }
+        let templateCursor = o.optional("template")
         return StoreSpec(store: resolve(try storeCursor.nonEmptyString(), folder: folder),
-                         model: resolve(try modelCursor.nonEmptyString(), folder: folder),
-                         layout: layout, storeCursor: storeCursor, modelCursor: modelCursor)
+                         model: try modelCursor.map { resolve(try $0.nonEmptyString(), folder: folder) },
+                         version: try versionCursor?.nonEmptyString(),
+                         layout: layout,
+                         template: try templateCursor.map { resolve(try $0.nonEmptyString(), folder: folder) },
+                         templateCursor: templateCursor,
+                         storeCursor: storeCursor, modelCursor: modelCursor, versionCursor: versionCursor, cursor: cursor)
     }
 
-    static func decodeStep(_ cursor: JSONCursor, index: Int, isLast: Bool, destinationModel: String, folder: String) throws -> StepSpec {
-        let o = try cursor.object(keys: ["name", "to", "mappings"])
-        let name = try o.optional("name")?.nonEmptyString() ?? "step \(index + 1)"
+    static func decodeStep(_ cursor: JSONCursor, index: Int, isLast: Bool, destinationModel: String?, folder: String,
+                           bundle: Bool) throws -> StepSpec {
+        let o = try cursor.object(keys: bundle ? ["name", "from", "to", "mappings"] : ["name", "to", "mappings"])
+        let name = try o.optional("name")?.nonEmptyString()
         let toCursor = o.optional("to")
-        var to = destinationModel
-        if let toCursor {
+        var from: String?
+        var to = destinationModel ?? ""
+        if bundle {
+            // With a bundle a step is the explicit mapping of one hop, named by its versions.
+            from = try o.required("from").nonEmptyString()
+            to = try o.required("to").nonEmptyString()
+        } else if let toCursor {
             to = resolve(try toCursor.nonEmptyString(), folder: folder)
             if isLast && to != destinationModel {
-                throw toCursor.error("the last step must produce the destination's model (\(destinationModel)); leave 'to' out of the last step")
+                throw toCursor.error("the last step must produce the destination's model (\(destinationModel ?? "")); leave 'to' out of the last step")
             }
         } else if !isLast {
             throw cursor.error("missing required key 'to': every step but the last names the model file it produces")
         }
+        let stepName = name ?? (bundle ? "\(from!) to \(to)" : "step \(index + 1)")
         let mappingsCursor = try o.required("mappings")
         var mappings: [MappingSpec] = []
         var names: Set<String> = []
         for m in try mappingsCursor.array() {
             let mapping = try decodeMapping(m)
             guard names.insert(mapping.name).inserted else {
-                throw m.error("duplicate mapping name '\(mapping.name)' in \(name)")
+                throw m.error("duplicate mapping name '\(mapping.name)' in \(stepName)")
             }
             mappings.append(mapping)
         }
         guard !mappings.isEmpty else { throw mappingsCursor.error("a step needs at least one mapping") }
-        return StepSpec(name: name, to: to, toCursor: toCursor, mappings: mappings, cursor: cursor)
+        return StepSpec(name: stepName, from: from, to: to, toCursor: toCursor, mappings: mappings, cursor: cursor)
     }
 
     static func decodeMapping(_ cursor: JSONCursor) throws -> MappingSpec {

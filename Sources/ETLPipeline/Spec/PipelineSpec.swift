@@ -14,6 +14,11 @@ public struct PipelineSpec: Sendable {
     public var destination: StoreSpec
     public var options: Options
     public var steps: [StepSpec]
+    /// A model bundle (`Name.xcdatamodeld`): the chain of versions. With it, the source's
+    /// version is detected, the destination names a version, and every hop without an
+    /// explicit step is an inferred (lightweight) one.
+    public var models: String?
+    public var modelsCursor: JSONCursor?
 
     public static let formatVersion = 1
 }
@@ -22,12 +27,21 @@ public struct PipelineSpec: Sendable {
 public struct StoreSpec: Sendable {
     /// The store path, resolved against the pipeline's folder.
     public var store: String
-    /// The model file path, resolved against the pipeline's folder.
-    public var model: String
+    /// The model file path, resolved against the pipeline's folder; nil with a bundle.
+    public var model: String?
+    /// The version name in the pipeline's bundle (destination: default the bundle's current
+    /// version; source: default detected from the store).
+    public var version: String?
     public var layout: String
+    /// An empty store the app created at the destination's version: its table definitions
+    /// and Core Data metadata (version hashes) are copied.
+    public var template: String?
+    public var templateCursor: JSONCursor?
     /// Where the store and model were named, for errors.
     public var storeCursor: JSONCursor
-    public var modelCursor: JSONCursor
+    public var modelCursor: JSONCursor?
+    public var versionCursor: JSONCursor?
+    public var cursor: JSONCursor
 }
 
 /// Run options; the command line may override each.
@@ -43,7 +57,10 @@ public struct Options: Sendable {
 /// A hop from one model version to the next (one Core Data mapping model).
 public struct StepSpec: Sendable {
     public var name: String
-    /// The model file this step produces; the last step produces the destination's model.
+    /// With a bundle: the version this step starts from.
+    public var from: String?
+    /// The model file this step produces (with a bundle: the version name); the last step
+    /// of a pipeline without bundle produces the destination's model.
     public var to: String
     public var toCursor: JSONCursor?
     public var mappings: [MappingSpec]
