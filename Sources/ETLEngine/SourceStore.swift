@@ -5,12 +5,14 @@ import ETLStore
 ///
 /// A store with a `-wal` file is read through SQLite, which applies the WAL: its
 /// un-checkpointed transactions are read too. A read-only connection never writes the
-/// store or its WAL; SQLite may create the `-shm` index beside them to read the WAL, and
-/// `close()` removes it again when this run created it, so nothing is left behind.
+/// store or its WAL; SQLite may create the `-shm` index (and an empty `-wal`) beside a store
+/// in WAL mode to read it, and these are removed again when this run created them, so
+/// nothing is left behind.
 public final class SourceStore: @unchecked Sendable {
     public let path: String
     public let database: Database
-    private let createdSharedMemory: Bool
+    /// Files SQLite created beside the store for this run.
+    private let created: [String]
 
     public init(path: String) throws {
         self.path = path
@@ -20,13 +22,13 @@ public final class SourceStore: @unchecked Sendable {
             throw MigrationError.badSource(path: path, reason: "no such file")
         }
         guard !isDirectory.boolValue else { throw MigrationError.badSource(path: path, reason: "is a folder, not a store file") }
-        let shm = path + "-shm"
-        let hadSharedMemory = fm.fileExists(atPath: shm)
+        let companions = [path + "-wal", path + "-shm"]
+        let existing = companions.filter { fm.fileExists(atPath: $0) }
         do {
             database = try Database(path: path, mode: .readOnly)
             try database.checkReadable()
         } catch let error as StoreError {
-            if !hadSharedMemory { try? fm.removeItem(atPath: shm) }
+            for file in companions where !existing.contains(file) { try? fm.removeItem(atPath: file) }
             let size = (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             let reason: String
             switch error.code {
@@ -36,7 +38,7 @@ public final class SourceStore: @unchecked Sendable {
             }
             throw MigrationError.badSource(path: path, reason: reason)
         }
-        createdSharedMemory = !hadSharedMemory && fm.fileExists(atPath: shm)
+        created = companions.filter { !existing.contains($0) && fm.fileExists(atPath: $0) }
     }
 
     /// Whether a `-wal` file with content sits beside the store.
@@ -45,6 +47,11 @@ public final class SourceStore: @unchecked Sendable {
     }
 
     deinit {
-        if createdSharedMemory { try? FileManager.default.removeItem(atPath: path + "-shm") }
+        database.close()
+        for file in created {
+            // Only an empty WAL is ours to remove: one with content would hold transactions.
+            let size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
+            if file.hasSuffix("-shm") || size == 0 { try? FileManager.default.removeItem(atPath: file) }
+        }
     }
 }

@@ -43,7 +43,17 @@ public final class Database: @unchecked Sendable {
         sqlite3_busy_timeout(db, 5_000)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    private var isClosed = false
+
+    deinit { close() }
+
+    /// Closes the connection (once; later calls do nothing). Statements still alive keep
+    /// SQLite's resources until they are released, and fail if used.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        sqlite3_close_v2(handle)
+    }
 
     func error(_ code: Int32, sql: String?) -> StoreError {
         StoreError(path: path, code: code & 0xff, message: String(cString: sqlite3_errmsg(handle)), sql: sql)

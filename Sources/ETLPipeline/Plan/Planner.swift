@@ -18,7 +18,8 @@ public struct Planner {
         let chain = try spec.models == nil ? fileChain(spec) : bundleChain(spec, source: source)
         let sourceKind = LayoutKind(rawValue: spec.source.layout)!
         let destinationKind = LayoutKind(rawValue: spec.destination.layout)!
-        var sourceLayout = try sourceKind.layout(for: chain.models[0], store: sourceKind == .coredata ? source : nil)
+        let first = chain.hops.first?.from ?? 0
+        var sourceLayout = try sourceKind.layout(for: chain.models[first], store: sourceKind == .coredata ? source : nil)
         var steps: [StepPlan] = []
         for (index, hop) in chain.hops.enumerated() {
             let from = chain.models[hop.from], to = chain.models[hop.to]
@@ -36,7 +37,7 @@ public struct Planner {
                                   destinationLayout: destinationLayout, mappings: mappings, isInferred: hop.step == nil))
             sourceLayout = destinationLayout
         }
-        return Plan(spec: spec, steps: steps, sourceVersion: chain.models[chain.hops.first?.from ?? 0].version,
+        return Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
                     targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
     }
 
@@ -124,7 +125,7 @@ public struct Planner {
                 k += 1
             }
         }
-        if chain.hops.isEmpty { chain.hops = [] ; chain.models = [bundle.versions[start]] }
+        if chain.hops.isEmpty { chain.models = [bundle.versions[start]] }
         return chain
     }
 

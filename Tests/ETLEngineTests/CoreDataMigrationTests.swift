@@ -1,0 +1,150 @@
+import XCTest
+import Foundation
+import ETLStore
+import ETL
+
+/// Real Core Data stores (../shared/fixtures), upgraded progressively through their model
+/// bundle; WAL stores; stores of another app.
+final class CoreDataMigrationTests: XCTestCase {
+    var folder: TemporaryFolder!
+
+    override func setUpWithError() throws { folder = try TemporaryFolder() }
+    override func tearDown() { folder = nil }
+
+    /// Copies the rename-chain fixture folder; skips (or fails under ETL_REQUIRE_FIXTURES=1)
+    /// when ../shared is missing.
+    func copyFixtures() throws -> URL {
+        let shared = repositoryRoot.appendingPathComponent("../shared/fixtures/coredata-rename-chain").standardizedFileURL
+        guard FileManager.default.fileExists(atPath: shared.path) else {
+            let message = "missing \(shared.path): these tests need the shared fixtures beside the repository"
+            if ProcessInfo.processInfo.environment["ETL_REQUIRE_FIXTURES"] == "1" {
+                XCTFail("ETL_REQUIRE_FIXTURES=1 but " + message)
+                throw CocoaError(.fileNoSuchFile)
+            }
+            throw XCTSkip(message)
+        }
+        let copy = folder.url.appendingPathComponent("chain")
+        try FileManager.default.copyItem(at: shared, to: copy)
+        // The originals are read-only; the copies are ours.
+        let files = FileManager.default.enumerator(atPath: copy.path)!.compactMap { $0 as? String }
+        for file in [""] + files {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.appendingPathComponent(file).path)
+        }
+        return copy
+    }
+
+    func bundlePipeline(in chain: URL, source: String, version: String?, template: String? = nil) throws -> String {
+        let versionKey = version.map { ", \"version\": \"\($0)\"" } ?? ""
+        let templateKey = template.map { ", \"template\": \"\($0)\"" } ?? ""
+        return try folder.pipeline("upgrade-\(UUID().uuidString.prefix(6)).json", """
+            { "format": 1, "models": "\(chain.path)/Model.xcdatamodeld",
+              "source": { "store": "\(chain.path)/\(source)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("out.sqlite"))", "layout": "coredata"\(versionKey)\(templateKey) } }
+            """)
+    }
+
+    func testEveryFixtureStoreUpgradesToTheCurrentVersion() throws {
+        let chain = try copyFixtures()
+        for (index, version) in ["v1.0.0", "v1.1.0", "v1.1.2", "v1.2.0"].enumerated() {
+            let store = chain.appendingPathComponent("Example_\(version).sqlite").path
+            let before = try bytes(store)
+            // Half name the target version, half rely on the bundle's current version.
+            var migration = Migration(pipeline: try bundlePipeline(in: chain, source: "Example_\(version).sqlite",
+                                                                   version: index % 2 == 0 ? "v2.0.0" : nil))
+            migration.replace = .force
+            let summary = try migration.run()
+            XCTAssertEqual(summary.mappings.count, 4 - index, "one inferred hop per version from \(version)")
+
+            let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
+            XCTAssertEqual(try out.rows("SELECT ZV2_0_0_NAME FROM ZBASICENTITY"), [[.text("A Known Value")]], "from \(version)")
+            XCTAssertEqual(try out.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY"), [[.integer(1), .text("BasicEntity"), .integer(0)]])
+            XCTAssertGreaterThanOrEqual(try out.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY"), try out.scalarInt("SELECT max(Z_PK) FROM ZBASICENTITY"))
+            XCTAssertEqual(try out.scalarInt("SELECT Z_OPT FROM ZBASICENTITY"), 1)
+            let metadata = try CoreDataMetadata.read(out)
+            XCTAssertEqual(metadata.storeType, "SQLite")
+            XCTAssertEqual(try bytes(store), before, "the source \(version) must not change")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-wal"), "no -wal left beside the source")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-shm"), "no -shm left beside the source")
+        }
+    }
+
+    func testAStoreAtTheTargetIsUpToDate() throws {
+        let chain = try copyFixtures()
+        let summary = try Migration(pipeline: try bundlePipeline(in: chain, source: "Example_v2.0.0.sqlite", version: "v2.0.0")).run()
+        XCTAssertTrue(summary.upToDate)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("out.sqlite")))
+    }
+
+    func testATemplateGivesTheAppsOwnSchemaAndVersionHashes() throws {
+        let chain = try copyFixtures()
+        let template = chain.appendingPathComponent("Example_v2.0.0.sqlite").path
+        try Migration(pipeline: try bundlePipeline(in: chain, source: "Example_v1.1.2.sqlite", version: "v2.0.0", template: template)).run()
+        let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
+        let reference = try Database(path: template, mode: .readOnly)
+        let schema = "SELECT type, name, sql FROM sqlite_schema ORDER BY name"
+        XCTAssertEqual(try out.rows(schema), try reference.rows(schema))
+        let hashes = try CoreDataMetadata.read(reference).versionHashes
+        XCTAssertFalse(hashes.isEmpty)
+        XCTAssertEqual(try CoreDataMetadata.read(out).versionHashes, hashes)
+        XCTAssertEqual(try out.rows("SELECT ZV2_0_0_NAME FROM ZBASICENTITY"), [[.text("A Known Value")]])
+    }
+
+    func testAStoreOfAnotherAppIsRefusedNamingWhatDiffers() throws {
+        let chain = try copyFixtures()
+        let books = folder.path("books.sqlite")
+        try BooksSample.write(rows: 50, seed: 1, to: books)
+        let pipeline = try folder.pipeline("other.json", """
+            { "format": 1, "models": "\(chain.path)/Model.xcdatamodeld",
+              "source": { "store": "\(books)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("out.sqlite"))", "layout": "coredata" } }
+            """)
+        XCTAssertThrowsError(try Migration(pipeline: pipeline).run()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains(books), text)
+            XCTAssertTrue(text.contains("ZBASICENTITY") || text.contains("BasicEntity"), text)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("out.sqlite")))
+    }
+
+    func testABrokenModelFileIsNamed() throws {
+        let chain = try copyFixtures()
+        let contents = chain.appendingPathComponent("Model.xcdatamodeld/v1.2.0.xcdatamodel/contents").path
+        try Data("<model><entity name=\"BasicEntity\"><attribute".utf8).write(to: URL(fileURLWithPath: contents))
+        XCTAssertThrowsError(try Migration(pipeline: try bundlePipeline(in: chain, source: "Example_v1.0.0.sqlite", version: "v2.0.0")).run()) { error in
+            XCTAssertTrue("\(error)".contains("v1.2.0.xcdatamodel/contents"), "\(error)")
+        }
+    }
+
+    func testAnUnknownTargetVersionSuggestsTheClosest() throws {
+        let chain = try copyFixtures()
+        XCTAssertThrowsError(try Migration(pipeline: try bundlePipeline(in: chain, source: "Example_v1.0.0.sqlite", version: "V2.0.0")).run()) { error in
+            XCTAssertTrue("\(error)".contains("unknown version 'V2.0.0'"), "\(error)")
+            XCTAssertTrue("\(error)".contains("did you mean 'v2.0.0'?"), "\(error)")
+        }
+    }
+
+    /// A store whose newest rows live only in its -wal file: all of them are migrated,
+    /// and neither file changes by a byte.
+    func testRowsOnlyInTheWALAreMigratedAndTheWALIsUntouched() throws {
+        let live = folder.path("live.sqlite")
+        try BooksSample.write(rows: 200, seed: 3, to: live)
+        let writer = try Database(path: live, mode: .readWrite)
+        try writer.execute("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0")
+        try writer.execute("INSERT INTO Book (id, title) SELECT id + 1000, 'wal book ' || id FROM Book WHERE id <= 50")
+        // Copy while the writer holds the WAL open: the copy has 50 books only in its -wal.
+        let store = folder.path("walstore.sqlite")
+        try FileManager.default.copyItem(atPath: live, toPath: store)
+        try FileManager.default.copyItem(atPath: live + "-wal", toPath: store + "-wal")
+        writer.close()
+        let main = try bytes(store), wal = try bytes(store + "-wal")
+        XCTAssertGreaterThan(wal.count, 0)
+
+        try migrateBooks(source: store, destination: folder.path("v3.sqlite"))
+        let out = try Database(path: folder.path("v3.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM Book"), 250)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM Book WHERE title LIKE 'wal book %'"), 50)
+        XCTAssertEqual(try bytes(store), main)
+        XCTAssertEqual(try bytes(store + "-wal"), wal)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-shm"), "the -shm this run needed is removed")
+    }
+}
