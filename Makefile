@@ -33,3 +33,40 @@ test: deps
 
 clean:
 	rm -rf .build out
+
+# Benchmarks (issue 6): the books v1 → v2 step by the sqlite3 CLI (one SQL script), a
+# Python script and etl run, timed, memory-measured and checked against each other.
+#   make bench ROWS=1000000                        one size (default "100000 1000000")
+#   make bench SIZES="100000 1000000 5000000" ROUNDS=3
+#   make bench-smoke     2,000 books, one round, in a temp folder: do all tools agree? (< 1 min)
+#   make bench-report    Benchmarks/RESULTS.md and results.png again from results.json
+# Writes Benchmarks/RESULTS.md, results.json, results.png; the stores go to out/bench.
+ROUNDS ?= 3
+BENCH_PYTHON ?= python3
+BENCH_SIZES = $(or $(SIZES),$(if $(filter command line environment environment override,$(origin ROWS)),$(ROWS),100000 1000000))
+
+.PHONY: bench bench-smoke bench-report bench-deps bench-plot-deps
+
+# The sqlite3 CLI and GNU time (/usr/bin/time -v) from apt, only when missing.
+bench-deps:
+	@if ! command -v sqlite3 >/dev/null 2>&1 || [ ! -x /usr/bin/time ]; then \
+		echo "installing sqlite3 and time"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y sqlite3 time; \
+	fi
+
+# matplotlib for results.png; without it the report says there is no plot.
+bench-plot-deps:
+	@$(BENCH_PYTHON) -c 'import matplotlib' 2>/dev/null || $(BENCH_PYTHON) -m pip install --quiet matplotlib \
+		|| echo "matplotlib could not be installed: no plot"
+
+bench: deps bench-deps bench-plot-deps
+	$(SWIFT) build -c release
+	BENCH_COMMAND='make bench SIZES="$(BENCH_SIZES)" ROUNDS=$(ROUNDS)' \
+		$(BENCH_PYTHON) Benchmarks/run.py run --etl .build/release/etl --sizes $(BENCH_SIZES) --rounds $(ROUNDS)
+
+bench-smoke: deps bench-deps
+	$(SWIFT) build -c release
+	$(BENCH_PYTHON) Benchmarks/run.py smoke --etl .build/release/etl
+
+bench-report:
+	$(BENCH_PYTHON) Benchmarks/run.py report

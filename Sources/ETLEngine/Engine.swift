@@ -130,8 +130,10 @@ public struct Engine {
         // destination was installed and only finishes this cleanup.
         area.removeAll(stepCount: plan.steps.count)
         file.remove()
-        return RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
-                          redoneRows: redone, mappings: run.finished, seconds: Date().timeIntervalSince(started))
+        var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
+                                 redoneRows: redone, mappings: run.finished, seconds: Date().timeIntervalSince(started))
+        summary.notes = notes()
+        return summary
     }
 
     /// Runs one step, from its beginning or from a checkpoint inside it. Returns the number
@@ -180,6 +182,17 @@ public struct Engine {
         run.finished += context.counters
         run.context = nil
         return redone
+    }
+
+    /// What the user must do before the result is used.
+    private func notes() -> [String] {
+        guard let layout = plan.steps.last?.destinationLayout else { return [] }
+        let coreData = (layout as? CoreDataLayout) ?? ((layout as? TemplatedLayout)?.base as? CoreDataLayout)
+        if let coreData, !coreData.hasVersionHashes {
+            return ["the destination has no Core Data version hashes (Z_METADATA): an app will not recognise its version. "
+                    + "Give the destination a \"template\": an empty store the app created at \(plan.targetVersion)."]
+        }
+        return []
     }
 
     /// Says where a resumed run continues, and how many source rows it loads again.

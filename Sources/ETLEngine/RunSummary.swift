@@ -42,4 +42,6 @@ public struct RunSummary: Sendable {
     public var seconds: Double
     /// True when the source was already at the target version and nothing was written.
     public var upToDate = false
+    /// Things the user must know about the result (e.g. missing Core Data version hashes).
+    public var notes: [String] = []
 }

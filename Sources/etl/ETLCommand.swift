@@ -27,7 +27,7 @@ struct ETLCommand: ParsableCommand {
               2  bad usage or a bad pipeline or model file; nothing was read
             """,
         version: ETLVersion.current,
-        subcommands: [RunCommand.self, StatusCommand.self, SampleCommand.self])
+        subcommands: [RunCommand.self, StatusCommand.self, InspectCommand.self, SampleCommand.self])
 
     static func main() {
         do {
@@ -46,6 +46,12 @@ struct ETLCommand: ParsableCommand {
             printError("error: \(error)")
             code = ExitStatus.badInput
         case let error as MigrationError:
+            printError("error: \(error)")
+            code = ExitStatus.failed
+        case let error as VersionDetectionError:
+            printError("error: \(error)")
+            code = ExitStatus.failed
+        case let error as CoreDataStoreError:
             printError("error: \(error)")
             code = ExitStatus.failed
         case let error as CLIFailure:

@@ -88,6 +88,10 @@ struct RunCommand: ParsableCommand {
             throw error
         }
         display.abandon()
+        if summary.upToDate {
+            print("\(summary.source) is already at the target version: nothing to do, nothing written")
+            return
+        }
         print(SummaryTable.render(summary))
     }
 }

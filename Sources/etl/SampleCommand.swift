@@ -11,6 +11,7 @@ struct SampleCommand: ParsableCommand {
 
             Example:
               etl sample books --version 1 --rows 50000 --seed 7 --out out/books-v1.sqlite
+              etl sample books --layout coredata --rows 1000 --out out/books-v1-coredata.sqlite
             """)
 
     @Argument(help: "The sample to write. Only 'books' exists.")
@@ -28,6 +29,9 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "Path of the store to write.")
     var out: String
 
+    @Option(help: "Store layout: plain, or coredata (Core Data's Z-tables, with Z_PRIMARYKEY and Z_METADATA).")
+    var layout: String = "plain"
+
     @Flag(help: "Replace the file if it exists.")
     var force = false
 
@@ -35,6 +39,9 @@ struct SampleCommand: ParsableCommand {
         guard name == "books" else { throw ValidationError("unknown sample '\(name)': the only sample is 'books'") }
         guard version == 1 else { throw ValidationError("--version \(version): only version 1 can be generated; run pipelines/books.json to get v2 or v3") }
         guard rows >= 0 else { throw ValidationError("--rows must be 0 or more") }
+        guard LayoutKind(rawValue: layout) != nil else {
+            throw ValidationError("--layout \(layout): one of " + LayoutKind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
     }
 
     func run() throws {
@@ -46,7 +53,7 @@ struct SampleCommand: ParsableCommand {
             throw CLIFailure(message: "the folder \(folder) does not exist: create it first")
         }
         let started = Date()
-        let counts = try BooksSample.write(rows: rows, seed: seed, to: out)
+        let counts = try BooksSample.write(rows: rows, seed: seed, to: out, layout: LayoutKind(rawValue: layout)!)
         let seconds = Date().timeIntervalSince(started)
         print("wrote \(out): \(counts.books) books, \(counts.users) users, \(counts.links) user–book links (seed \(seed), \(String(format: "%.2f", seconds)) s)")
     }

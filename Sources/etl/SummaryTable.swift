@@ -28,6 +28,7 @@ enum SummaryTable {
             lines.append("resumed an interrupted run at step \(resumed.step + 1), \(resumed.stage.rawValue); "
                          + "\(summary.redoneRows) source rows loaded after its last checkpoint were loaded again")
         }
+        for note in summary.notes { lines.append("note: " + note) }
         lines.append("migrated \(summary.source)")
         lines.append("      to \(summary.destination)" + (summary.backup.map { " (previous file kept as \($0))" } ?? ""))
         return lines.joined(separator: "\n")

@@ -42,13 +42,37 @@ public enum BooksSample {
     static let adjectives = ["Silent", "Hidden", "Last", "Bright", "Broken", "Distant", "Golden", "Quiet", "Lost", "Wild"]
     static let nouns = ["River", "Garden", "Machine", "Winter", "Harbor", "Library", "Signal", "Mountain", "Letter", "Engine"]
 
-    /// Writes the store to `path` (through a temporary file, renamed at the end).
+    /// Writes the store to `path` (through a temporary file, renamed at the end), in the
+    /// plain layout or in Core Data's (with its Z_PRIMARYKEY and Z_METADATA). The same
+    /// rows and seed give the same rows in either layout.
     @discardableResult
-    public static func write(rows: Int, seed: UInt64, to path: String) throws -> Counts {
+    public static func write(rows: Int, seed: UInt64, to path: String, layout kind: LayoutKind = .plain) throws -> Counts {
         precondition(rows >= 0)
         let temporary = path + ".sample-tmp"
         try? FileManager.default.removeItem(atPath: temporary)
-        let layout = PlainLayout(model: modelV1)
+        let layout: any StoreLayout
+        if kind == .coredata {
+            // Z_METADATA's store UUID from the seed: the same arguments give the same bytes.
+            var coreData = CoreDataLayout(model: modelV1)
+            var uuidRandom = SplitMix64(seed: seed ^ 0x5EED)
+            let bytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: uuidRandom.next()) }
+            coreData.storeUUID = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                             bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
+            layout = coreData
+        } else {
+            layout = kind.layout(for: modelV1)
+        }
+        // Names come from the layout, so one generator serves both layouts.
+        let q = Database.quote
+        let userTable = layout.table(of: "User"), bookTable = layout.table(of: "Book")
+        func insert(_ table: EntityTable, _ entity: String, _ attributes: [String]) -> String {
+            let columns = [table.keyColumn] + table.insertDefaults.map(\.column) + attributes.map { layout.column(ofAttribute: $0, entity: entity) }
+            let values = ["?"] + table.insertDefaults.map(\.value.sqlLiteral) + attributes.map { _ in "?" }
+            return "INSERT INTO \(q(table.name)) (\(columns.map(q).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+        }
+        guard case .joinTable(let joinTable, let bookColumn, let userColumn) = layout.storage(ofRelationship: "users", entity: "Book") else {
+            preconditionFailure("Book.users is a many-to-many in every layout")
+        }
         var random = SplitMix64(seed: seed)
         let userCount = max(1, rows / 20)
         let authorCount = max(1, rows / 8)
@@ -58,13 +82,13 @@ public enum BooksSample {
             try db.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             try db.transaction {
                 for sql in layout.schemaSQL() { try db.execute(sql) }
-                let user = try db.prepare("INSERT INTO \"User\" (id, userId, name) VALUES (?, ?, ?)")
+                let user = try db.prepare(insert(userTable, "User", ["userId", "name"]))
                 for id in 1...userCount {
                     let name = firstNames[random.below(firstNames.count)] + " " + lastNames[random.below(lastNames.count)]
                     try user.run([.integer(Int64(id)), .integer(Int64(1000 + id)), .text(name)])
                 }
-                let book = try db.prepare("INSERT INTO \"Book\" (id, title, authorName, fileURL, published, price) VALUES (?, ?, ?, ?, ?, ?)")
-                let link = try db.prepare("INSERT INTO \"Book_users\" (source_id, target_id) VALUES (?, ?)")
+                let book = try db.prepare(insert(bookTable, "Book", ["title", "authorName", "fileURL", "published", "price"]))
+                let link = try db.prepare("INSERT INTO \(q(joinTable)) (\(q(bookColumn)), \(q(userColumn))) VALUES (?, ?)")
                 for id in 1...max(1, rows) where rows > 0 {
                     let title = adjectives[random.below(adjectives.count)] + " " + nouns[random.below(nouns.count)] + " \(id)"
                     let authorIndex = random.below(authorCount)
@@ -75,7 +99,7 @@ public enum BooksSample {
                     // Published between 1950 and 2024, in whole seconds since 1970.
                     let published = Double(-631_152_000 + random.below(2_366_841_600))
                     let price: SQLValue = random.below(100) < 10 ? .null : .real(Double(99 + random.below(9_900)) / 100)
-                    try book.run([.integer(Int64(id)), .text(title), author, file, .real(published), price])
+                    try book.run([.integer(Int64(id)), .text(title), author, file, .real(published - layout.dateEpoch), price])
                     var users = Set<Int>()
                     for _ in 0..<random.below(4) { users.insert(1 + random.below(userCount)) }
                     for u in users.sorted() {
@@ -83,6 +107,7 @@ public enum BooksSample {
                         links += 1
                     }
                 }
+                try layout.finish(db)
             }
         }
         guard rename(temporary, path) == 0 else {

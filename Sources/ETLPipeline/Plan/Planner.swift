@@ -165,7 +165,8 @@ public struct Planner {
         } catch let error as InferredMappingError {
             throw (spec.modelsCursor ?? spec.destination.cursor).error(
                 "version \(from.version) → \(to.version) cannot be inferred: \(error.problems.map { "\($0.entity)\($0.property.map { ".\($0)" } ?? ""): \($0.message)" }.joined(separator: "; ")). "
-                + "Add an explicit step for this hop to the pipeline, for example:\n\(error.suggestion)")
+                + "Add an explicit step for this hop to the pipeline's \"steps\", for example:\n"
+                + "{ \"from\": \"\(from.version)\", \"to\": \"\(to.version)\", \"mappings\": [\n\(error.suggestion)\n] }")
         }
         let origin = spec.modelsCursor ?? spec.destination.cursor
         func expression(_ text: String, _ what: String) -> ExpressionSpec {

@@ -1,0 +1,993 @@
+#!/usr/bin/env python3
+"""Benchmark harness of etl (issue 6): the books v1 -> v2 step, done by several tools.
+
+    python3 Benchmarks/run.py run --etl .build/release/etl --sizes 100000 1000000 --rounds 3
+    python3 Benchmarks/run.py smoke --etl .build/release/etl
+    python3 Benchmarks/run.py report
+
+`run` writes the v1 books store of each size with `etl sample books --seed 1`, then, for
+each round, runs every tool once on it, each into a fresh destination:
+
+  (a)  sqlite3 CLI with one hand-written SQL script (Benchmarks/sql/books-v1-v2.sql)
+  (b)  Python's sqlite3 module, row by row, executemany in batches
+       (Benchmarks/python/migrate_books_v1_v2.py)
+  (c)  etl run Benchmarks/pipelines/books-v1-v2.json (checkpoints on, the default)
+  (c') the same with --no-checkpoint
+  (d)  etl with a Swift policy closure: not measured while policies are missing
+  (e)  GRDB: skipped
+
+Each run is timed (wall clock, whole process) and wrapped in `/usr/bin/time -v` for its
+peak resident memory. Every destination is checked against the content expected from
+the source (see `content_hash`) and against the schema etl writes. It writes
+results.json (raw measurements), RESULTS.md and results.png (matplotlib, if importable)
+into Benchmarks/; `report` makes RESULTS.md and results.png again from results.json.
+
+`smoke` is `run` with 2,000 books, one round and no plot, in a temporary folder: it
+checks that all tools agree. Exit status: 0 when every tool that ran produced the
+expected content and schema, 1 otherwise, 2 on bad usage.
+
+Standard library only; matplotlib is optional.
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PIPELINE = os.path.join(HERE, "pipelines", "books-v1-v2.json")
+SQL_SCRIPT = os.path.join(HERE, "sql", "books-v1-v2.sql")
+PY_SCRIPT = os.path.join(HERE, "python", "migrate_books_v1_v2.py")
+TIME = "/usr/bin/time"
+SEED = 1
+RESULTS_FORMAT = 1
+
+MISSING_CLOSURE = "missing (policies not implemented yet)"
+SKIPPED_GRDB = "skipped (optional in issue 6; no GRDB on Linux here)"
+
+# The tools, in the order they run in every round and appear in the tables.
+# kind: "run" (measured), "missing" or "skipped" (a row in the table, never a number).
+TOOLS = [
+    {"id": "sqlite", "label": "(a) sqlite3 CLI, one SQL script", "kind": "run"},
+    {"id": "python", "label": "(b) Python sqlite3, executemany", "kind": "run"},
+    {"id": "etl", "label": "(c) etl run, declarative pipeline", "kind": "run"},
+    {"id": "etl-nocheckpoint", "label": "(c') etl run --no-checkpoint", "kind": "run"},
+    {"id": "etl-closure", "label": "(d) etl run, Swift policy closure", "kind": "missing",
+     "status": MISSING_CLOSURE},
+    {"id": "grdb", "label": "(e) GRDB", "kind": "skipped", "status": SKIPPED_GRDB},
+]
+BASELINE = "sqlite"
+
+# BENCH_CLOSURE_CMD, when set, measures (d) with that command instead of reporting it
+# missing: a shell-style command line with {source} and {destination} placeholders.
+CLOSURE_ENV = "BENCH_CLOSURE_CMD"
+
+
+# ----------------------------------------------------------------------------------
+# Small helpers
+
+
+def log(message):
+    print(message, flush=True)
+
+
+def die(message, status=2):
+    print(f"run.py: {message}", file=sys.stderr, flush=True)
+    sys.exit(status)
+
+
+def capture(command):
+    """Standard output of a command, stripped; None if it cannot run."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = (done.stdout or done.stderr).strip()
+    return text if done.returncode == 0 and text else None
+
+
+def sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def remove_destination(path):
+    """Removes a destination and every file beside it that starts with its name
+    (-journal, -wal, .etl-tmp, .etl-checkpoint, .bak, ...), so that no run resumes or
+    reuses anything of an earlier one."""
+    folder, name = os.path.split(path)
+    if not os.path.isdir(folder):
+        return
+    for entry in os.listdir(folder):
+        if entry == name or entry.startswith(name + ".") or entry.startswith(name + "-"):
+            full = os.path.join(folder, entry)
+            if os.path.isdir(full) and not os.path.islink(full):
+                shutil.rmtree(full)
+            else:
+                os.remove(full)
+
+
+def leftovers(path):
+    """Files beside a destination that start with its name, after a run."""
+    folder, name = os.path.split(path)
+    return sorted(e for e in os.listdir(folder)
+                  if e != name and (e.startswith(name + ".") or e.startswith(name + "-")))
+
+
+def read_only_uri(path):
+    return "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+
+
+def sql_literal(text):
+    return "'" + text.replace("'", "''") + "'"
+
+
+# ----------------------------------------------------------------------------------
+# The check: logical content, independent of the keys each tool chose.
+#
+# Every table becomes a sorted list of rows in which keys are replaced by natural
+# values: User by userId, Book by title (unique: it contains the book's id), Author by
+# name, Book<->User pairs as (title, userId), Book<->Author pairs as (name, title). Each
+# row is written as Python's repr of the tuple (so 1 and 1.0, '1' and 1 differ) and
+# hashed with SHA-256, section by section, followed by the row count of every table (a
+# link to a missing row or a duplicate changes it). The expected hash is computed the
+# same way from the v1 source, without any tool.
+
+DESTINATION_DUMP = [
+    ("User", 'SELECT "userId", "name" FROM "User" ORDER BY 1, 2', 'SELECT count(*) FROM "User"'),
+    ("Book", 'SELECT "title", "fileURL", "published", "price" FROM "Book" ORDER BY 1, 2, 3, 4',
+     'SELECT count(*) FROM "Book"'),
+    ("Author", 'SELECT "name" FROM "Author" ORDER BY 1', 'SELECT count(*) FROM "Author"'),
+    ("Book_users",
+     'SELECT b."title", u."userId" FROM "Book_users" AS j '
+     'JOIN "Book" AS b ON b."id" = j."source_id" JOIN "User" AS u ON u."id" = j."target_id" '
+     'ORDER BY 1, 2',
+     'SELECT count(*) FROM "Book_users"'),
+    ("Author_books",
+     'SELECT a."name", b."title" FROM "Author_books" AS j '
+     'JOIN "Author" AS a ON a."id" = j."source_id" JOIN "Book" AS b ON b."id" = j."target_id" '
+     'ORDER BY 1, 2',
+     'SELECT count(*) FROM "Author_books"'),
+]
+
+# The same sections, as v2 must have them, from the v1 source.
+EXPECTED_DUMP = [
+    ("User", 'SELECT "userId", "name" FROM "User" ORDER BY 1, 2'),
+    ("Book", 'SELECT "title", "fileURL", "published", "price" FROM "Book" ORDER BY 1, 2, 3, 4'),
+    ("Author", 'SELECT DISTINCT "authorName" FROM "Book" WHERE "authorName" IS NOT NULL ORDER BY 1'),
+    ("Book_users",
+     'SELECT b."title", u."userId" FROM "Book_users" AS j '
+     'JOIN "Book" AS b ON b."id" = j."source_id" JOIN "User" AS u ON u."id" = j."target_id" '
+     'ORDER BY 1, 2'),
+    ("Author_books",
+     'SELECT "authorName", "title" FROM "Book" WHERE "authorName" IS NOT NULL ORDER BY 1, 2'),
+]
+
+
+def _hash_sections(connection, sections):
+    digest = hashlib.sha256()
+    counts = {}
+    for table, query, count_query in sections:
+        digest.update(f"[{table}]\n".encode())
+        rows = 0
+        cursor = connection.execute(query)
+        while True:
+            batch = cursor.fetchmany(10_000)
+            if not batch:
+                break
+            rows += len(batch)
+            digest.update("".join(repr(tuple(row)) + "\n" for row in batch).encode())
+        total = connection.execute(count_query).fetchone()[0] if count_query else rows
+        counts[table] = {"dumped": rows, "in_table": total}
+    for table, count in counts.items():
+        digest.update(f"#{table} {count['in_table']}\n".encode())
+    return digest.hexdigest(), counts
+
+
+def content_hash(path):
+    """(hash, counts) of a v2 destination; raises sqlite3.Error if it is not one."""
+    connection = sqlite3.connect(read_only_uri(path), uri=True)
+    try:
+        return _hash_sections(connection, DESTINATION_DUMP)
+    finally:
+        connection.close()
+
+
+def expected_hash(source):
+    """(hash, counts) that a correct v2 destination made from this v1 source has."""
+    connection = sqlite3.connect(read_only_uri(source), uri=True)
+    try:
+        return _hash_sections(connection, [(t, q, None) for t, q in EXPECTED_DUMP])
+    finally:
+        connection.close()
+
+
+def schema_of(path):
+    """The schema as a sorted list of [type, name, table, sql], SQLite's own entries
+    excluded."""
+    connection = sqlite3.connect(read_only_uri(path), uri=True)
+    try:
+        rows = connection.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master "
+            "WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").fetchall()
+    finally:
+        connection.close()
+    return [list(row) for row in rows]
+
+
+# ----------------------------------------------------------------------------------
+# Running one tool once
+
+
+def tool_command(tool_id, etl, source, destination):
+    if tool_id == "sqlite":
+        # Double quotes around an SQL literal: the CLI's tokenizer removes the first,
+        # `.parameter set` then reads the literal as SQL.
+        parameter = '.parameter set $src "' + sql_literal(read_only_uri(source)) + '"'
+
+        return ["sqlite3", "-bail", "-batch", "-cmd", parameter, destination], SQL_SCRIPT
+    if tool_id == "python":
+        return [sys.executable, PY_SCRIPT, source, destination], None
+    if tool_id in ("etl", "etl-nocheckpoint"):
+        command = [etl, "run", PIPELINE, "--source", source, "--destination", destination,
+                   "--force", "--progress", "lines"]
+        if tool_id == "etl-nocheckpoint":
+            command.append("--no-checkpoint")
+        return command, None
+    if tool_id == "etl-closure":
+        template = os.environ.get(CLOSURE_ENV)
+        return [part.format(source=source, destination=destination, etl=etl)
+                for part in shlex.split(template)], None
+    raise ValueError(tool_id)
+
+
+STAGE_LINE = re.compile(r"step \d+/\d+ (\w+) (.*?): .* in ([0-9.]+) s\s*$")
+
+
+def etl_stages(log_text):
+    """Per-stage seconds from `etl run --progress lines`, e.g.
+    "step 1/1 create Books (v1 to v2): 2000 rows in 0.01 s" -> ["create Books", 0.01]."""
+    stages = []
+    for line in log_text.splitlines():
+        match = STAGE_LINE.search(line)
+        if match:
+            what = match.group(2)
+            what = re.sub(r"\s*\([^)]*\)$", "", what)  # drop "(v1 to v2)"
+            name = match.group(1) + (" " + what if what else "")
+            stages.append([name, float(match.group(3))])
+    return stages
+
+
+def max_rss_kib(time_output):
+    match = re.search(r"Maximum resident set size \(kbytes\):\s*(\d+)", time_output)
+    return int(match.group(1)) if match else None
+
+
+def run_once(tool_id, etl, source, destination, log_path):
+    remove_destination(destination)
+    command, stdin_path = tool_command(tool_id, etl, source, destination)
+    time_path = log_path + ".time"
+    wrapped = [TIME, "-v", "-o", time_path] + command
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    try:
+        with open(log_path, "wb") as output:
+            started = time.perf_counter()
+            done = subprocess.run(wrapped, stdin=stdin, stdout=output, stderr=subprocess.STDOUT,
+                                  cwd=ROOT)
+            seconds = time.perf_counter() - started
+    finally:
+        if stdin_path:
+            stdin.close()
+    with open(time_path, errors="replace") as handle:
+        time_text = handle.read()
+    with open(log_path, errors="replace") as handle:
+        log_text = handle.read()
+    shown = shlex.join(command) + (f" < {shlex.quote(stdin_path)}" if stdin_path else "")
+    run = {"seconds": round(seconds, 4), "max_rss_kib": max_rss_kib(time_text),
+           "exit": done.returncode, "command": shown.replace(ROOT + os.sep, "")}
+    if tool_id.startswith("etl"):
+        run["stages"] = etl_stages(log_text)
+    if done.returncode != 0:
+        run["error"] = log_text[-2000:]
+    return run
+
+
+def check_destination(run, destination, expected, reference_schema):
+    """Adds hash, counts, content_ok, schema_ok to a run."""
+    if run["exit"] != 0:
+        run["content_ok"] = False
+        return
+    rest = leftovers(destination)
+    if rest:
+        run["leftovers"] = rest
+    try:
+        digest, counts = content_hash(destination)
+        run["hash"] = digest
+        run["counts"] = counts
+        run["content_ok"] = digest == expected
+        schema = schema_of(destination)
+        run["schema_ok"] = None if reference_schema is None else schema == reference_schema
+        run["schema"] = schema
+    except sqlite3.Error as error:
+        run["content_ok"] = False
+        run["error"] = f"cannot read the destination: {error}"
+
+
+# ----------------------------------------------------------------------------------
+# One size
+
+
+def source_counts(path):
+    connection = sqlite3.connect(read_only_uri(path), uri=True)
+    try:
+        return {table: connection.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+                for table in ("User", "Book", "Book_users")}
+    finally:
+        connection.close()
+
+
+def bench_size(rows, rounds, etl, work, tools):
+    folder = os.path.join(work, f"rows-{rows}")
+    os.makedirs(folder, exist_ok=True)
+    source = os.path.join(folder, "books-v1.sqlite")
+    log(f"== {rows} books: etl sample books --version 1 --rows {rows} --seed {SEED}")
+    started = time.perf_counter()
+    subprocess.run([etl, "sample", "books", "--version", "1", "--rows", str(rows), "--seed",
+                    str(SEED), "--out", source, "--force"], check=True, cwd=ROOT,
+                   stdout=subprocess.DEVNULL)
+    sample_seconds = time.perf_counter() - started
+    source_sha = sha256_file(source)
+    expected, expected_counts = expected_hash(source)
+    counts = source_counts(source)
+    log(f"   source {os.path.getsize(source) / 2**20:.1f} MiB, {counts['Book']} books, "
+        f"{counts['User']} users, {counts['Book_users']} links ({sample_seconds:.1f} s); "
+        f"expected content {expected[:12]}")
+
+    result = {"rows": rows,
+              "source": {"books": counts["Book"], "users": counts["User"],
+                         "book_user_links": counts["Book_users"],
+                         "bytes": os.path.getsize(source), "sha256": source_sha,
+                         "sample_seconds": round(sample_seconds, 3)},
+              "expected_hash": expected, "expected_counts": expected_counts,
+              "tools": {}}
+    measured = [t for t in tools if t["kind"] == "run"]
+    for tool in tools:
+        entry = {"label": tool["label"], "kind": tool["kind"], "runs": []}
+        if tool["kind"] != "run":
+            entry["status"] = tool["status"]
+        result["tools"][tool["id"]] = entry
+
+    # Rounds are interleaved (a b c c' | a b c c' | ...) so that drift of the machine
+    # (other processes, page cache, thermal) spreads over all tools alike.
+    reference_schema = None
+    for round_index in range(rounds):
+        for tool in measured:
+            destination = os.path.join(folder, f"v2-{tool['id']}.sqlite")
+            log_path = os.path.join(folder, f"{tool['id']}.round{round_index + 1}.log")
+            run = run_once(tool["id"], etl, source, destination, log_path)
+            if tool["id"] == "etl" and run["exit"] == 0 and reference_schema is None:
+                reference_schema = schema_of(destination)
+            check_destination(run, destination, expected, reference_schema)
+            result["tools"][tool["id"]]["runs"].append(run)
+            verdict = "ok" if run.get("content_ok") else (
+                f"FAILED (exit {run['exit']})" if run["exit"] else "WRONG RESULT")
+            if run.get("content_ok") and run.get("schema_ok") is False:
+                verdict = "WRONG SCHEMA"
+            rss = run["max_rss_kib"]
+            log(f"   round {round_index + 1}/{rounds}  {tool['label']:<38} "
+                f"{run['seconds']:9.2f} s  {rss / 1024 if rss else float('nan'):8.1f} MiB  {verdict}")
+            if run.get("leftovers"):
+                log(f"      files left beside the destination: {', '.join(run['leftovers'])}")
+            remove_destination(destination)
+
+    # Tools that ran before etl's first run in round 1 had no schema to compare with.
+    etl_runs = result["tools"]["etl"]["runs"] if "etl" in result["tools"] else []
+    for entry in result["tools"].values():
+        for run in entry["runs"]:
+            if "schema" in run:
+                if reference_schema is not None:
+                    run["schema_ok"] = run["schema"] == reference_schema
+                del run["schema"]
+    result["reference_schema"] = reference_schema
+    if not etl_runs or reference_schema is None:
+        log("   no etl run succeeded: the schemas of the other tools were not compared")
+
+    source_after = sha256_file(source)
+    result["source"]["unchanged"] = source_after == source_sha
+    if source_after != source_sha:
+        log("   THE SOURCE STORE CHANGED during the runs")
+    summarize_size(result)
+    result["size_seconds"] = round(time.perf_counter() - started, 1)
+    log(f"   {rows} books done in {result['size_seconds']:.0f} s (sample, runs and checks)")
+    return result
+
+
+def summarize_size(result):
+    """Adds per-tool summary: median seconds, rows/s, peak MiB, ratio, verdict."""
+    rows = result["rows"]
+    for entry in result["tools"].values():
+        runs = entry["runs"]
+        if entry["kind"] != "run":
+            continue
+        if not runs:
+            entry["status"] = "not run"
+            continue
+        failed = [r for r in runs if r["exit"] != 0]
+        wrong = [r for r in runs if r["exit"] == 0 and not r.get("content_ok")]
+        bad_schema = [r for r in runs if r.get("content_ok") and r.get("schema_ok") is False]
+        if failed:
+            entry["status"] = f"FAILED (exit {failed[0]['exit']})"
+        elif wrong:
+            entry["status"] = "WRONG RESULT"
+        elif bad_schema:
+            entry["status"] = "WRONG SCHEMA"
+        else:
+            entry["status"] = "ok"
+        good = [r for r in runs if r["exit"] == 0]
+        if good:
+            entry["median_seconds"] = round(statistics.median(r["seconds"] for r in good), 4)
+            entry["rows_per_second"] = round(rows / entry["median_seconds"]) if entry["median_seconds"] else None
+            rss = [r["max_rss_kib"] for r in good if r["max_rss_kib"]]
+            entry["peak_mib"] = round(max(rss) / 1024, 1) if rss else None
+            stage_lists = [r.get("stages") for r in good if r.get("stages")]
+            if stage_lists:
+                names = [name for name, _ in stage_lists[0]]
+                entry["stage_median_seconds"] = [
+                    [name, round(statistics.median(
+                        dict(stages).get(name, 0.0) for stages in stage_lists), 3)]
+                    for name in names]
+    base = result["tools"].get(BASELINE, {}).get("median_seconds")
+    for entry in result["tools"].values():
+        if base and entry.get("median_seconds") is not None:
+            entry["ratio_to_a"] = round(entry["median_seconds"] / base, 3)
+    with_ck = result["tools"].get("etl", {}).get("median_seconds")
+    without = result["tools"].get("etl-nocheckpoint", {}).get("median_seconds")
+    if with_ck and without:
+        result["checkpoint_overhead"] = round(with_ck / without - 1, 4)
+
+
+# ----------------------------------------------------------------------------------
+# Machine
+
+
+def machine_info():
+    info = {"nproc": os.cpu_count(), "platform": platform.platform()}
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemTotal:"):
+                    info["memory_gib"] = round(int(line.split()[1]) / 2**20, 1)
+                    break
+    except OSError:
+        pass
+    nproc = capture(["nproc"])
+    if nproc:
+        info["nproc"] = int(nproc)
+    info["sqlite_cli"] = capture(["sqlite3", "--version"])
+    info["sqlite_python"] = sqlite3.sqlite_version
+    info["python"] = platform.python_version()
+    swift = capture(["swift", "--version"])
+    info["swift"] = swift.splitlines()[0] if swift else None
+    return info
+
+
+def etl_info(etl):
+    info = {"binary": os.path.relpath(os.path.abspath(etl), ROOT), "version": capture([etl, "--version"])}
+    commit = capture(["git", "-C", ROOT, "rev-parse", "HEAD"])
+    status = capture(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"])
+    info["commit"] = commit
+    info["tracked_files_modified"] = bool(status)
+    return info
+
+
+# ----------------------------------------------------------------------------------
+# Report: RESULTS.md and results.png from results.json
+
+TARGETS_TEXT = """\
+Targets of issue 6:
+
+- declarative etl ≤ 1.15 × (a) time;
+- closure etl ≤ 1.5 × (a) time;
+- both ≥ 3 × faster than (b);
+- etl's peak memory ≤ 100 MiB, and within 10 % between 1M and 5M books;
+- checkpointing ≤ 5 % of the run time.
+"""
+
+METHOD_TEXT = """\
+Every tool does the same books v1 → v2 step on the same store: copy Users and Books,
+one Author per distinct non-null `authorName`, link Book ↔ Author, copy the Book ↔ User
+many-to-many. The v1 store is written by `etl sample books --version 1 --rows N
+--seed 1` (deterministic).
+
+- **(a)** `sqlite3` CLI with one hand-written SQL script, `Benchmarks/sql/books-v1-v2.sql`
+  (ATTACH the source read-only, INSERT … SELECT in one transaction, indexes built
+  last): the SQLite floor for this work.
+- **(b)** `Benchmarks/python/migrate_books_v1_v2.py`: Python's `sqlite3` module, row by
+  row, `executemany` in batches of 10,000 rows, one transaction: the typical hand-written
+  migration.
+- **(c)** `etl run Benchmarks/pipelines/books-v1-v2.json` — the first step of
+  `pipelines/books.json` as a one-step pipeline (chunk size 1000, 2 workers) — with
+  checkpoints (the default), and **(c')** the same with `--no-checkpoint`.
+- **(d)** etl with the same transformation as a Swift policy closure: policies are not
+  implemented yet, so it is reported as missing, not as a figure. (Set
+  `BENCH_CLOSURE_CMD='PROGRAM … {source} {destination}'` to measure such a program
+  the same way, once it exists.)
+- **(e)** GRDB, optional in the issue: skipped (no GRDB program in this repository;
+  it would be one more hand-written baseline on Linux).
+
+Each round runs (a), (b), (c), (c') one after the other on the same source, each into a
+fresh destination (deleted first); rounds are interleaved so that drift hits every
+tool alike. Reported: the **median** wall time of the rounds (the whole process,
+start-up included, measured by the driver), rows/s = source books ÷ median time, the
+**highest** "Maximum resident set size" of `/usr/bin/time -v` over the rounds, and the
+ratio of the median time to (a)'s. The source store is in the page cache for all runs
+(it was just written); destinations are on the same disk as the source.
+
+Every destination is checked, every round: each table is dumped as a sorted list of
+rows with keys replaced by natural values (User by userId, Book by title, Author by
+name, Book ↔ User as (title, userId), Author ↔ Book as (name, title)), followed by
+each table's row count, and hashed (SHA-256). The expected hash is computed from the v1
+source directly, independently of every tool. Any difference marks the tool **WRONG
+RESULT** (a fast wrong answer does not count) and the command exits non-zero; so does
+a schema (`sqlite_master`) different from the one etl writes (**WRONG SCHEMA**).
+
+Regenerate this file and the plot from `results.json` with `make bench-report`.
+"""
+
+
+def fmt_seconds(value):
+    return "—" if value is None else (f"{value:.3f}" if value < 10 else f"{value:.2f}")
+
+
+def fmt_int(value):
+    return "—" if value is None else f"{value:,}"
+
+
+def fmt_mib(value):
+    return "—" if value is None else f"{value:.1f}"
+
+
+def fmt_ratio(value):
+    return "—" if value is None else f"{value:.2f} ×"
+
+
+def verdict_cell(entry):
+    status = entry.get("status", "")
+    if entry["kind"] != "run":
+        return status
+    if status == "ok":
+        hashes = {r.get("hash") for r in entry["runs"]}
+        digest = next(iter(hashes)) if len(hashes) == 1 else None
+        return f"ok (`{digest[:12]}`)" if digest else "ok"
+    return f"**{status}**"
+
+
+def size_label(rows):
+    if rows % 1_000_000 == 0:
+        return f"{rows // 1_000_000}M"
+    if rows % 1000 == 0:
+        return f"{rows // 1000}k"
+    return str(rows)
+
+
+def targets(results):
+    """[(target, figures, verdict)] from the measurements."""
+    sizes = results["sizes"]
+    lines = []
+
+    def each_size(fn):
+        parts, verdicts = [], []
+        for size in sizes:
+            figure, ok = fn(size)
+            if figure is not None:
+                parts.append(f"{size_label(size['rows'])}: {figure}")
+                verdicts.append(ok)
+        if not verdicts:
+            return "not measured", "not measured"
+        return "; ".join(parts), "**met**" if all(verdicts) else "**missed**"
+
+    def usable(size, tool):
+        entry = size["tools"].get(tool, {})
+        return entry if entry.get("status") == "ok" and entry.get("median_seconds") else None
+
+    def declarative_vs_a(size):
+        c, a = usable(size, "etl"), usable(size, BASELINE)
+        if not (c and a):
+            return None, None
+        ratio = c["median_seconds"] / a["median_seconds"]
+        return f"{ratio:.2f} ×", ratio <= 1.15
+
+    figures, verdict = each_size(declarative_vs_a)
+    lines.append(("declarative etl ≤ 1.15 × (a) time", figures, verdict))
+
+    closure_measured = any(usable(s, "etl-closure") for s in sizes)
+    if closure_measured:
+        def closure_vs_a(size):
+            d, a = usable(size, "etl-closure"), usable(size, BASELINE)
+            if not (d and a):
+                return None, None
+            ratio = d["median_seconds"] / a["median_seconds"]
+            return f"{ratio:.2f} ×", ratio <= 1.5
+        figures, verdict = each_size(closure_vs_a)
+    else:
+        figures, verdict = MISSING_CLOSURE, "not measured"
+    lines.append(("closure etl ≤ 1.5 × (a) time", figures, verdict))
+
+    def declarative_vs_b(size):
+        c, b = usable(size, "etl"), usable(size, "python")
+        if not (c and b):
+            return None, None
+        speedup = b["median_seconds"] / c["median_seconds"]
+        return f"{speedup:.2f} × faster", speedup >= 3
+    figures, verdict = each_size(declarative_vs_b)
+    lines.append(("declarative etl ≥ 3 × faster than (b)", figures, verdict))
+    if closure_measured:
+        def closure_vs_b(size):
+            d, b = usable(size, "etl-closure"), usable(size, "python")
+            if not (d and b):
+                return None, None
+            speedup = b["median_seconds"] / d["median_seconds"]
+            return f"{speedup:.2f} × faster", speedup >= 3
+        figures, verdict = each_size(closure_vs_b)
+    else:
+        figures, verdict = MISSING_CLOSURE, "not measured"
+    lines.append(("closure etl ≥ 3 × faster than (b)", figures, verdict))
+
+    def peak(size):
+        entries = [usable(size, t) for t in ("etl", "etl-nocheckpoint")]
+        values = [e["peak_mib"] for e in entries if e and e.get("peak_mib")]
+        if not values:
+            return None, None
+        return f"{max(values):.1f} MiB", max(values) <= 100
+    figures, verdict = each_size(peak)
+    lines.append(("etl peak memory ≤ 100 MiB", figures, verdict))
+
+    by_rows = {s["rows"]: s for s in sizes}
+    one, five = by_rows.get(1_000_000), by_rows.get(5_000_000)
+    c1 = usable(one, "etl") if one else None
+    c5 = usable(five, "etl") if five else None
+    if c1 and c5 and c1.get("peak_mib") and c5.get("peak_mib"):
+        change = c5["peak_mib"] / c1["peak_mib"] - 1
+        lines.append(("etl peak memory within 10 % between 1M and 5M",
+                      f"{c1['peak_mib']:.1f} → {c5['peak_mib']:.1f} MiB ({change:+.1%})",
+                      "**met**" if abs(change) <= 0.10 else "**missed**"))
+    else:
+        missing = [label for label, present in (("1M", c1), ("5M", c5)) if not present]
+        lines.append(("etl peak memory within 10 % between 1M and 5M",
+                      f"not measured: no {' and no '.join(missing)} run", "not measured"))
+
+    def checkpoint(size):
+        overhead = size.get("checkpoint_overhead")
+        if overhead is None or not (usable(size, "etl") and usable(size, "etl-nocheckpoint")):
+            return None, None
+        return f"{overhead:+.1%}", overhead <= 0.05
+    figures, verdict = each_size(checkpoint)
+    lines.append(("checkpointing ≤ 5 %", figures, verdict))
+    return lines
+
+
+def write_markdown(results, path, plot_note):
+    machine, etl = results["machine"], results["etl"]
+    out = []
+    out.append("# Benchmarks: the books v1 → v2 step\n")
+    out.append("Written by `Benchmarks/run.py` (`make bench`); do not edit by hand — it is "
+               "overwritten by every run.\n")
+    out.append("## Method\n")
+    out.append(METHOD_TEXT)
+    out.append("## This run\n")
+    out.append(f"- command: `{results['command']}`")
+    out.append(f"- date: {results['date']}")
+    out.append(f"- sizes: {', '.join(fmt_int(s['rows']) for s in results['sizes'])} books; "
+               f"rounds: {results['rounds']} (median of {results['rounds']})")
+    out.append(f"- machine: {machine.get('nproc')} cores (nproc), "
+               f"{machine.get('memory_gib')} GiB memory, CPU: {machine.get('cpu')}; "
+               f"{machine.get('platform')}")
+    out.append(f"- SQLite: CLI {(machine.get('sqlite_cli') or '?').split(' ')[0]}, "
+               f"Python module {machine.get('sqlite_python')} (Python {machine.get('python')}); "
+               f"etl links the system libsqlite3")
+    out.append(f"- Swift: {machine.get('swift')}")
+    dirty = " (with local modifications)" if etl.get("tracked_files_modified") else ""
+    out.append(f"- etl: `{etl.get('binary')}`, version {etl.get('version')}, commit "
+               f"`{(etl.get('commit') or '?')[:12]}`{dirty}, release build")
+    for note in results.get("notes", []):
+        out.append(f"- note: {note}")
+    out.append("")
+
+    out.append("## Results\n")
+    for size in results["sizes"]:
+        src = size["source"]
+        out.append(f"### {fmt_int(size['rows'])} books\n")
+        out.append(f"Source: {fmt_int(src['books'])} books, {fmt_int(src['users'])} users, "
+                   f"{fmt_int(src['book_user_links'])} book–user links, "
+                   f"{src['bytes'] / 2**20:.1f} MiB; expected content hash "
+                   f"`{size['expected_hash'][:12]}`"
+                   + ("" if src.get("unchanged", True) else "; **the source store changed**")
+                   + ".\n")
+        out.append("| tool | median s | rows/s | peak MiB | × (a) | result |")
+        out.append("|---|---:|---:|---:|---:|---|")
+        for tool_id, entry in size["tools"].items():
+            if entry["kind"] != "run" or entry.get("median_seconds") is None:
+                out.append(f"| {entry['label']} | — | — | — | — | {verdict_cell(entry)} |")
+                continue
+            out.append(f"| {entry['label']} | {fmt_seconds(entry['median_seconds'])} | "
+                       f"{fmt_int(entry.get('rows_per_second'))} | {fmt_mib(entry.get('peak_mib'))} | "
+                       f"{fmt_ratio(entry.get('ratio_to_a'))} | {verdict_cell(entry)} |")
+        out.append("")
+        if size.get("checkpoint_overhead") is not None:
+            out.append(f"Checkpoint overhead: {size['checkpoint_overhead'] * 100:+.1f} % "
+                       f"((c) vs (c')).\n")
+        runs_line = []
+        for tool_id, entry in size["tools"].items():
+            if entry["runs"]:
+                times = ", ".join(f"{r['seconds']:.2f}" for r in entry["runs"])
+                runs_line.append(f"{entry['label'].split(' ')[0]} {times}")
+        if runs_line:
+            out.append("Every round, seconds: " + "; ".join(runs_line) + ".\n")
+        stages = size["tools"].get("etl", {}).get("stage_median_seconds")
+        if stages:
+            total = size["tools"]["etl"]["median_seconds"]
+            out.append("Where (c) spends its time (`--progress lines`, median per stage):\n")
+            out.append("| stage | s | share of wall time |")
+            out.append("|---|---:|---:|")
+            for name, seconds in stages:
+                out.append(f"| {name} | {seconds:.2f} | {seconds / total:.0%} |")
+            out.append("")
+
+    out.append("## Targets\n")
+    out.append(TARGETS_TEXT)
+    out.append("| target | measured | verdict |")
+    out.append("|---|---|---|")
+    for target, figures, verdict in targets(results):
+        out.append(f"| {target} | {figures} | {verdict} |")
+    out.append("")
+    out.append("## Plot\n")
+    out.append(plot_note + "\n")
+    with open(path, "w") as handle:
+        handle.write("\n".join(out))
+
+
+def write_plot(results, path):
+    """Time and peak memory against size, two panels, log x. Returns a note for
+    RESULTS.md."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+    except ImportError:
+        return ("No plot: matplotlib is not installed (`pip install matplotlib`, then "
+                "`make bench-report`).")
+    sizes = sorted(results["sizes"], key=lambda s: s["rows"])
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    markers = {"sqlite": "o", "python": "s", "etl": "^", "etl-nocheckpoint": "v", "etl-closure": "D"}
+    for tool in TOOLS:
+        points = [(s["rows"], s["tools"].get(tool["id"], {})) for s in sizes]
+        points = [(n, e) for n, e in points if e.get("median_seconds") is not None]
+        if not points:
+            continue
+        xs = [n for n, _ in points]
+        label = tool["label"] + ("" if all(e.get("status") == "ok" for _, e in points) else " (WRONG)")
+        left.plot(xs, [e["median_seconds"] for _, e in points], marker=markers.get(tool["id"], "x"),
+                  label=label)
+        right.plot(xs, [e.get("peak_mib") for _, e in points], marker=markers.get(tool["id"], "x"),
+                   label=label)
+    for axis, title, unit in ((left, "wall time (median)", "seconds"),
+                              (right, "peak resident memory", "MiB")):
+        axis.set_xscale("log")
+        axis.set_xlabel("source books")
+        axis.set_ylabel(unit)
+        axis.set_title(title)
+        axis.grid(True, which="both", alpha=0.3)
+        axis.set_xticks([s["rows"] for s in sizes])
+        axis.set_xticklabels([size_label(s["rows"]) for s in sizes])
+        axis.minorticks_off()
+    left.set_yscale("log")
+    left.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    left.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+    left.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    absent = [f"{t['label']}: {t['status']}" for t in TOOLS
+              if t["kind"] != "run" and not any(s["tools"].get(t["id"], {}).get("median_seconds")
+                                                 for s in sizes)]
+    if absent:
+        figure.text(0.5, 0.01, "; ".join(absent), ha="center", fontsize=8, color="dimgrey")
+    right.axhline(100, color="grey", linestyle="--", linewidth=1, label="target: 100 MiB")
+    right.set_ylim(bottom=0)
+    right.legend(fontsize=8, loc="best")
+    figure.suptitle(f"books v1 → v2, {results['machine'].get('nproc')} cores, "
+                    f"{results['date'][:10]}")
+    figure.tight_layout(rect=(0, 0.04, 1, 1))
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return (f"![time and peak memory against size]({os.path.basename(path)})\n\n"
+            "`results.png`: median wall time (log scale) and peak resident memory against the "
+            "number of source books (log scale). (d) and (e) have no points.")
+
+
+def report(results, folder, plot):
+    json_path = os.path.join(folder, "results.json")
+    md_path = os.path.join(folder, "RESULTS.md")
+    png_path = os.path.join(folder, "results.png")
+    if plot:
+        note = write_plot(results, png_path)
+    else:
+        note = "No plot in this run (smoke mode or --no-plot)."
+    write_markdown(results, md_path, note)
+    return json_path, md_path, png_path if plot and os.path.exists(png_path) else None
+
+
+def failures(results):
+    bad = []
+    for size in results["sizes"]:
+        for entry in size["tools"].values():
+            if entry["kind"] == "run" and entry.get("status") not in ("ok",):
+                bad.append(f"{size_label(size['rows'])} {entry['label']}: {entry.get('status')}")
+        if not size["source"].get("unchanged", True):
+            bad.append(f"{size_label(size['rows'])}: the source store changed")
+    return bad
+
+
+# ----------------------------------------------------------------------------------
+# Commands
+
+
+def check_tools(etl):
+    if not os.path.isfile(etl) or not os.access(etl, os.X_OK):
+        die(f"{etl}: no etl binary; build it first (swift build -c release)")
+    if not shutil.which("sqlite3"):
+        die("sqlite3: not found; install it (apt-get install sqlite3)")
+    if not os.access(TIME, os.X_OK):
+        die(f"{TIME}: not found; install it (apt-get install time)")
+
+
+def command_run(args, smoke):
+    etl = os.path.abspath(args.etl)
+    check_tools(etl)
+    tools = [dict(t) for t in TOOLS]
+    if os.environ.get(CLOSURE_ENV):
+        for tool in tools:
+            if tool["id"] == "etl-closure":
+                tool["kind"] = "run"
+                tool.pop("status", None)
+    if smoke:
+        sizes, rounds, plot = [2000], 1, False
+        output = tempfile.mkdtemp(prefix="etl-bench-smoke-")
+        work = os.path.join(output, "work")
+    else:
+        sizes, rounds, plot = args.sizes, args.rounds, not args.no_plot
+        output = os.path.abspath(args.output)
+        work = os.path.abspath(args.work)
+    if any(n < 1 for n in sizes) or rounds < 1:
+        die("sizes and rounds must be at least 1")
+    os.makedirs(output, exist_ok=True)
+    os.makedirs(work, exist_ok=True)
+
+    command = "make bench-smoke" if smoke else (
+        os.environ.get("BENCH_COMMAND") or shlex.join(["python3", "Benchmarks/run.py"] + sys.argv[1:]))
+    results = {"format": RESULTS_FORMAT,
+               "command": command,
+               "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+               "rounds": rounds,
+               "machine": machine_info(),
+               "etl": etl_info(etl),
+               "notes": list(args.note or []) + (
+                   ["smoke mode: 2,000 books, one round, to check that the tools agree; the "
+                    "figures say nothing about speed and the targets are not meaningful here"]
+                   if smoke else []),
+               "sizes": []}
+    log(f"etl benchmark: sizes {' '.join(map(str, sizes))}, {rounds} round(s), work folder {work}")
+    started = time.perf_counter()
+    for rows in sizes:
+        results["sizes"].append(bench_size(rows, rounds, etl, work, tools))
+        # Keep what was measured so far, should a later size fail or be stopped.
+        with open(os.path.join(output, "results.json"), "w") as handle:
+            json.dump(results, handle, indent=1)
+            handle.write("\n")
+        if not args.keep:
+            shutil.rmtree(os.path.join(work, f"rows-{rows}"), ignore_errors=True)
+    results["total_seconds"] = round(time.perf_counter() - started, 1)
+    with open(os.path.join(output, "results.json"), "w") as handle:
+        json.dump(results, handle, indent=1)
+        handle.write("\n")
+    json_path, md_path, png_path = report(results, output, plot)
+    if smoke and not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    log(f"wrote {md_path}, {json_path}" + (f", {png_path}" if png_path else "")
+        + f" ({results['total_seconds']} s)")
+    print_summary(results)
+    bad = failures(results)
+    if bad:
+        for line in bad:
+            log(f"FAILED: {line}")
+        return 1
+    log("all tools produced the expected content and schema")
+    return 0
+
+
+def print_summary(results):
+    for size in results["sizes"]:
+        log(f"-- {size['rows']} books")
+        for entry in size["tools"].values():
+            if entry.get("median_seconds") is None:
+                log(f"   {entry['label']:<38} {entry.get('status')}")
+            else:
+                log(f"   {entry['label']:<38} {entry['median_seconds']:9.2f} s "
+                    f"{entry.get('rows_per_second') or 0:>11,} rows/s "
+                    f"{entry.get('peak_mib') or 0:8.1f} MiB  "
+                    f"{entry.get('ratio_to_a') or 0:5.2f} × (a)  {entry.get('status')}")
+        if size.get("checkpoint_overhead") is not None:
+            log(f"   checkpoint overhead: {size['checkpoint_overhead'] * 100:+.1f} %")
+
+
+def command_report(args):
+    folder = os.path.abspath(args.output)
+    path = os.path.join(folder, "results.json")
+    try:
+        with open(path) as handle:
+            results = json.load(handle)
+    except OSError as error:
+        die(f"{path}: {error.strerror}; run `make bench` first")
+    if args.note:
+        results.setdefault("notes", []).extend(args.note)
+        with open(path, "w") as handle:
+            json.dump(results, handle, indent=1)
+            handle.write("\n")
+    json_path, md_path, png_path = report(results, folder, not args.no_plot)
+    log(f"wrote {md_path}" + (f", {png_path}" if png_path else ""))
+    print_summary(results)
+    return 1 if failures(results) else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Benchmark harness of etl (issue 6).")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="measure every tool at every size")
+    run.add_argument("--etl", default=os.path.join(ROOT, ".build", "release", "etl"))
+    run.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000], metavar="N")
+    run.add_argument("--rounds", type=int, default=3)
+    run.add_argument("--work", default=os.path.join(ROOT, "out", "bench"),
+                     help="folder for the stores (default out/bench)")
+    run.add_argument("--output", default=HERE, help="folder for RESULTS.md, results.json, results.png")
+    run.add_argument("--no-plot", action="store_true")
+    run.add_argument("--keep", action="store_true", help="keep the stores and logs of the work folder")
+    run.add_argument("--note", action="append", help="a line for RESULTS.md (repeatable)")
+    smoke = sub.add_parser("smoke", help="2,000 books, one round, in a temporary folder")
+    smoke.add_argument("--etl", default=os.path.join(ROOT, ".build", "release", "etl"))
+    smoke.add_argument("--keep", action="store_true", help="keep the stores and logs")
+    smoke.add_argument("--note", action="append", help=argparse.SUPPRESS)
+    rep = sub.add_parser("report", help="RESULTS.md and results.png again from results.json")
+    rep.add_argument("--output", default=HERE)
+    rep.add_argument("--no-plot", action="store_true")
+    rep.add_argument("--note", action="append",
+                     help="add a line to the notes of results.json and RESULTS.md (repeatable)")
+    args = parser.parse_args()
+    if args.command == "report":
+        return command_report(args)
+    return command_run(args, smoke=args.command == "smoke")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
