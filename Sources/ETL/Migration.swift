@@ -23,9 +23,14 @@ public struct Migration: Sendable {
     public var checkpoints = true
     /// Cancel it to stop after the chunk being loaded, with a checkpoint.
     public var cancellation: Cancellation?
+    /// The policies the pipeline may name.
+    public var policies = PolicyRegistry()
+    /// Override of the pipeline's options.maxRejects.
+    public var maxRejects: Int?
 
-    public init(pipeline: String) {
+    public init(pipeline: String, policies: [String: Policy] = [:]) {
         self.pipeline = pipeline
+        self.policies = PolicyRegistry(policies)
     }
 
     /// Reads the pipeline and its models and checks every name and expression.
@@ -42,7 +47,7 @@ public struct Migration: Sendable {
         if store == nil && (spec.models != nil || spec.source.layout == "coredata") {
             store = try SourceStore(path: spec.source.store)
         }
-        return try Planner(policies: []).plan(spec, source: store?.database)
+        return try Planner(policies: policies.signatures).plan(spec, source: store?.database)
     }
 
     func spec() throws -> PipelineSpec {
@@ -62,6 +67,8 @@ public struct Migration: Sendable {
         options.restart = restart
         options.checkpoints = checkpoints
         options.cancellation = cancellation
+        options.policies = policies
+        options.maxRejects = maxRejects ?? plan.spec.options.maxRejects
         return try Engine(plan: plan, options: options, source: store).run(progress: progress)
     }
 

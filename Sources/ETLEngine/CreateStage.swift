@@ -15,7 +15,9 @@ struct CreateStage {
         let mapping = plan.mappings[index]
         let extractor = try Extractor(layout: plan.sourceLayout, entity: mapping.sourceEntity, itemEntity: mapping.itemEntity,
                                       paths: mapping.createPaths, database: context.source)
-        let transformer = Transformer(mapping: mapping, epoch: plan.destinationLayout.dateEpoch)
+        let policy = context.policy(of: mapping)
+        let transformer = Transformer(mapping: mapping, targets: plan.targets, policy: policy,
+                                      epoch: plan.destinationLayout.dateEpoch, step: plan.name)
         let loader = try Loader(context: context, index: index)
         let total = try extractor.count()
         context.event(.started, .create, mapping: mapping.name, total: total)
@@ -39,6 +41,15 @@ struct CreateStage {
                 try context.commit(.init(step: plan.index, stage: .create, mapping: index, key: [result.lastKey], done: done, total: total))
                 context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
             })
+        if let end = policy?.endOfMapping {
+            // Rows of the whole mapping. A resume after this point redoes it: its rows sit
+            // above the checkpoint's key watermark and are rolled back first.
+            let rows = try end(PolicyMappingContext(mapping: mapping.name, read: context.counters[index].read,
+                                                    written: context.counters[index].written))
+            try loader.load(endOfMapping: try rows.map { row in
+                try transformer.endOfMappingRow(row)
+            })
+        }
         context.counters[index].seconds += Date().timeIntervalSince(started)
         context.event(.finished, .create, mapping: mapping.name, done: done, total: total)
     }

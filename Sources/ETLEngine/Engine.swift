@@ -14,6 +14,10 @@ public struct RunOptions: Sendable {
     public var checkpoints = true
     /// Set it to stop after the chunk being loaded, with a checkpoint.
     public var cancellation: Cancellation?
+    /// The policies pipelines may name.
+    public var policies = PolicyRegistry()
+    /// Source rows that may be rejected (kept in the reject file) before the run fails.
+    public var maxRejects = 0
 
     public init(chunkSize: Int, workers: Int, replace: ReplacePolicy = .refuse) {
         self.chunkSize = chunkSize
@@ -115,12 +119,14 @@ public struct Engine {
         } catch {
             let error = describe(error, source: source)
             switch error {
-            case MigrationError.rowFailed, MigrationError.validationFailed:
+            case MigrationError.rowFailed, MigrationError.validationFailed, MigrationError.tooManyRejects:
                 // A rerun would fail the same way: nothing here is worth resuming.
                 file.remove()
                 area.removeAll(stepCount: plan.steps.count)
             case MigrationError.interrupted:
                 throw MigrationError.interrupted(checkpoint: options.checkpoints ? file.path : nil)
+            case MigrationError.tooManyRejects:
+                _ = try? RejectFile(destination: destination).combine(stepCount: plan.steps.count)
             default:
                 break
             }
@@ -128,11 +134,13 @@ public struct Engine {
         }
         // The checkpoint goes last: killed before it is gone, a rerun sees that the
         // destination was installed and only finishes this cleanup.
+        let rejects = try RejectFile(destination: destination).combine(stepCount: plan.steps.count)
         area.removeAll(stepCount: plan.steps.count)
         file.remove()
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
                                  redoneRows: redone, mappings: run.finished, seconds: Date().timeIntervalSince(started))
         summary.notes = notes()
+        summary.rejectFile = rejects
         return summary
     }
 
@@ -162,7 +170,8 @@ public struct Engine {
                                   destination: db, workPath: area.work, chunkSize: options.chunkSize, workers: options.workers,
                                   counters: resuming ? resume?.counters : nil,
                                   nextKey: nextKeys, resume: resuming ? position : nil,
-                                  cancellation: options.cancellation, report: progress)
+                                  cancellation: options.cancellation, policies: options.policies, maxRejects: options.maxRejects,
+                                  priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
         do {
             for index in step.mappings.indices {
@@ -175,8 +184,15 @@ public struct Engine {
             try run.save(.init(step: step.index, stage: .validate, mapping: 0, key: [], done: 0, total: 3), durable: false)
             try step.destinationLayout.finish(db)
             try ValidateStage(context: context).run()
+            try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)
+        } catch let error as MigrationError {
+            if case .tooManyRejects = error {
+                // The rows that stopped the run are what the user needs to see.
+                try? RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
+            }
+            throw error
         }
         try db.execute("DETACH DATABASE work")
         run.finished += context.counters

@@ -6,10 +6,12 @@ import ETLPipeline
 struct LinkWriter {
     let statement: Statement
 
-    init(assignment: RelationshipAssignment, entity: String, context: StepContext) throws {
+    init(relationship name: String, entity: String, context: StepContext) throws {
         let layout = context.plan.destinationLayout
         let q = Database.quote
-        let r = assignment.relationship
+        guard let r = context.plan.destinationModel.relationship(name, of: entity) else {
+            throw RowFailure(key: 0, expression: "policy (relate)", reason: "'\(name)' is not a relationship of \(entity)")
+        }
         let destination = context.destination
         switch layout.storage(ofRelationship: r.name, entity: entity) {
         case .foreignKey(let table, let column):

@@ -18,12 +18,12 @@ final class LookupPool: @unchecked Sendable {
         self.mappingIndex = mappingIndex
     }
 
-    func with<T>(_ body: (@escaping (String, [Int64]) throws -> [Int64]) throws -> T) throws -> T {
+    func with<T>(_ body: (@escaping @Sendable (String, [Int64]) throws -> [Int64]) throws -> T) throws -> T {
         let statement = try take()
         defer { give(statement) }
         let mappingIndex = self.mappingIndex
         let transfer = UnsafeTransfer(statement)
-        return try body { mapping, sources in
+        return try body { @Sendable mapping, sources in
             let statement = transfer.value
             var result: [Int64] = []
             var seen = Set<Int64>()

@@ -8,6 +8,8 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
     case rowFailed(step: String, mapping: String, entity: String, key: Int64, expression: String, reason: String)
     /// The built destination broke a rule; nothing was replaced.
     case validationFailed(step: String, problems: [String])
+    /// More rows were rejected than the pipeline allows (options.maxRejects).
+    case tooManyRejects(limit: Int, first: [Reject])
     /// Stopped on request (SIGINT/SIGTERM); the checkpoint says where.
     case interrupted(checkpoint: String?)
     /// A checkpoint that cannot be used: damaged, or of another format.
@@ -26,6 +28,9 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
         case .validationFailed(let step, let problems):
             return "\(step): validation failed, the destination was not replaced:\n"
                 + problems.map { "  - " + $0 }.joined(separator: "\n")
+        case .tooManyRejects(let limit, let first):
+            return "more than \(limit) rows were rejected (options.maxRejects); nothing was replaced. First rejected rows:\n"
+                + first.map { "  - \($0.step), mapping \($0.mapping): source \($0.entity) row \($0.key): \($0.expression): \($0.error)" }.joined(separator: "\n")
         case .interrupted(let checkpoint):
             return "interrupted" + (checkpoint.map { "; progress is saved in \($0): run the same command again to resume" } ?? "")
         case .badCheckpoint(let path, let reason):

@@ -3,8 +3,8 @@ import ETLStore
 import ETLPipeline
 
 /// The second pass (Core Data's createRelationshipsForDestinationInstance): for every
-/// association of a mapping, evaluates the mapping's relationship expressions and writes
-/// the links, chunked like the create stage.
+/// association of a mapping's targets, evaluates the mapping's relationship expressions
+/// and its policy's relate hook, and writes the links, chunked like the create stage.
 ///
 /// Associations are visited in (destination, source, item) order. A to-one is set by the
 /// first association that gives it a value (`… IS NULL` guards every update), so with
@@ -17,62 +17,79 @@ struct RelateStage {
     func run() throws {
         let plan = context.plan
         let mapping = plan.mappings[index]
-        guard !mapping.relationships.isEmpty, !context.isDone(.relate, mapping: index) else { return }
+        let policy = context.policy(of: mapping)
+        guard !mapping.relationships.isEmpty || policy?.relate != nil, !context.isDone(.relate, mapping: index) else { return }
         let started = Date()
         let extractor = try Extractor(layout: plan.sourceLayout, entity: mapping.sourceEntity, itemEntity: mapping.itemEntity,
                                       paths: mapping.relatePaths, database: context.source)
-        let resolver = RelationResolver(mapping: mapping)
         // The work file is not written during relate, so a second connection reads it freely.
         let work = try Database(path: context.workPath, mode: .readOnly)
-        let scan = try work.prepare("""
-            SELECT destination, source, item FROM association
-            WHERE mapping = \(index) AND (destination, source, item) > (?, ?, ?)
-            ORDER BY destination, source, item LIMIT ?
-            """)
         let lookups = LookupPool(path: context.workPath,
-                                 mappingIndex: Dictionary(uniqueKeysWithValues: plan.mappings.enumerated().map { ($1.name, $0) }))
-        let writers = try mapping.relationships.map { try LinkWriter(assignment: $0, entity: mapping.destinationEntity, context: context) }
-        let total = Int(try work.scalarInt("SELECT count(*) FROM association WHERE mapping = \(index)"))
+                                 mappingIndex: Dictionary(uniqueKeysWithValues: plan.targets.enumerated().map { ($1.name, $0) }))
+        var writers: [String: LinkWriter] = [:]
+        let total = Int(try work.scalarInt("SELECT count(*) FROM association WHERE mapping IN (\(mapping.targets.map(String.init).joined(separator: ",")))"))
         context.event(.started, .relate, mapping: mapping.name, total: total)
 
         // Resuming: continue after the last association the checkpoint saw linked.
         let resume = context.resumePoint(.relate, mapping: index)
-        var last = resume.map { RelationResolver.Association(destination: $0.key[0], source: $0.key[1], item: $0.key[2]) }
-            ?? RelationResolver.Association(destination: .min, source: .min, item: .min)
         var done = resume?.done ?? 0
-        let chunkSize = context.chunkSize
-        try ChunkPipeline<RelationResolver.Chunk, (last: RelationResolver.Association, count: Int, links: [RelationResolver.Link])>.run(
-            workers: context.workers, maxInFlight: context.workers + 2,
-            produce: {
-                try context.checkCancelled()
-                try scan.bind([.integer(last.destination), .integer(last.source), .integer(last.item), .integer(Int64(chunkSize))])
-                var associations: [RelationResolver.Association] = []
-                while try scan.step() {
-                    associations.append(.init(destination: scan.int64(0), source: scan.int64(1), item: scan.int64(2)))
-                }
-                scan.reset()
-                guard let end = associations.last else { return nil }
-                last = end
-                let rows = try extractor.fetch(sourceKeys: Array(Set(associations.map(\.source))),
-                                               itemKeys: Array(Set(associations.map(\.item))))
-                return .init(associations: associations, sources: rows.sources, items: rows.items, slotSources: extractor.slotSources)
-            },
-            transform: { chunk in
-                (chunk.associations.last!, chunk.associations.count, try lookups.with { try resolver.resolve(chunk, lookup: $0) })
-            },
-            consume: { result in
-                var linked = 0
-                try context.destination.transaction {
-                    for link in result.links {
-                        linked += try writers[link.relationship].write(from: link.destination, to: link.targets)
+        for target in mapping.targets {
+            let entity = plan.targets[target].entity
+            // Checkpoint keys of relate: (target, destination, source, item).
+            if let resume, resume.key.count == 4, resume.key[0] > Int64(target) { continue }
+            var last = RelationResolver.Association(destination: .min, source: .min, item: .min)
+            if let resume, resume.key.count == 4, resume.key[0] == Int64(target) {
+                last = .init(destination: resume.key[1], source: resume.key[2], item: resume.key[3])
+            }
+            let resolver = RelationResolver(mapping: mapping, target: target, entity: entity, declared: target == mapping.targets[0],
+                                            policy: policy, step: plan.name)
+            let scan = try work.prepare("""
+                SELECT destination, source, item FROM association
+                WHERE mapping = \(target) AND (destination, source, item) > (?, ?, ?)
+                ORDER BY destination, source, item LIMIT ?
+                """)
+            let chunkSize = context.chunkSize
+            try ChunkPipeline<RelationResolver.Chunk, (last: RelationResolver.Association, count: Int, links: [RelationResolver.Link], rejects: [Reject])>.run(
+                workers: context.workers, maxInFlight: context.workers + 2,
+                produce: {
+                    try context.checkCancelled()
+                    try scan.bind([.integer(last.destination), .integer(last.source), .integer(last.item), .integer(Int64(chunkSize))])
+                    var associations: [RelationResolver.Association] = []
+                    while try scan.step() {
+                        associations.append(.init(destination: scan.int64(0), source: scan.int64(1), item: scan.int64(2)))
                     }
-                }
-                context.counters[index].related += linked
-                done += result.count
-                try context.commit(.init(step: plan.index, stage: .relate, mapping: index,
-                                         key: [result.last.destination, result.last.source, result.last.item], done: done, total: total))
-                context.event(.advanced, .relate, mapping: mapping.name, done: done, total: total)
-            })
+                    scan.reset()
+                    guard let end = associations.last else { return nil }
+                    last = end
+                    let rows = try extractor.fetch(sourceKeys: Array(Set(associations.map(\.source))),
+                                                   itemKeys: Array(Set(associations.map(\.item))))
+                    return .init(associations: associations, sources: rows.sources, items: rows.items, slotSources: extractor.slotSources)
+                },
+                transform: { chunk in
+                    let resolved = try lookups.with { try resolver.resolve(chunk, lookup: $0) }
+                    return (chunk.associations.last!, chunk.associations.count, resolved.links, resolved.rejects)
+                },
+                consume: { result in
+                    var linked = 0
+                    try context.destination.transaction {
+                        for link in result.links {
+                            let writer = try writers[link.relationship] ?? LinkWriter(relationship: link.relationship, entity: entity, context: context)
+                            writers[link.relationship] = writer
+                            linked += try writer.write(from: link.destination, to: link.targets)
+                        }
+                        try context.keep(result.rejects, mapping: index)
+                    }
+                    context.counters[index].related += linked
+                    context.counters[index].rejected += result.rejects.count
+                    try context.checkRejects(result.rejects)
+                    done += result.count
+                    try context.commit(.init(step: plan.index, stage: .relate, mapping: index,
+                                             key: [Int64(target), result.last.destination, result.last.source, result.last.item],
+                                             done: done, total: total))
+                    context.event(.advanced, .relate, mapping: mapping.name, done: done, total: total)
+                })
+            writers = [:]
+        }
         context.counters[index].seconds += Date().timeIntervalSince(started)
         context.event(.finished, .relate, mapping: mapping.name, done: done, total: total)
     }

@@ -19,16 +19,20 @@ struct Rollback {
         let layout = plan.destinationLayout
         let keyColumns = Dictionary(plan.destinationModel.entities.map { (layout.table(of: $0.name).name, layout.table(of: $0.name).keyColumn) },
                                     uniquingKeysWith: { a, _ in a })
+        // Targets (association ids) of this mapping and of the ones after it.
+        let current = plan.mappings[mapping].targets.map(String.init).joined(separator: ",")
+        let later = plan.targets.indices.filter { plan.targets[$0].mapping > mapping }.map(String.init).joined(separator: ",")
         return try database.transaction {
-            let later = "mapping > \(mapping) OR (mapping = \(mapping) AND source > \(lastKey))"
-            let undone = Int(try database.scalarInt("SELECT count(DISTINCT mapping || '/' || source) FROM work.association WHERE \(later)"))
-            try database.execute("DELETE FROM work.association WHERE \(later)")
+            let after = "(mapping IN (\(current)) AND source > \(lastKey))" + (later.isEmpty ? "" : " OR mapping IN (\(later))")
+            let undone = Int(try database.scalarInt("SELECT count(DISTINCT source) FROM work.association WHERE mapping IN (\(current)) AND source > \(lastKey) AND source != \(Int64.max)"))
+            try database.execute("DELETE FROM work.association WHERE \(after)")
+            try database.execute("DELETE FROM work.reject WHERE mapping > \(mapping) OR (mapping = \(mapping) AND source > \(lastKey))")
             for (table, next) in nextKeys.sorted(by: { $0.key < $1.key }) {
                 guard let key = keyColumns[table] else { continue }
                 try database.run("DELETE FROM \(q(table)) WHERE \(q(key)) >= ?", [.integer(next)])
             }
-            for index in plan.mappings.indices where index >= mapping {
-                let table = layout.table(of: plan.mappings[index].destinationEntity).name
+            for index in plan.targets.indices where plan.targets[index].mapping >= mapping {
+                let table = layout.table(of: plan.targets[index].entity).name
                 try database.run("DELETE FROM work.unique_key WHERE mapping = ? AND destination >= ?",
                                  [.integer(Int64(index)), .integer(nextKeys[table] ?? 1)])
             }

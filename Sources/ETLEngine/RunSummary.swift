@@ -14,6 +14,8 @@ public struct MappingCounters: Sendable, Equatable, Codable {
     public var associated = 0
     /// Destination rows created (fewer than `associated` with uniqueBy).
     public var written = 0
+    /// Source rows rejected (an expression or a policy threw), kept in the reject file.
+    public var rejected = 0
     /// Relationship links set in the relate stage (each target of each relationship
     /// expression once, so a resumed run counts the same as an uninterrupted one).
     public var related = 0
@@ -42,6 +44,8 @@ public struct RunSummary: Sendable {
     public var seconds: Double
     /// True when the source was already at the target version and nothing was written.
     public var upToDate = false
+    /// The reject file, when rows were rejected.
+    public var rejectFile: String?
     /// Things the user must know about the result (e.g. missing Core Data version hashes).
     public var notes: [String] = []
 }

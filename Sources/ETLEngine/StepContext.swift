@@ -26,10 +26,15 @@ final class StepContext {
     /// Records progress after a chunk's commit (the run writes the checkpoint).
     var commitHandler: (Checkpoint.Position) throws -> Void = { _ in }
     let cancellation: Cancellation?
+    let policies: PolicyRegistry
+    /// Rejected rows allowed in the whole run, and how many earlier steps rejected.
+    let maxRejects: Int
+    let priorRejects: Int
 
     init(plan: StepPlan, stepCount: Int, source: Database, sourcePath: String, destination: Database, workPath: String,
          chunkSize: Int, workers: Int, counters: [MappingCounters]?, nextKey: [String: Int64], resume: Checkpoint.Position?,
-         cancellation: Cancellation?, report: @escaping (ProgressEvent) -> Void) {
+         cancellation: Cancellation?, policies: PolicyRegistry, maxRejects: Int, priorRejects: Int,
+         report: @escaping (ProgressEvent) -> Void) {
         self.plan = plan
         self.stepCount = stepCount
         self.source = source
@@ -39,12 +44,44 @@ final class StepContext {
         self.chunkSize = chunkSize
         self.workers = workers
         self.report = report
-        self.counters = counters ?? plan.mappings.map {
-            MappingCounters(step: plan.name, mapping: $0.name, source: $0.sourceEntity, destination: $0.destinationEntity)
+        // One counter per target: each mapping's own (same index), then policies' extra entities.
+        self.counters = counters ?? plan.targets.map {
+            MappingCounters(step: plan.name, mapping: $0.name, source: plan.mappings[$0.mapping].sourceEntity, destination: $0.entity)
         }
+        self.policies = policies
+        self.maxRejects = maxRejects
+        self.priorRejects = priorRejects
         self.nextKey = nextKey
         self.resume = resume
         self.cancellation = cancellation
+    }
+
+    func policy(of mapping: MappingPlan) -> Policy? {
+        mapping.policy.flatMap { policies[$0] }
+    }
+
+    /// Fails the run once more rows were rejected than allowed, showing the first ones.
+    func checkRejects(_ new: [Reject]) throws {
+        guard !new.isEmpty else { return }
+        let total = priorRejects + counters.reduce(0) { $0 + $1.rejected }
+        guard total > maxRejects else { return }
+        let decoder = JSONDecoder()
+        let first = try destination.rows("SELECT record FROM work.reject ORDER BY rowid LIMIT 5").compactMap { row -> Reject? in
+            guard case .text(let json) = row[0] else { return nil }
+            return try? decoder.decode(Reject.self, from: Data(json.utf8))
+        }
+        throw MigrationError.tooManyRejects(limit: maxRejects, first: first.isEmpty ? new : first)
+    }
+
+    /// Stores reject records in the work file, inside the caller's transaction.
+    func keep(_ rejects: [Reject], mapping: Int) throws {
+        guard !rejects.isEmpty else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let insert = try destination.prepare("INSERT INTO work.reject (mapping, source, record) VALUES (?, ?, ?)")
+        for record in rejects {
+            try insert.run([.integer(Int64(mapping)), .integer(record.key), .text(String(decoding: try encoder.encode(record), as: UTF8.self))])
+        }
     }
 
     func commit(_ position: Checkpoint.Position) throws {

@@ -7,6 +7,17 @@ import ETLPipeline
 struct ValidateStage {
     let context: StepContext
 
+    /// The expression type that reads a raw SQLite value as itself.
+    static func type(of value: SQLValue) -> ExprType {
+        switch value {
+        case .null: return .null
+        case .integer: return .integer
+        case .real: return .double
+        case .text: return .string
+        case .blob: return .binary
+        }
+    }
+
     func run() throws {
         context.event(.started, .validate, total: 3)
         var problems: [String] = []
@@ -18,17 +29,17 @@ struct ValidateStage {
         // 1. Every source row that passed the filter has its association (times fan-out),
         //    and every destination row was made by a mapping.
         var madeBy: [String: [Int]] = [:]
-        for (index, mapping) in plan.mappings.enumerated() {
+        for (index, target) in plan.targets.enumerated() {
             let counters = context.counters[index]
             let associated = Int(try db.scalarInt("SELECT count(*) FROM work.association WHERE mapping = \(index)"))
             if associated != counters.associated {
-                problems.append("mapping \(mapping.name): \(counters.associated) source rows passed, but \(associated) have a destination row")
+                problems.append("mapping \(target.name): \(counters.associated) source rows passed, but \(associated) have a destination row")
             }
             let distinct = Int(try db.scalarInt("SELECT count(DISTINCT destination) FROM work.association WHERE mapping = \(index)"))
             if distinct != counters.written {
-                problems.append("mapping \(mapping.name): wrote \(counters.written) rows, but associations point at \(distinct)")
+                problems.append("mapping \(target.name): wrote \(counters.written) rows, but associations point at \(distinct)")
             }
-            madeBy[mapping.destinationEntity, default: []].append(index)
+            madeBy[target.entity, default: []].append(index)
         }
         for entity in plan.destinationModel.entities where !entity.isAbstract {
             let table = layout.table(of: entity.name)
@@ -96,6 +107,19 @@ struct ValidateStage {
             return nil
         }
         problems += messages.map { "integrity check: \($0)" }
+
+        // 4. The policies' own checks.
+        for mapping in plan.mappings {
+            guard let validate = context.policy(of: mapping)?.validate else { continue }
+            let check = PolicyValidationContext(step: plan.name) { sql in
+                try db.rows(sql).map { $0.map { Value(sql: $0, as: Self.type(of: $0)) } }
+            }
+            do {
+                problems += try validate(check).map { "policy \(mapping.policy!) of mapping \(mapping.name): \($0)" }
+            } catch {
+                problems.append("policy \(mapping.policy!) of mapping \(mapping.name) failed to validate: \(error)")
+            }
+        }
         context.event(.finished, .validate, done: 3, total: 3)
         if !problems.isEmpty {
             throw MigrationError.validationFailed(step: plan.name, problems: problems)

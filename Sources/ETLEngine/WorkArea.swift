@@ -23,6 +23,7 @@ public struct WorkArea {
     func allFiles(stepCount: Int) -> [String] {
         let stores = (0..<stepCount).map { output(ofStep: $0, stepCount: stepCount) } + [work]
         return stores.flatMap { [$0, $0 + "-journal", $0 + "-wal", $0 + "-shm"] }
+            + (0..<stepCount).map { RejectFile(destination: destination).stepFile($0) }
     }
 
     /// The work files of a run on `destination` that exist now.
@@ -43,6 +44,7 @@ public struct WorkArea {
     /// `association`: source row (and forEach item) → destination row, per mapping: Core
     /// Data's associateSourceInstance. On disk, so memory never grows with the store.
     /// `unique_key`: uniqueBy key → the destination row made for it.
+    /// `reject`: rejected source rows (JSON records), committed with their chunk.
     static let schema = """
         CREATE TABLE work.association (
             mapping INTEGER NOT NULL, destination INTEGER NOT NULL,
@@ -52,6 +54,8 @@ public struct WorkArea {
         CREATE TABLE work.unique_key (
             mapping INTEGER NOT NULL, key BLOB NOT NULL, destination INTEGER NOT NULL,
             PRIMARY KEY (mapping, key)) WITHOUT ROWID;
+        CREATE TABLE work.reject (
+            mapping INTEGER NOT NULL, source INTEGER NOT NULL, record TEXT NOT NULL);
         """
 
     /// `item` of an association without a forEach (a key SQLite never hands out by itself).

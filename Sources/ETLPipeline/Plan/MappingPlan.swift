@@ -21,6 +21,26 @@ public struct MappingPlan: Sendable {
     /// Paths the relate stage reads per associated (source row, item) pair.
     public var relatePaths: [SourcePath]
     public var relationships: [RelationshipAssignment]
+
+    /// The registered policy the mapping names, if any.
+    public var policy: String?
+    /// With a policy: every attribute and to-one of the source entity by name → its slot
+    /// in `createPaths` / `relatePaths`, so the policy can read any of them.
+    public var policyCreateSlots: [String: Int] = [:]
+    public var policyRelateSlots: [String: Int] = [:]
+    /// The step's targets this mapping writes: its own first, then one per entity its policy creates.
+    public var targets: [Int] = []
+}
+
+/// Where created rows go: a mapping's own destination entity, or another entity its policy
+/// creates rows of ("Posts/Section"). Each target has its own associations and counters.
+public struct TargetPlan: Sendable {
+    /// The mapping's name, or "Mapping/Entity".
+    public var name: String
+    public var mapping: Int
+    public var entity: String
+    /// Every attribute of the entity, in model order, with what fills it by default.
+    public var attributes: [AttributeAssignment]
 }
 
 /// How one destination attribute is filled.

@@ -27,6 +27,8 @@ public struct StepPlan: Sendable {
     public var sourceLayout: any StoreLayout
     public var destinationLayout: any StoreLayout
     public var mappings: [MappingPlan]
+    /// Where rows go: one target per mapping (same index), then the policies' extra entities.
+    public var targets: [TargetPlan] = []
     /// True for a lightweight step derived from the two versions alone.
     public var isInferred: Bool = false
 }

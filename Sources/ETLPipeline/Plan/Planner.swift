@@ -5,10 +5,10 @@ import ETLModel
 /// Turns a pipeline spec into a `Plan`, or fails with the first problem, named by file,
 /// line, column and JSON path.
 public struct Planner {
-    /// Names of the policies registered by the running program.
-    public var policies: [String]
+    /// The policies registered by the running program.
+    public var policies: [PolicySignature]
 
-    public init(policies: [String] = []) {
+    public init(policies: [PolicySignature] = []) {
         self.policies = policies
     }
 
@@ -26,15 +26,16 @@ public struct Planner {
             let isLast = index == chain.hops.count - 1
             // Intermediate stores use the destination's layout: only the ends are the user's.
             let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind) : destinationKind.layout(for: to)
-            let mappings: [MappingPlan]
+            let planned: (mappings: [MappingPlan], targets: [TargetPlan])
             if let step = hop.step {
-                mappings = try planMappings(step, source: from, destination: to)
+                planned = try planMappings(step, source: from, destination: to)
             } else {
-                mappings = try inferredMappings(spec, from: from, to: to)
+                planned = try inferredMappings(spec, from: from, to: to)
             }
             steps.append(StepPlan(index: index, name: hop.step?.name ?? "\(from.version) to \(to.version) (inferred)",
                                   sourceModel: from, destinationModel: to, sourceLayout: sourceLayout,
-                                  destinationLayout: destinationLayout, mappings: mappings, isInferred: hop.step == nil))
+                                  destinationLayout: destinationLayout, mappings: planned.mappings, targets: planned.targets,
+                                  isInferred: hop.step == nil))
             sourceLayout = destinationLayout
         }
         return Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
@@ -158,7 +159,7 @@ public struct Planner {
 
     /// A lightweight step as mapping plans: every attribute and relationship the inference
     /// carries over becomes the expression a user would have written.
-    func inferredMappings(_ spec: PipelineSpec, from: Model, to: Model) throws -> [MappingPlan] {
+    func inferredMappings(_ spec: PipelineSpec, from: Model, to: Model) throws -> (mappings: [MappingPlan], targets: [TargetPlan]) {
         let inferred: InferredStep
         do {
             inferred = try InferredMapping.infer(from: from, to: to)
@@ -214,17 +215,45 @@ public struct Planner {
         }
     }
 
-    func planMappings(_ step: StepSpec, source: Model, destination: Model) throws -> [MappingPlan] {
+    func planMappings(_ step: StepSpec, source: Model, destination: Model) throws -> (mappings: [MappingPlan], targets: [TargetPlan]) {
         var signatures: [String: MappingSignature] = [:]
-        for m in step.mappings {
+        // Targets: each mapping's own entity first (same index), then its policy's extra entities.
+        var targets: [TargetPlan] = []
+        var extra: [(mapping: Int, entity: String, name: String)] = []
+        for (index, m) in step.mappings.enumerated() {
             try checkEntity(m.source, in: source, cursor: m.sourceCursor, side: "source")
             try checkEntity(m.destination, in: destination, cursor: m.destinationCursor, side: "destination")
             if destination.entity(named: m.destination)!.isAbstract {
                 throw m.destinationCursor.error("entity \(m.destination) is abstract in model \(destination.version): map to one of its sub-entities")
             }
             signatures[m.name] = MappingSignature(sourceEntity: m.source, destinationEntity: m.destination)
+            guard let name = m.policy else { continue }
+            guard let policy = policies.first(where: { $0.name == name }) else {
+                let known = policies.isEmpty ? "no policies are registered in this program (a program that links the ETL library registers them)"
+                    : "registered policies: " + policies.map(\.name).sorted().joined(separator: ", ")
+                throw (m.policyCursor ?? m.cursor).error("unknown policy '\(name)': \(known)")
+            }
+            for entity in policy.creates where entity != m.destination {
+                guard let e = destination.entity(named: entity), !e.isAbstract else {
+                    throw (m.policyCursor ?? m.cursor).error("policy '\(name)' creates rows of '\(entity)', which is not a concrete entity of model \(destination.version)")
+                }
+                signatures["\(m.name)/\(entity)"] = MappingSignature(sourceEntity: m.source, destinationEntity: entity)
+                extra.append((index, entity, "\(m.name)/\(entity)"))
+            }
         }
-        return try step.mappings.map { try planMapping($0, source: source, destination: destination, signatures: signatures) }
+        var mappings = try step.mappings.map { try planMapping($0, source: source, destination: destination, signatures: signatures) }
+        for (index, m) in mappings.enumerated() {
+            targets.append(TargetPlan(name: m.name, mapping: index, entity: m.destinationEntity, attributes: m.attributes))
+            mappings[index].targets = [index]
+        }
+        for e in extra {
+            mappings[e.mapping].targets.append(targets.count)
+            let attributes = destination.attributes(of: e.entity).map {
+                AttributeAssignment(attribute: $0, source: .constant($0.defaultValue ?? .null))
+            }
+            targets.append(TargetPlan(name: e.name, mapping: e.mapping, entity: e.entity, attributes: attributes))
+        }
+        return (mappings, targets)
     }
 
     func checkEntity(_ name: String, in model: Model, cursor: JSONCursor, side: String) throws {
@@ -234,13 +263,6 @@ public struct Planner {
     }
 
     func planMapping(_ m: MappingSpec, source: Model, destination: Model, signatures: [String: MappingSignature]) throws -> MappingPlan {
-        if let policy = m.policy {
-            let known = policies.isEmpty ? "no policies are registered in this program (a program that links the ETL library registers them)"
-                : "registered policies: " + policies.sorted().joined(separator: ", ")
-            guard policies.contains(policy) else {
-                throw (m.policyCursor ?? m.cursor).error("unknown policy '\(policy)': \(known)")
-            }
-        }
         let createSlots = SlotTable()
         var scope = ExpressionScope(sourceModel: source, source: m.source, item: nil, mappings: signatures, allowsDestinationLookups: false)
 
@@ -309,10 +331,20 @@ public struct Planner {
             try checkRelationship(relationship, of: m.destination, type: compiled.type, model: destination, cursor: spec.cursor)
             relationships.append(RelationshipAssignment(relationship: relationship, expression: compiled))
         }
+        // A policy reads the source row by name: every attribute and to-one of the entity.
+        var policyCreateSlots: [String: Int] = [:], policyRelateSlots: [String: Int] = [:]
+        if m.policy != nil {
+            let names = source.attributes(of: m.source).map(\.name) + source.relationships(of: m.source).filter { !$0.isToMany }.map(\.name)
+            for name in names {
+                policyCreateSlots[name] = createSlots.slot(for: SourcePath(root: .source, segments: [name]))
+                policyRelateSlots[name] = relateSlots.slot(for: SourcePath(root: .source, segments: [name]))
+            }
+        }
         return MappingPlan(name: m.name, sourceEntity: m.source, destinationEntity: m.destination,
                            createPaths: createSlots.paths, filter: filter, forEach: forEach, itemEntity: itemEntity,
                            uniqueBy: uniqueBy, attributes: attributes,
-                           relatePaths: relateSlots.paths, relationships: relationships)
+                           relatePaths: relateSlots.paths, relationships: relationships,
+                           policy: m.policy, policyCreateSlots: policyCreateSlots, policyRelateSlots: policyRelateSlots)
     }
 
     func checkRelationship(_ r: Relationship, of entity: String, type: ExprType, model: Model, cursor: JSONCursor) throws {

@@ -37,9 +37,10 @@ extension PipelineSpec {
         }
         var options = Options()
         if let oc = o.optional("options") {
-            let oo = try oc.object(keys: ["chunkSize", "workers"])
+            let oo = try oc.object(keys: ["chunkSize", "workers", "maxRejects"])
             if let c = oo.optional("chunkSize") { options.chunkSize = try c.int(in: 1...1_000_000) }
             if let w = oo.optional("workers") { options.workers = try w.int(in: 1...256) }
+            if let r = oo.optional("maxRejects") { options.maxRejects = try r.int(in: 0...Int.max) }
         }
         var steps: [StepSpec] = []
         if let stepsCursor = o.optional("steps") {

@@ -50,6 +50,9 @@ public struct Options: Sendable {
     public var chunkSize: Int = 1000
     /// Worker queues evaluating mappings in parallel.
     public var workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Source rows that may be rejected (an expression or a policy threw for them) before
+    /// the run fails; rejected rows are kept in DESTINATION.rejects.jsonl.zst.
+    public var maxRejects: Int = 0
 
     public init() {}
 }

@@ -1,0 +1,64 @@
+import ETLPipeline
+
+/// Custom logic for an entity mapping, as named Swift closures: Core Data's
+/// `NSEntityMigrationPolicy`, without the class. Every hook is optional; a missing hook
+/// does what the declared mapping says (like calling `super`).
+///
+///     let sections = Policy(creates: ["Section"]) { row, output in
+///         let content = row.string("content") ?? ""
+///         output.insert("Section", ["title": .string(String(content.prefix(20)) + "…"), "body": .string(content)])
+///     }
+///
+/// Hooks run concurrently on the worker queues, any number at a time, in no particular
+/// order: they must not share mutable state. What is ordered: rows are *loaded* in source
+/// order, so keys, deduplication (`PolicyOutput.Row.uniqueKey`) and the result are the same
+/// with 1 or N workers.
+public struct Policy: Sendable {
+    /// Per source row, after the declared filter passed: `output` holds the row the declared
+    /// attributes make; change it, remove it, or add rows (of the mapping's entity or of an
+    /// entity named in `creates`). A throw rejects the source row.
+    public typealias Create = @Sendable (PolicySourceRow, inout PolicyOutput) throws -> Void
+    /// Per destination row the mapping made: links to set, by relationship name, on top of
+    /// the declared relationship expressions. A throw rejects the row's links.
+    public typealias Relate = @Sendable (PolicyRelateContext) throws -> [String: [Int64]]
+    /// Once, after the mapping created all its rows: rows that depend on the whole mapping.
+    public typealias EndOfMapping = @Sendable (PolicyMappingContext) throws -> [PolicyOutput.Row]
+    /// After the built-in validation of the step: one message per problem found.
+    public typealias Validate = @Sendable (PolicyValidationContext) throws -> [String]
+
+    /// Destination entities besides the mapping's own that `create` may insert rows of.
+    /// Their rows are found with `destination('Mapping/Entity', …)`.
+    public var creates: [String]
+    public var create: Create?
+    public var relate: Relate?
+    public var endOfMapping: EndOfMapping?
+    public var validate: Validate?
+
+    public init(creates: [String] = [], create: Create? = nil, relate: Relate? = nil,
+                endOfMapping: EndOfMapping? = nil, validate: Validate? = nil) {
+        self.creates = creates
+        self.create = create
+        self.relate = relate
+        self.endOfMapping = endOfMapping
+        self.validate = validate
+    }
+
+    var signature: (String) -> PolicySignature {
+        { PolicySignature(name: $0, creates: creates) }
+    }
+}
+
+/// Policies by name, as pipelines name them.
+public struct PolicyRegistry: Sendable {
+    public var policies: [String: Policy]
+
+    public init(_ policies: [String: Policy] = [:]) {
+        self.policies = policies
+    }
+
+    public subscript(name: String) -> Policy? { policies[name] }
+
+    public var signatures: [PolicySignature] {
+        policies.map { $0.value.signature($0.key) }.sorted { $0.name < $1.name }
+    }
+}

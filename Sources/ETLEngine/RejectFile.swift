@@ -1,0 +1,58 @@
+import Foundation
+import ETLStore
+
+/// Rejected rows, kept beside the destination as `DESTINATION.rejects.jsonl.zst`: JSON
+/// lines (one `Reject` each), zstd-compressed with frame checksums. Each step's rejects
+/// live in its work file (committed with their chunk) until the step ends; then they are
+/// written to a per-step file, and the run joins those into one (zstd frames concatenate).
+public struct RejectFile: Sendable {
+    public let path: String
+
+    public init(destination: String) {
+        path = destination + ".rejects.jsonl.zst"
+    }
+
+    func stepFile(_ step: Int) -> String { path + ".step\(step + 1)" }
+
+    /// Writes the step's rejects from its work file (replacing an earlier export of the same step).
+    func export(step: Int, from db: Database) throws {
+        let rows = try db.rows("SELECT record FROM work.reject ORDER BY rowid")
+        let file = stepFile(step)
+        guard !rows.isEmpty else { unlink(file); return }
+        var text = ""
+        for row in rows { if case .text(let json) = row[0] { text += json + "\n" } }
+        try Data(try Zstd.compress(Array(text.utf8))).write(to: URL(fileURLWithPath: file), options: .atomic)
+    }
+
+    /// Joins the steps' files into the reject file; returns its path, or nil when nothing was rejected.
+    func combine(stepCount: Int) throws -> String? {
+        var frames = Data()
+        for step in 0..<stepCount {
+            if let data = FileManager.default.contents(atPath: stepFile(step)) { frames.append(data) }
+        }
+        guard !frames.isEmpty else {
+            unlink(path)
+            return nil
+        }
+        try frames.write(to: URL(fileURLWithPath: path), options: .atomic)
+        for step in 0..<stepCount { unlink(stepFile(step)) }
+        return path
+    }
+
+    /// Reads a reject file.
+    public static func read(_ path: String) throws -> [Reject] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MigrationError.badDestination(path: path, reason: "cannot read the reject file")
+        }
+        let bytes: [UInt8]
+        do { bytes = try Zstd.decompress(Array(data)) } catch {
+            throw MigrationError.badDestination(path: path, reason: "the reject file is damaged (\(error))")
+        }
+        let decoder = JSONDecoder()
+        return try String(decoding: bytes, as: UTF8.self).split(separator: "\n").enumerated().map { index, line in
+            do { return try decoder.decode(Reject.self, from: Data(line.utf8)) } catch {
+                throw MigrationError.badDestination(path: path, reason: "line \(index + 1) is not a reject record")
+            }
+        }
+    }
+}
