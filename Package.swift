@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "ETL", targets: ["ETL"]),
+        .library(name: "ETLCommandLine", targets: ["ETLCommandLine"]),
         .executable(name: "etl", targets: ["etl"]),
     ],
     dependencies: [
@@ -23,13 +24,19 @@ let package = Package(
         .target(name: "ETLPipeline", dependencies: ["ETLModel"]),
         .target(name: "ETLEngine", dependencies: ["ETLPipeline", "CZstd"]),
         .target(name: "ETL", dependencies: ["ETLEngine"]),
-        .executableTarget(name: "etl", dependencies: [
+        // The whole `etl` command line as a library: a program of the user's own runs
+        // `ETLCommand.main(policies:)` and becomes `etl` with its policies.
+        .target(name: "ETLCommandLine", dependencies: [
             "ETL", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "etl", dependencies: ["ETLCommandLine"]),
+        // The policy example of the README: v2 Posts become v3 Posts with a Section each.
+        .target(name: "PostSectionsPolicy", dependencies: ["ETL"], path: "Examples/PostSections/Policy"),
+        .executableTarget(name: "post-sections", dependencies: ["PostSectionsPolicy", "ETLCommandLine"], path: "Examples/PostSections/Sources"),
         .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore"]),
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline"]),
-        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL"]),
+        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "PostSectionsPolicy"]),
         .testTarget(name: "etlTests", dependencies: ["ETL"]),
     ]
 )

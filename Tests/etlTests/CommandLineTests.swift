@@ -115,4 +115,51 @@ final class CommandLineTests: XCTestCase {
             XCTAssertFalse(result.stderr.isEmpty)
         }
     }
+
+    func testTheExampleProgramIsEtlWithItsPolicy() throws {
+        let example = Bundle.main.bundleURL.appendingPathComponent("post-sections")
+        let sample = Process()
+        sample.executableURL = example
+        sample.arguments = ["make-sample", folder.appendingPathComponent("posts-v2.sqlite").path, "50"]
+        try sample.run()
+        sample.waitUntilExit()
+        XCTAssertEqual(sample.terminationStatus, 0)
+        let process = Process()
+        process.executableURL = example
+        process.arguments = ["run", Self.root.appendingPathComponent("Examples/PostSections/posts.json").path,
+                             "--source", folder.appendingPathComponent("posts-v2.sqlite").path,
+                             "--destination", folder.appendingPathComponent("posts-v3.sqlite").path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, stdout)
+        XCTAssertTrue(stdout.contains("Posts/Section  Post → Section"), stdout)
+    }
+
+    func testRejectedRowsAreKeptAndPrinted() throws {
+        XCTAssertEqual(try etl("sample", "books", "--rows", "200", "--out", "v1.sqlite").status, 0)
+        let models = Self.root.appendingPathComponent("pipelines/models").path
+        let pipeline = folder.appendingPathComponent("picky.json")
+        try Data("""
+            { "format": 1,
+              "source": { "store": "v1.sqlite", "model": "\(models)/books-v1.json" },
+              "destination": { "store": "v2.sqlite", "model": "\(models)/books-v2.json" },
+              "options": { "maxRejects": 5 },
+              "steps": [ { "mappings": [
+                { "name": "Users", "source": "User", "destination": "User",
+                  "attributes": { "userId": "if($source.userId % 4 == 0, $source.userId * 9223372036854775807, $source.userId)", "name": "$source.name" } } ] } ] }
+            """.utf8).write(to: pipeline)
+        let run = try etl("run", pipeline.path)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("rejected rows are kept in"), run.stdout)
+        let file = folder.appendingPathComponent("v2.sqlite.rejects.jsonl.zst").path
+        let rejects = try etl("rejects", file)
+        XCTAssertEqual(rejects.status, 0, rejects.stderr)
+        XCTAssertTrue(rejects.stdout.contains("mapping Users · create · source User row 4"), rejects.stdout)
+        XCTAssertTrue(rejects.stdout.contains("$source.userId = 1004"), rejects.stdout)
+        XCTAssertTrue(rejects.stdout.contains("2 rejected rows"), rejects.stdout)
+    }
 }

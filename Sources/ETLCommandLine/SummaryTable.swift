@@ -4,17 +4,17 @@ import ETL
 /// The table printed at the end of a run: one line per mapping and step.
 enum SummaryTable {
     static func render(_ summary: RunSummary) -> String {
-        let header = ["step", "mapping", "source → destination", "read", "filtered", "written", "related", "seconds"]
+        let header = ["step", "mapping", "source → destination", "read", "filtered", "rejected", "written", "related", "seconds"]
         var rows = summary.mappings.map { m in
-            [m.step, m.mapping, "\(m.source) → \(m.destination)", "\(m.read)", "\(m.filtered)", "\(m.written)",
+            [m.step, m.mapping, "\(m.source) → \(m.destination)", "\(m.read)", "\(m.filtered)", "\(m.rejected)", "\(m.written)",
              "\(m.related)", String(format: "%.2f", m.seconds)]
         }
-        let total = summary.mappings.reduce(into: (0, 0, 0, 0)) { t, m in
-            t.0 += m.read; t.1 += m.filtered; t.2 += m.written; t.3 += m.related
+        let total = summary.mappings.reduce(into: (0, 0, 0, 0, 0)) { t, m in
+            t.0 += m.read; t.1 += m.filtered; t.2 += m.rejected; t.3 += m.written; t.4 += m.related
         }
-        rows.append(["total", "", "", "\(total.0)", "\(total.1)", "\(total.2)", "\(total.3)", String(format: "%.2f", summary.seconds)])
+        rows.append(["total", "", "", "\(total.0)", "\(total.1)", "\(total.2)", "\(total.3)", "\(total.4)", String(format: "%.2f", summary.seconds)])
         let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
-        let numeric = Set(3...7)
+        let numeric = Set(3...8)
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { i, cell in
                 let pad = String(repeating: " ", count: widths[i] - cell.count)
@@ -29,6 +29,9 @@ enum SummaryTable {
                          + "\(summary.redoneRows) source rows loaded after its last checkpoint were loaded again")
         }
         for note in summary.notes { lines.append("note: " + note) }
+        if let file = summary.rejectFile {
+            lines.append("rejected rows are kept in \(file) (read it with `etl rejects \(file)`)")
+        }
         lines.append("migrated \(summary.source)")
         lines.append("      to \(summary.destination)" + (summary.backup.map { " (previous file kept as \($0))" } ?? ""))
         return lines.joined(separator: "\n")

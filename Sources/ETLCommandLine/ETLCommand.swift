@@ -4,9 +4,16 @@ import ETL
 import ETLModel
 
 /// The `etl` command line.
-@main
-struct ETLCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+///
+/// A program that links the library becomes the whole `etl`, with its policies:
+///
+///     import ETL
+///     import ETLCommandLine
+///     ETLCommand.main(policies: ["addSection": Policy(creates: ["Section"]) { row, output in … }])
+public struct ETLCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "etl",
         abstract: "Upgrade SQLite stores offline: extract, transform, load, relate, validate, replace.",
         discussion: """
@@ -27,9 +34,16 @@ struct ETLCommand: ParsableCommand {
               2  bad usage or a bad pipeline or model file; nothing was read
             """,
         version: ETLVersion.current,
-        subcommands: [RunCommand.self, StatusCommand.self, InspectCommand.self, SampleCommand.self])
+        subcommands: [RunCommand.self, StatusCommand.self, InspectCommand.self, RejectsCommand.self, SampleCommand.self])
 
-    static func main() {
+    /// Runs the command line with these policies available to every pipeline that names them.
+    public static func main(policies: [String: Policy]) -> Never {
+        ProgramPolicies.shared.set(PolicyRegistry(policies))
+        main()
+        Foundation.exit(0)
+    }
+
+    public static func main() {
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -86,4 +100,23 @@ struct CLIFailure: Error {
 
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// The policies of the running program, for the subcommands ArgumentParser creates.
+final class ProgramPolicies: @unchecked Sendable {
+    static let shared = ProgramPolicies()
+    private let lock = NSLock()
+    private var value = PolicyRegistry()
+
+    func set(_ registry: PolicyRegistry) {
+        lock.lock()
+        value = registry
+        lock.unlock()
+    }
+
+    var registry: PolicyRegistry {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
 }

@@ -24,6 +24,7 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         var migration = Migration(pipeline: pipeline)
+        migration.policies = ProgramPolicies.shared.registry
         migration.destination = destination
         let status = try migration.status()
         guard let checkpoint = status.checkpoint else {

@@ -66,6 +66,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let trap = SignalTrap()
         var migration = Migration(pipeline: pipeline)
+        migration.policies = ProgramPolicies.shared.registry
         migration.source = source
         migration.destination = destination
         migration.chunkSize = chunkSize
