@@ -56,16 +56,11 @@ public struct ETLCommand: ParsableCommand {
     static func exit(with error: Error) -> Never {
         let code: Int32
         switch error {
-        case let error as DocumentError:
+        case is DocumentError:
             printError("error: \(error)")
             code = ExitStatus.badInput
-        case let error as MigrationError:
-            printError("error: \(error)")
-            code = ExitStatus.failed
-        case let error as VersionDetectionError:
-            printError("error: \(error)")
-            code = ExitStatus.failed
-        case let error as CoreDataStoreError:
+        // Errors of a store or of the run: each already names the file and the place.
+        case is MigrationError, is VersionDetectionError, is CoreDataStoreError:
             printError("error: \(error)")
             code = ExitStatus.failed
         case let error as CLIFailure:

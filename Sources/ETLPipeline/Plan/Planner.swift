@@ -299,10 +299,8 @@ public struct Planner {
         var given: [String: CompiledExpression] = [:]
         for (name, spec) in m.attributes {
             guard let attribute = destinationAttributes.first(where: { $0.name == name }) else {
-                let isRelationship = destinationRelationships.contains { $0.name == name }
-                let hint = isRelationship ? " ('\(name)' is a relationship: put it under \"relationships\")"
-                    : closestName(to: name, among: destinationAttributes.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
-                throw spec.cursor.error("unknown attribute '\(name)' of destination entity \(m.destination)\(hint)")
+                throw unknownProperty(name, kind: "attribute", of: m.destination, known: destinationAttributes.map(\.name),
+                                      other: ("relationship", "relationships", destinationRelationships.map(\.name)), cursor: spec.cursor)
             }
             let compiled = try compile(spec, scope: scope, slots: createSlots)
             let expected = ExprType(attribute.type)
@@ -322,10 +320,8 @@ public struct Planner {
         var relationships: [RelationshipAssignment] = []
         for (name, spec) in m.relationships {
             guard let relationship = destinationRelationships.first(where: { $0.name == name }) else {
-                let isAttribute = destinationAttributes.contains { $0.name == name }
-                let hint = isAttribute ? " ('\(name)' is an attribute: put it under \"attributes\")"
-                    : closestName(to: name, among: destinationRelationships.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
-                throw spec.cursor.error("unknown relationship '\(name)' of destination entity \(m.destination)\(hint)")
+                throw unknownProperty(name, kind: "relationship", of: m.destination, known: destinationRelationships.map(\.name),
+                                      other: ("attribute", "attributes", destinationAttributes.map(\.name)), cursor: spec.cursor)
             }
             let compiled = try compile(spec, scope: relateScope, slots: relateSlots)
             try checkRelationship(relationship, of: m.destination, type: compiled.type, model: destination, cursor: spec.cursor)
@@ -345,6 +341,15 @@ public struct Planner {
                            uniqueBy: uniqueBy, attributes: attributes,
                            relatePaths: relateSlots.paths, relationships: relationships,
                            policy: m.policy, policyCreateSlots: policyCreateSlots, policyRelateSlots: policyRelateSlots)
+    }
+
+    /// "unknown attribute 'x' of destination entity E", with where it belongs if it is the
+    /// other kind of property, or the closest name.
+    func unknownProperty(_ name: String, kind: String, of entity: String, known: [String],
+                         other: (kind: String, key: String, names: [String]), cursor: JSONCursor) -> DocumentError {
+        let hint = other.names.contains(name) ? " ('\(name)' is \(other.kind == "attribute" ? "an" : "a") \(other.kind): put it under \"\(other.key)\")"
+            : closestName(to: name, among: known).map { " (did you mean '\($0)'?)" } ?? ""
+        return cursor.error("unknown \(kind) '\(name)' of destination entity \(entity)\(hint)")
     }
 
     func checkRelationship(_ r: Relationship, of entity: String, type: ExprType, model: Model, cursor: JSONCursor) throws {
