@@ -152,4 +152,37 @@ final class PolicyTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("posts-v3.sqlite")))
     }
+
+    func testEndOfMappingRowsAndValidationHooks() throws {
+        try BooksSample.write(rows: 400, seed: 2, to: folder.path("v1.sqlite"))
+        let pipeline = try folder.pipeline("users.json", """
+            { "format": 1,
+              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
+              "destination": { "store": "v2.sqlite", "model": "MODELS/books-v2.json" },
+              "options": { "chunkSize": 7 },
+              "steps": [ { "mappings": [
+                { "name": "Users", "source": "User", "destination": "User", "policy": "withSystemUser",
+                  "attributes": { "userId": "$source.userId", "name": "$source.name" } } ] } ] }
+            """)
+        // One more User once all are in: the app's "system" account, numbered after the others.
+        let withSystemUser = Policy(endOfMapping: { mapping in
+            [PolicyOutput.Row(values: ["userId": .integer(Int64(mapping.written) + 1), "name": .string("system")])]
+        }, validate: { check in
+            let system = try check.query("SELECT count(*) FROM User WHERE name = 'system'")
+            return system.first?.first == .integer(1) ? [] : ["there must be exactly one system user"]
+        })
+        let summary = try run(pipeline, ["withSystemUser": withSystemUser], stopAt: 0.5)
+        XCTAssertEqual(summary.mappings[0].written, 21)
+        let db = try Database(path: folder.path("v2.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try db.rows("SELECT userId, name FROM User ORDER BY id DESC LIMIT 1"), [[.integer(21), .text("system")]])
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM User WHERE name = 'system'"), 1, "not twice after the resume")
+
+        // A validation hook that finds a problem fails the run; nothing is replaced.
+        let strict = Policy(validate: { _ in ["every user needs a verified e-mail"] })
+        XCTAssertThrowsError(try run(pipeline, ["withSystemUser": strict])) { error in
+            XCTAssertTrue("\(error)".contains("validation failed"), "\(error)")
+            XCTAssertTrue("\(error)".contains("policy withSystemUser of mapping Users: every user needs a verified e-mail"), "\(error)")
+        }
+        XCTAssertEqual(try Database(path: folder.path("v2.sqlite"), mode: .readOnly).scalarInt("SELECT count(*) FROM User"), 21)
+    }
 }
