@@ -13,6 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -23,7 +24,7 @@ let package = Package(
         .target(name: "ETLModel", dependencies: ["ETLStore"]),
         .target(name: "ETLPipeline", dependencies: ["ETLModel"]),
         .target(name: "ETLEngine", dependencies: ["ETLPipeline", "CZstd"]),
-        .target(name: "ETL", dependencies: ["ETLEngine"]),
+        .target(name: "ETL", dependencies: ["ETLEngine", .product(name: "Prometheus", package: "swift-prometheus")]),
         // The whole `etl` command line as a library: a program of the user's own runs
         // `ETLCommand.main(policies:)` and becomes `etl` with its policies.
         .target(name: "ETLCommandLine", dependencies: [

@@ -27,6 +27,8 @@ public struct Migration: Sendable {
     public var policies = PolicyRegistry()
     /// Override of the pipeline's options.maxRejects.
     public var maxRejects: Int?
+    /// Run SQLite's quick check over the source first (one read of the file).
+    public var checkSource = true
 
     public init(pipeline: String, policies: [String: Policy] = [:]) {
         self.pipeline = pipeline
@@ -45,7 +47,7 @@ public struct Migration: Sendable {
         let spec = try spec()
         var store = store
         if store == nil && (spec.models != nil || spec.source.layout == "coredata") {
-            store = try SourceStore(path: spec.source.store)
+            store = try SourceStore(path: spec.source.store, check: checkSource)
         }
         return try Planner(policies: policies.signatures).plan(spec, source: store?.database)
     }
@@ -60,13 +62,14 @@ public struct Migration: Sendable {
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
         let spec = try spec()
         // Opened first only when planning needs it, so a wrong pipeline is reported before a missing store.
-        let store = spec.models != nil || spec.source.layout == "coredata" ? try SourceStore(path: spec.source.store) : nil
+        let store = spec.models != nil || spec.source.layout == "coredata" ? try SourceStore(path: spec.source.store, check: checkSource) : nil
         let plan = try plan(source: store)
         var options = RunOptions(chunkSize: chunkSize ?? plan.spec.options.chunkSize,
                                  workers: workers ?? plan.spec.options.workers, replace: replace)
         options.restart = restart
         options.checkpoints = checkpoints
         options.cancellation = cancellation
+        options.checkSource = checkSource
         options.policies = policies
         options.maxRejects = maxRejects ?? plan.spec.options.maxRejects
         return try Engine(plan: plan, options: options, source: store).run(progress: progress)

@@ -32,9 +32,10 @@ public struct ETLCommand: ParsableCommand {
               1  the migration failed (bad store, validation, a row that failed); nothing was replaced
               130, 143  stopped by SIGINT or SIGTERM after saving a checkpoint: run the same command to resume
               2  bad usage or a bad pipeline or model file; nothing was read
+              3  etl batch: some stores failed (each with its reason); the others are done
             """,
         version: ETLVersion.current,
-        subcommands: [RunCommand.self, StatusCommand.self, InspectCommand.self, RejectsCommand.self, SampleCommand.self])
+        subcommands: [RunCommand.self, BatchCommand.self, StatusCommand.self, InspectCommand.self, RejectsCommand.self, SampleCommand.self])
 
     /// Runs the command line with these policies available to every pipeline that names them.
     public static func main(policies: [String: Policy]) -> Never {

@@ -54,6 +54,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Write no checkpoints (the run cannot resume; for measuring what checkpoints cost).")
     var noCheckpoint = false
 
+    @Flag(help: "Skip SQLite's quick check of the source store (one full read of it) before the run.")
+    var noCheck = false
+
     @Option(help: "Progress on standard error: auto (a bar on a terminal, lines otherwise), bar, lines, json (one event per line), none.")
     var progress: ProgressStyle = .auto
 
@@ -75,6 +78,7 @@ struct RunCommand: ParsableCommand {
         migration.restart = restart
         migration.checkpoints = !noCheckpoint
         migration.cancellation = trap.cancellation
+        migration.checkSource = !noCheck
         let display = ProgressDisplay(style: progress)
         let summary: RunSummary
         do {

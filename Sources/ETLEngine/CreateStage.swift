@@ -31,6 +31,11 @@ struct CreateStage {
             produce: {
                 try context.checkCancelled()
                 guard let chunk = try extractor.scan(after: lastKey, limit: chunkSize, forEach: mapping.forEach) else { return nil }
+                // A keyset scan must move forward; a damaged store whose keys do not would loop forever.
+                let keys = chunk.rows.keys
+                guard keys[0] > lastKey, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) else {
+                    throw MigrationError.badSource(path: context.sourcePath, reason: "keys of \(mapping.sourceEntity) are out of order after \(lastKey): the store is damaged")
+                }
                 lastKey = chunk.rows.keys.last!
                 return chunk
             },

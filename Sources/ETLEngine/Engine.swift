@@ -16,6 +16,8 @@ public struct RunOptions: Sendable {
     public var cancellation: Cancellation?
     /// The policies pipelines may name.
     public var policies = PolicyRegistry()
+    /// Run SQLite's quick check over the source before reading it (`etl run --no-check` turns it off).
+    public var checkSource = true
     /// Source rows that may be rejected (kept in the reject file) before the run fails.
     public var maxRejects = 0
 
@@ -53,7 +55,10 @@ public struct Engine {
         let destination = plan.destinationPath
         let area = WorkArea(destination: destination)
         let file = checkpointFile
-        let sourceStore = try self.source ?? SourceStore(path: source)
+        // One run per destination, taken before any file of the destination is touched.
+        let lock = try RunLock(destination: destination)
+        defer { lock.release() }
+        let sourceStore = try self.source ?? SourceStore(path: source, check: options.checkSource)
         let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan)
         guard !plan.steps.isEmpty else {
@@ -119,14 +124,17 @@ public struct Engine {
         } catch {
             let error = describe(error, source: source)
             switch error {
-            case MigrationError.rowFailed, MigrationError.validationFailed, MigrationError.tooManyRejects:
+            case MigrationError.tooManyRejects:
+                // The rejected rows are what the user needs to see: keep them, then clean up.
+                _ = try? RejectFile(destination: destination).combine(stepCount: plan.steps.count)
+                file.remove()
+                area.removeAll(stepCount: plan.steps.count)
+            case MigrationError.rowFailed, MigrationError.validationFailed:
                 // A rerun would fail the same way: nothing here is worth resuming.
                 file.remove()
                 area.removeAll(stepCount: plan.steps.count)
             case MigrationError.interrupted:
                 throw MigrationError.interrupted(checkpoint: options.checkpoints ? file.path : nil)
-            case MigrationError.tooManyRejects:
-                _ = try? RejectFile(destination: destination).combine(stepCount: plan.steps.count)
             default:
                 break
             }
@@ -333,10 +341,30 @@ public struct Engine {
             guard let info = found else {
                 throw MigrationError.badSource(path: path, reason: "has no table \(table.name) for entity \(entity): is it a store of model \(layout.model.version) in the \(layout.name) layout?")
             }
+            try SourceStore.checkKey(db, path: path, table: table.name, keyColumn: table.keyColumn)
             for attribute in layout.model.attributes(of: entity) {
                 let column = layout.column(ofAttribute: attribute.name, entity: entity)
                 guard info.column(named: column) != nil else {
                     throw MigrationError.badSource(path: path, reason: "table \(table.name) has no column \(column) for \(entity).\(attribute.name): is it a store of model \(layout.model.version)?")
+                }
+            }
+        }
+        try checkSourceJoinTables(db)
+    }
+}
+
+extension Engine {
+    /// The join tables the first step reads must be base tables: never read a view of the store.
+    fileprivate func checkSourceJoinTables(_ db: Database) throws {
+        guard let step = plan.steps.first else { return }
+        let layout = step.sourceLayout
+        var checked = Set<String>()
+        for entity in layout.model.entities {
+            for r in layout.model.relationships(of: entity.name) {
+                guard case .joinTable(let table, _, _) = layout.storage(ofRelationship: r.name, entity: entity.name),
+                      checked.insert(table).inserted else { continue }
+                if try db.table(named: table) == nil {
+                    throw MigrationError.badSource(path: plan.sourcePath, reason: "has no table \(table) for \(entity.name).\(r.name): is it a store of model \(layout.model.version)?")
                 }
             }
         }

@@ -3,6 +3,11 @@ import ETLStore
 
 /// Opens a source store read-only, with errors a user can act on.
 ///
+/// Every source is treated as hostile: the connection is hardened (`Database.harden`:
+/// defensive mode, no extensions, no views or triggers, untrusted schema, cell size
+/// checks, no mmap, limits on value and statement sizes), and by default SQLite's quick
+/// check must pass before a row is read.
+///
 /// A store with a `-wal` file is read through SQLite, which applies the WAL: its
 /// un-checkpointed transactions are read too. A read-only connection never writes the
 /// store or its WAL; SQLite may create the `-shm` index (and an empty `-wal`) beside a store
@@ -14,7 +19,17 @@ public final class SourceStore: @unchecked Sendable {
     /// Files SQLite created beside the store for this run.
     private let created: [String]
 
-    public init(path: String) throws {
+    /// Opens `path` read-only and hardened (see `Hardening`: the file is treated as
+    /// hostile), checks that it is a SQLite database, and with `check` runs SQLite's quick
+    /// check over it (one full read of the file).
+    ///
+    /// - Parameters:
+    ///   - check: run `PRAGMA quick_check` and refuse a damaged store, naming what is
+    ///     damaged. Costs one read of the whole file; `etl run --no-check` turns it off.
+    ///   - busyTimeout: milliseconds to wait while another program holds a lock on the
+    ///     store (a writer in the middle of a transaction) before giving up.
+    /// - Throws: `MigrationError.badSource` naming the path and what is wrong.
+    public init(path: String, check: Bool = true, busyTimeout: Int32 = 5_000) throws {
         self.path = path
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -24,21 +39,85 @@ public final class SourceStore: @unchecked Sendable {
         guard !isDirectory.boolValue else { throw MigrationError.badSource(path: path, reason: "is a folder, not a store file") }
         let companions = [path + "-wal", path + "-shm"]
         let existing = companions.filter { fm.fileExists(atPath: $0) }
+        let size = { ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
+        var opened: Database?
         do {
-            database = try Database(path: path, mode: .readOnly)
+            let database = try Database(path: path, mode: .readOnly, busyTimeout: busyTimeout, hardened: true)
+            opened = database
             try database.checkReadable()
-        } catch let error as StoreError {
-            for file in companions where !existing.contains(file) { try? fm.removeItem(atPath: file) }
-            let size = (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            let reason: String
-            switch error.code {
-            case SQLiteCode.notADatabase: reason = "is not a SQLite database (\(size) bytes)"
-            case SQLiteCode.corrupt: reason = "is damaged or truncated (\(size) bytes): \(error.message)"
-            default: reason = error.message
+            if check {
+                let problems = try database.quickCheck(limit: 10)
+                if !problems.isEmpty {
+                    throw MigrationError.badSource(path: path, reason: SourceStore.damaged(problems, size: size()))
+                }
             }
-            throw MigrationError.badSource(path: path, reason: reason)
+            self.database = database
+        } catch {
+            opened?.close()
+            for file in companions where !existing.contains(file) { try? fm.removeItem(atPath: file) }
+            guard let error = error as? StoreError else { throw error }
+            throw MigrationError.badSource(path: path, reason: SourceStore.reason(for: error, size: size(), busyTimeout: busyTimeout))
         }
         created = companions.filter { !existing.contains($0) && fm.fileExists(atPath: $0) }
+    }
+
+    /// What a SQLite failure on opening or checking a source means for the user.
+    static func reason(for error: StoreError, size: Int, busyTimeout: Int32) -> String {
+        switch error.code {
+        case SQLiteCode.notADatabase:
+            return "is not a SQLite database, or its header is damaged (\(size) bytes): \(error.message)"
+        case SQLiteCode.corrupt:
+            return "is damaged or truncated (\(size) bytes): \(error.message). Restore it from a backup, or salvage its rows with `sqlite3 FILE .recover` and migrate the result"
+        case SQLiteCode.busy, SQLiteCode.locked:
+            return "is locked by another program (waited \(seconds(busyTimeout)) s): "
+                + "a program is writing it. Close that program, or copy the store when it is idle and migrate the copy"
+        case SQLiteCode.ioError:
+            return "cannot be read (\(size) bytes): \(error.message)"
+        case SQLiteCode.cantOpen:
+            return "cannot be opened: \(error.message)"
+        default:
+            if error.message.contains("unsupported file format") {
+                return "uses a file format SQLite \(Database.sqliteVersion) cannot read (\(error.message)): it was written by a newer SQLite, or its header is damaged"
+            }
+            return "cannot be read as a SQLite store: \(error.message) (SQLite code \(error.code))"
+        }
+    }
+
+    /// Refuses a source table whose key column is not its rowid (`INTEGER PRIMARY KEY`).
+    ///
+    /// The create stage reads a table by keyset scan (`key > ? ORDER BY key LIMIT n`),
+    /// which needs keys that are integers, unique and never null: what SQLite guarantees
+    /// for a rowid column only. A store whose schema declares the key column otherwise (a
+    /// schema rewritten by hand, or a store of another program) could have real, repeated
+    /// or null keys, and the scan would then repeat rows, or never end. Call it for every
+    /// entity table the first step reads, after checking that the table exists.
+    ///
+    /// - Throws: `MigrationError.badSource` naming the table and the column.
+    public static func checkKey(_ database: Database, path: String, table: String, keyColumn: String) throws {
+        let rowID: String?
+        do { rowID = try database.rowIDColumn(ofTable: table) } catch let error as StoreError {
+            throw MigrationError.badSource(path: path, reason: "cannot read the schema of table \(table): \(error.message)")
+        }
+        guard let rowID, rowID.caseInsensitiveCompare(keyColumn) == .orderedSame else {
+            let found = rowID.map { "its INTEGER PRIMARY KEY is \($0)" } ?? "it has no INTEGER PRIMARY KEY"
+            throw MigrationError.badSource(path: path, reason: "table \(table)'s key column \(keyColumn) is not its INTEGER PRIMARY KEY (\(found)), "
+                + "so its keys need not be unique integers and it cannot be read in key order. Is it a store of this model and layout, or was its schema changed by hand?")
+        }
+    }
+
+    /// Milliseconds as seconds, without trailing zeros: 5000 → "5", 200 → "0.2".
+    static func seconds(_ milliseconds: Int32) -> String {
+        var text = String(format: "%.3f", Double(milliseconds) / 1000)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// The reason for a store that fails SQLite's quick check.
+    static func damaged(_ problems: [String], size: Int) -> String {
+        let shown = problems.prefix(10).map { "\"\($0)\"" }.joined(separator: "; ")
+        return "is damaged or truncated (\(size) bytes): SQLite's quick_check found \(problems.count == 1 ? "a problem" : "problems"): \(shown). "
+            + "Nothing was read. Restore it from a backup, or salvage its rows with `sqlite3 FILE .recover` and migrate the result"
     }
 
     /// Whether a `-wal` file with content sits beside the store.

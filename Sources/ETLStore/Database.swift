@@ -21,9 +21,18 @@ public final class Database: @unchecked Sendable {
 
     public let path: String
     let handle: OpaquePointer
+    /// How long a statement waits for another program's lock before failing with
+    /// SQLITE_BUSY, in milliseconds.
+    public let busyTimeout: Int32
 
-    public init(path: String, mode: Mode) throws {
+    /// - Parameters:
+    ///   - busyTimeout: milliseconds to wait while another connection holds a lock the
+    ///     statement needs; then it fails with a `StoreError` of code `SQLiteCode.busy`.
+    ///   - hardened: for a file nobody vouches for (a source store): `harden()` is applied
+    ///     before anything reads the file. See `Hardening`.
+    public init(path: String, mode: Mode, busyTimeout: Int32 = 5_000, hardened: Bool = false) throws {
         self.path = path
+        self.busyTimeout = max(0, busyTimeout)
         var flags = SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -40,7 +49,14 @@ public final class Database: @unchecked Sendable {
         }
         self.handle = db
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, 5_000)
+        sqlite3_busy_timeout(db, self.busyTimeout)
+        if hardened {
+            do { try harden() } catch {
+                isClosed = true
+                sqlite3_close_v2(db)
+                throw error
+            }
+        }
     }
 
     private var isClosed = false

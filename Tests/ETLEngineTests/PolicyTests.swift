@@ -142,6 +142,8 @@ final class PolicyTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("source Post row 1234: policy picky: post 1234 is unreadable"), "\(error)")
         }
         XCTAssertEqual(try bytes(folder.path("posts-v3.sqlite")), Data("previous".utf8))
+        // The rows that stopped the run are kept for the user to read.
+        XCTAssertEqual(try RejectFile.read(folder.path("posts-v3.sqlite.rejects.jsonl.zst")).map(\.key), [1234])
     }
 
     func testAnUnregisteredPolicyListsTheRegisteredOnes() throws {

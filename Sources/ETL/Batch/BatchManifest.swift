@@ -1,0 +1,187 @@
+import Foundation
+import ETLEngine
+
+/// The batch's memory: every store's outcome, appended as it happens, so that running the
+/// same command again continues where the batch stopped.
+///
+/// The file is JSON lines compressed with zstd — one independent zstd frame (with a
+/// content checksum) per line, appended with `O_APPEND` and fsynced — so `zstdcat FILE`
+/// reads it, and a kill in the middle of a write can damage only the frame being written.
+/// Reading stops before an incomplete or damaged last frame; opening the file to append
+/// cuts it off first, so later entries never follow garbage.
+///
+/// The first line names the batch (pipeline, output, shard); a store's latest line is its
+/// state. Each shard has its own file, so processes never write the same one.
+public final class BatchManifest: @unchecked Sendable {
+    /// The first line: which batch this file belongs to.
+    public struct Header: Sendable, Codable, Equatable {
+        public var pipeline: String
+        /// `out DIR` or `in place`.
+        public var output: String
+        public var shard: String
+        public var created: Double
+
+        public init(pipeline: String, output: String, shard: String) {
+            self.pipeline = pipeline
+            self.output = output
+            self.shard = shard
+            created = Date().timeIntervalSince1970
+        }
+
+        func sameBatch(as other: Header) -> Bool {
+            pipeline == other.pipeline && output == other.output && shard == other.shard
+        }
+    }
+
+    /// One line of the file.
+    struct Line: Codable {
+        var batch: Header?
+        var store: BatchStoreResult?
+    }
+
+    /// What a manifest file holds.
+    public struct Contents: Sendable {
+        public var header: Header?
+        /// Store entries in the order written.
+        public var entries: [BatchStoreResult]
+        /// Bytes of whole, readable frames from the start; after them a write was cut short.
+        public var validLength: Int
+        /// Frames skipped because they were damaged (not counting a cut-off tail).
+        public var damagedFrames: Int
+
+        /// Each store's latest entry, by absolute path.
+        public var latest: [String: BatchStoreResult] {
+            var latest: [String: BatchStoreResult] = [:]
+            for entry in entries { latest[entry.store] = entry }
+            return latest
+        }
+    }
+
+    public let path: String
+    private let lock = NSLock()
+    private var descriptor: Int32 = -1
+    public private(set) var contents: Contents
+
+    /// The default file name: `.etl-batch-manifest[.shard-I-of-N].jsonl.zst`.
+    public static func fileName(shard: BatchShard) -> String {
+        ".etl-batch-manifest" + (shard.isWhole ? "" : "." + shard.fileTag) + ".jsonl.zst"
+    }
+
+    /// Reads a manifest; a missing file is an empty one. Never fails on a truncated or
+    /// damaged tail: that part is ignored (see `validLength`).
+    public static func read(path: String) throws -> Contents {
+        guard FileManager.default.fileExists(atPath: path) else {
+            return Contents(header: nil, entries: [], validLength: 0, damagedFrames: 0)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BatchUsageError("cannot read the batch manifest \(path)")
+        }
+        return parse(Array(data))
+    }
+
+    static func parse(_ bytes: [UInt8]) -> Contents {
+        var contents = Contents(header: nil, entries: [], validLength: 0, damagedFrames: 0)
+        let decoder = JSONDecoder()
+        var offset = 0
+        while offset < bytes.count {
+            guard case .complete(let length) = ZstdFrameScanner.scan(bytes, at: offset) else { break }
+            let frame = Array(bytes[offset..<offset + length])
+            offset += length
+            guard let json = try? Zstd.decompress(frame, limit: 16 << 20),
+                  let line = try? decoder.decode(Line.self, from: Data(json)) else {
+                // A complete frame that does not check out: skip it, keep what follows.
+                contents.damagedFrames += 1
+                contents.validLength = offset
+                continue
+            }
+            if let header = line.batch, contents.header == nil { contents.header = header }
+            if let store = line.store { contents.entries.append(store) }
+            contents.validLength = offset
+        }
+        return contents
+    }
+
+    /// Opens (or creates) the manifest to append to. With `restart`, an existing one is
+    /// removed first. An existing manifest of another batch (pipeline, output or shard)
+    /// is refused.
+    public init(path: String, header: Header, restart: Bool) throws {
+        self.path = path
+        let fm = FileManager.default
+        if restart { try? fm.removeItem(atPath: path) }
+        var contents = try BatchManifest.read(path: path)
+        if let existing = contents.header, !existing.sameBatch(as: header) {
+            throw BatchUsageError("the batch manifest \(path) belongs to another batch (pipeline \(existing.pipeline), \(existing.output), shard \(existing.shard)); "
+                                  + "this one is pipeline \(header.pipeline), \(header.output), shard \(header.shard). "
+                                  + "Pass --restart to start a new batch there (its record is lost), or use another --out / --manifest")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        try? fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw BatchUsageError("cannot open the batch manifest \(path): \(String(cString: strerror(errno)))")
+        }
+        descriptor = fd
+        // Cut off a frame a kill left half-written, so new entries follow whole ones.
+        var info = stat()
+        if fstat(fd, &info) == 0, Int(info.st_size) > contents.validLength {
+            guard ftruncate(fd, off_t(contents.validLength)) == 0 else {
+                close(fd)
+                throw BatchUsageError("cannot repair the batch manifest \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        self.contents = contents
+        if contents.header == nil {
+            // A new file (or one whose header was lost: its entries are kept).
+            try write(Line(batch: header, store: nil))
+            contents.header = header
+            self.contents = contents
+            _ = fsyncFolder(folder)
+        }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Appends one store's entry, durably (fsync) before returning.
+    public func append(_ result: BatchStoreResult) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try write(Line(batch: nil, store: result))
+        contents.entries.append(result)
+    }
+
+    private func write(_ line: Line) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var json = Array(try encoder.encode(line))
+        json.append(UInt8(ascii: "\n"))
+        let frame = try Zstd.compress(json)
+        var written = 0
+        while written < frame.count {
+            let n = frame[written...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw BatchIOError("cannot write the batch manifest \(path): \(String(cString: strerror(errno)))")
+            }
+            written += n
+        }
+        guard fsync(descriptor) == 0 else {
+            throw BatchIOError("cannot sync the batch manifest \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private func fsyncFolder(_ folder: String) -> Bool {
+        let fd = open(folder, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return fsync(fd) == 0
+    }
+}
+
+/// A batch's own file (manifest, report, metrics) cannot be written: the batch stops.
+public struct BatchIOError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Where a store of a batch stands.
+public enum BatchStatus: String, Sendable, Codable, CaseIterable {
+    /// Migrated to the target version (and, in place, replaced).
+    case done
+    /// Already at the target version: nothing written ("up to date").
+    case skipped
+    /// Could not be migrated; `error` says why. The batch goes on with the other stores.
+    case failed
+    /// Stopped by SIGINT/SIGTERM in the middle: the next run resumes it from its checkpoint.
+    case interrupted
+    /// Not started (the batch was stopped first).
+    case pending
+    /// Being migrated (in the manifest only: a store that never got a later entry was
+    /// cut short by a kill, and is resumed like an interrupted one).
+    case started
+}
+
+/// What happened to one store: a line of the batch manifest and an entry of the report.
+public struct BatchStoreResult: Sendable, Codable, Equatable {
+    /// Relative to the batch's base folder.
+    public var path: String
+    /// The store's absolute path.
+    public var store: String
+    /// The migrated store (the store itself when in place).
+    public var output: String?
+    public var status: BatchStatus
+    public var fromVersion: String?
+    public var toVersion: String?
+    /// Rows written per destination entity by the last step (the result's content).
+    public var rows: [String: Int]
+    public var seconds: Double
+    public var error: String?
+    /// In place: where the original store was kept.
+    public var backup: String?
+    public var notes: [String]
+    /// When this entry was written, seconds since 1970.
+    public var time: Double
+    /// Manifest only, with `.started`: whether the output existed before this run of the store.
+    public var outputExisted: Bool?
+
+    public init(store: BatchStore, status: BatchStatus, output: String? = nil) {
+        path = store.relativePath
+        self.store = store.path
+        self.output = output
+        self.status = status
+        rows = [:]
+        seconds = 0
+        notes = []
+        time = Date().timeIntervalSince1970
+    }
+
+    /// All rows written.
+    public var totalRows: Int { rows.values.reduce(0, +) }
+}

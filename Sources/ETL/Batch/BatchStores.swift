@@ -1,0 +1,242 @@
+import Foundation
+
+/// One store of a batch: its absolute path, and its path relative to the batch's base
+/// folder (kept under `--out`, and hashed for `--shard`).
+public struct BatchStore: Sendable, Hashable, Codable {
+    public var path: String
+    public var relativePath: String
+
+    public init(path: String, relativePath: String) {
+        self.path = path
+        self.relativePath = relativePath
+    }
+}
+
+/// The stores `--stores` names, sorted by relative path.
+public struct BatchStoreList: Sendable {
+    /// The folder relative paths start from: the glob's fixed prefix, the folder, or the
+    /// deepest folder holding every store of a list file.
+    public var base: String
+    public var stores: [BatchStore]
+
+    /// The stores of one shard.
+    public func shard(_ shard: BatchShard) -> [BatchStore] {
+        shard.isWhole ? stores : stores.filter { shard.contains($0.relativePath) }
+    }
+
+    /// Finds the stores `argument` names:
+    ///
+    /// - `@FILE`: a list file, one store path per line (relative to the current folder;
+    ///   blank lines and lines starting with `#` are ignored);
+    /// - a folder: every file below it, at any depth;
+    /// - a glob: `*`, `?` and `[…]` within a name, `**` for any number of folders
+    ///   (`archive/**/*.sqlite`); relative paths start after the part without wildcards.
+    ///
+    /// Never a store: SQLite's companions (`-wal`, `-shm`, `-journal`), etl's work and
+    /// backup files (`*.etl-*`, `*.bak`, reject files), hidden files and folders (unless the
+    /// glob names them), and anything under `excluding` (the output and backup folders).
+    public static func find(_ argument: String, currentDirectory: String = FileManager.default.currentDirectoryPath,
+                            excluding: [String] = []) throws -> BatchStoreList {
+        let excluded = excluding.map { absolute($0, in: currentDirectory) }
+        if argument.hasPrefix("@") {
+            return try list(file: absolute(String(argument.dropFirst()), in: currentDirectory), currentDirectory: currentDirectory)
+        }
+        guard !argument.isEmpty else { throw BatchUsageError("--stores is empty: give a glob, a folder or @LISTFILE") }
+        let path = absolute(argument, in: currentDirectory)
+        var isDirectory: ObjCBool = false
+        let fm = FileManager.default
+        if !Glob.hasWildcards(argument) {
+            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw BatchUsageError("--stores \(argument): no such file or folder")
+            }
+            if !isDirectory.boolValue {
+                let base = (path as NSString).deletingLastPathComponent
+                return BatchStoreList(base: base, stores: [BatchStore(path: path, relativePath: (path as NSString).lastPathComponent)])
+            }
+            let stores = walk(base: path, excluded: excluded) { relative in isCandidate(relative, explicitlyHidden: false) }
+            return BatchStoreList(base: path, stores: stores)
+        }
+        // Split the glob: the leading folders without wildcards are the base.
+        let absolutePattern = absolute(argument, in: currentDirectory, standardize: false)
+        var components = absolutePattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var baseComponents: [String] = []
+        while let first = components.first, !Glob.hasWildcards(first), components.count > 1 {
+            baseComponents.append(first)
+            components.removeFirst()
+        }
+        let base = URL(fileURLWithPath: "/" + baseComponents.joined(separator: "/")).standardizedFileURL.path
+        guard fm.fileExists(atPath: base, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw BatchUsageError("--stores \(argument): the folder \(base) does not exist")
+        }
+        let glob = Glob(components)
+        let stores = walk(base: base, excluded: excluded) { relative in
+            glob.matches(relative) && isCandidate(relative, explicitlyHidden: true)
+        }
+        return BatchStoreList(base: base, stores: stores)
+    }
+
+    private static func list(file: String, currentDirectory: String) throws -> BatchStoreList {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw BatchUsageError("--stores @\(file): cannot read the list file")
+        }
+        var seen = Set<String>()
+        var paths: [String] = []
+        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty, !text.hasPrefix("#") else { continue }
+            let path = absolute(text, in: currentDirectory)
+            if seen.insert(path).inserted { paths.append(path) }
+        }
+        guard !paths.isEmpty else { return BatchStoreList(base: currentDirectory, stores: []) }
+        // The deepest folder that holds them all.
+        var common = (paths[0] as NSString).deletingLastPathComponent.split(separator: "/").map(String.init)
+        for path in paths.dropFirst() {
+            let folders = (path as NSString).deletingLastPathComponent.split(separator: "/").map(String.init)
+            var n = 0
+            while n < common.count, n < folders.count, common[n] == folders[n] { n += 1 }
+            common.removeSubrange(n...)
+        }
+        let base = "/" + common.joined(separator: "/")
+        let prefix = base == "/" ? "/" : base + "/"
+        let stores = paths.map { BatchStore(path: $0, relativePath: String($0.dropFirst(prefix.count))) }
+            .sorted { $0.relativePath < $1.relativePath }
+        return BatchStoreList(base: base, stores: stores)
+    }
+
+    /// Files below `base` (not following links to folders) whose relative path `accept`s.
+    private static func walk(base: String, excluded: [String], accept: (String) -> Bool) -> [BatchStore] {
+        var found: [BatchStore] = []
+        var folders = [""]
+        let fm = FileManager.default
+        while let relativeFolder = folders.popLast() {
+            let folder = relativeFolder.isEmpty ? base : base + "/" + relativeFolder
+            guard let names = try? fm.contentsOfDirectory(atPath: folder) else { continue }
+            for name in names {
+                let relative = relativeFolder.isEmpty ? name : relativeFolder + "/" + name
+                let path = folder + "/" + name
+                if excluded.contains(where: { path == $0 || path.hasPrefix($0 + "/") }) { continue }
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                let type = info.st_mode & S_IFMT
+                if type == S_IFDIR {
+                    if !name.hasPrefix(".") { folders.append(relative) }
+                } else if type == S_IFREG || (type == S_IFLNK && isRegularFile(path)) {
+                    if accept(relative) { found.append(BatchStore(path: path, relativePath: relative)) }
+                }
+            }
+        }
+        return found.sorted { $0.relativePath < $1.relativePath }
+    }
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Whether a file may be a store, by its name.
+    static func isCandidate(_ relative: String, explicitlyHidden: Bool) -> Bool {
+        let name = (relative as NSString).lastPathComponent
+        if name.hasPrefix(".") && !explicitlyHidden { return false }
+        if name.hasPrefix(".etl-batch-manifest") { return false }
+        for suffix in ["-wal", "-shm", "-journal", ".bak", ".rejects.jsonl.zst", ".sample-tmp"] where name.hasSuffix(suffix) {
+            return false
+        }
+        return !name.contains(".etl-")
+    }
+
+    /// `path` made absolute against `folder` (when relative) and standardized.
+    public static func absolute(_ path: String, in folder: String, standardize: Bool = true) -> String {
+        let joined = path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
+        return standardize ? URL(fileURLWithPath: joined).standardizedFileURL.path : joined
+    }
+}
+
+/// Wildcards for `--stores`: `*`, `?`, `[abc]`, `[a-z]`, `[!x]` within one path component,
+/// and `**` as a whole component for zero or more folders.
+struct Glob {
+    let components: [String]
+
+    init(_ components: [String]) { self.components = components }
+
+    static func hasWildcards(_ text: String) -> Bool {
+        text.contains { $0 == "*" || $0 == "?" || $0 == "[" }
+    }
+
+    func matches(_ relativePath: String) -> Bool {
+        let names = relativePath.split(separator: "/").map(String.init)
+        return Glob.match(components[...], names[...])
+    }
+
+    private static func match(_ pattern: ArraySlice<String>, _ names: ArraySlice<String>) -> Bool {
+        guard let first = pattern.first else { return names.isEmpty }
+        if first == "**" {
+            // Zero or more folders (any depth when it ends the glob); never hidden ones.
+            let after = pattern.dropFirst()
+            if after.isEmpty { return !names.contains { $0.hasPrefix(".") } }
+            var rest = names
+            while true {
+                if match(after, rest) { return true }
+                guard let next = rest.first, rest.count > 1, !next.hasPrefix(".") else { return false }
+                rest = rest.dropFirst()
+            }
+        }
+        guard let name = names.first, matchName(Array(first.unicodeScalars), Array(name.unicodeScalars)) else { return false }
+        // A hidden name matches only a pattern that starts with a dot.
+        if name.hasPrefix(".") && !first.hasPrefix(".") { return false }
+        return match(pattern.dropFirst(), names.dropFirst())
+    }
+
+    /// One component: iterative wildcard matching with backtracking to the last `*`.
+    static func matchName(_ pattern: [Unicode.Scalar], _ name: [Unicode.Scalar]) -> Bool {
+        var p = 0, n = 0
+        var star: Int? = nil, starName = 0
+        while n < name.count {
+            if p < pattern.count {
+                let c = pattern[p]
+                if c == "*" {
+                    star = p; starName = n; p += 1; continue
+                }
+                if c == "?" { p += 1; n += 1; continue }
+                if c == "[", let (matched, end) = matchClass(pattern, p, name[n]) {
+                    if matched { p = end; n += 1; continue }
+                } else if c == name[n] {
+                    p += 1; n += 1; continue
+                }
+            }
+            guard let s = star else { return false }
+            p = s + 1; starName += 1; n = starName
+        }
+        while p < pattern.count && pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+
+    /// `[…]` at `start`: whether `char` is in it, and the index after `]`; nil when the
+    /// bracket is not closed (then it is a literal `[`).
+    private static func matchClass(_ pattern: [Unicode.Scalar], _ start: Int, _ char: Unicode.Scalar) -> (Bool, Int)? {
+        var i = start + 1
+        var negate = false
+        if i < pattern.count && (pattern[i] == "!" || pattern[i] == "^") { negate = true; i += 1 }
+        var matched = false
+        var first = true
+        while i < pattern.count {
+            let c = pattern[i]
+            if c == "]" && !first { return (matched != negate, i + 1) }
+            first = false
+            if i + 2 < pattern.count && pattern[i + 1] == "-" && pattern[i + 2] != "]" {
+                if c.value <= char.value && char.value <= pattern[i + 2].value { matched = true }
+                i += 3
+            } else {
+                if c == char { matched = true }
+                i += 1
+            }
+        }
+        return nil
+    }
+}
+
+/// Bad usage of `etl batch`: exit code 2, nothing was read.
+public struct BatchUsageError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,152 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One run per destination: a lock file beside it, `DESTINATION.etl-lock`, holding the
+/// owner's process ID, locked with `flock(LOCK_EX | LOCK_NB)` on an open descriptor.
+///
+/// The kernel holds the lock, not the file: a run that is killed (or crashes, or its
+/// machine reboots) drops it with its last descriptor, so a stale lock file never blocks
+/// the next run; that run locks it and writes its own ID. A second run fails at once,
+/// naming the first one's process ID. Released by `release()` or on deinit, which
+/// removes the file while still holding the lock (so a waiter that opened it sees it
+/// was removed and tries again, and never shares the lock).
+///
+///     let lock = try RunLock(destination: destination)
+///     defer { lock.release() }
+///
+/// `flock` locks belong to an open file description: two `RunLock`s in one process
+/// conflict just like two processes do. The descriptor is close-on-exec, so programs the
+/// run starts do not inherit the lock.
+public final class RunLock: @unchecked Sendable {
+    /// The lock file: the destination's path + ".etl-lock".
+    public let path: String
+    public let destination: String
+    private var descriptor: Int32
+    private let mutex = NSLock()
+
+    public static func path(forDestination destination: String) -> String { destination + ".etl-lock" }
+
+    /// Takes the lock, or throws `MigrationError.badDestination` at once: when another run
+    /// holds it (naming its process ID), or when the lock file cannot be made.
+    public init(destination: String) throws {
+        self.destination = destination
+        self.path = RunLock.path(forDestination: destination)
+        var attempts = 0
+        while true {
+            attempts += 1
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                let code = errno
+                let folder = (destination as NSString).deletingLastPathComponent
+                switch code {
+                case ENOENT, ENOTDIR:
+                    throw MigrationError.badDestination(path: destination, reason: "the folder \(folder.isEmpty ? "." : folder) does not exist: create it first")
+                case EACCES, EROFS, EPERM:
+                    throw MigrationError.badDestination(path: destination, reason: "the folder \(folder.isEmpty ? "." : folder) is not writable (cannot create the lock file \(path): \(String(cString: strerror(code))))")
+                default:
+                    throw MigrationError.badDestination(path: destination, reason: "cannot create the lock file \(path): \(String(cString: strerror(code)))")
+                }
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                let code = errno
+                guard code == EWOULDBLOCK || code == EAGAIN || code == EINTR else {
+                    close(fd)
+                    throw MigrationError.badDestination(path: destination, reason: "cannot lock \(path): \(String(cString: strerror(code)))")
+                }
+                let owner = RunLock.owner(fd: fd)
+                close(fd)
+                // `holder(ofDestination:)` takes the lock for an instant to probe it: ask
+                // again twice, briefly, before blaming another run.
+                if attempts < 3 { usleep(30_000); continue }
+                throw MigrationError.badDestination(path: destination, reason: RunLock.busyReason(owner: owner, path: path))
+            }
+            // Locked; but a releasing owner may have removed the file between our open()
+            // and flock(), and another run may have made a new one since: then we hold a
+            // lock on a file nobody else sees. Start again on the file that is there.
+            guard RunLock.isCurrent(fd: fd, path: path) else {
+                close(fd)
+                if attempts < 100 { continue }
+                throw MigrationError.badDestination(path: destination, reason: "cannot lock \(path): it keeps being replaced")
+            }
+            let text = "\(getpid())\n"
+            let written = text.utf8CString.withUnsafeBufferPointer { buffer -> Int in
+                guard ftruncate(fd, 0) == 0 else { return -1 }
+                return pwrite(fd, buffer.baseAddress, buffer.count - 1, 0)
+            }
+            guard written == text.utf8.count else {
+                let code = errno
+                unlink(path)
+                close(fd)
+                throw MigrationError.badDestination(path: destination, reason: "cannot write the lock file \(path): \(String(cString: strerror(code)))")
+            }
+            descriptor = fd
+            return
+        }
+    }
+
+    /// Whether this lock is still held (not yet released).
+    public var isHeld: Bool {
+        mutex.lock(); defer { mutex.unlock() }
+        return descriptor >= 0
+    }
+
+    /// Releases the lock and removes the file (once; later calls do nothing).
+    public func release() {
+        mutex.lock(); defer { mutex.unlock() }
+        guard descriptor >= 0 else { return }
+        // Removed while still locked, and only if it is still our file.
+        if RunLock.isCurrent(fd: descriptor, path: path) { unlink(path) }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
+
+    /// The process ID of the run holding the lock on `destination` (0 when it holds it but
+    /// its ID cannot be read), or nil when no run holds it (for `etl status`). Takes and
+    /// drops a shared lock to find out; never waits.
+    public static func holder(ofDestination destination: String) -> Int32? {
+        let path = path(forDestination: destination)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return nil
+        }
+        return owner(fd: fd) ?? 0
+    }
+
+    static func busyReason(owner: Int32?, path: String) -> String {
+        let who = owner.map { "process \($0)" } ?? "process unknown"
+        return "another etl run (\(who)) is working on this destination; wait for it or stop it "
+            + "(the lock \(path) goes away by itself when that process ends)"
+    }
+
+    /// The process ID written in the lock file. A run that has just locked it may not have
+    /// written it yet: asked again a few times, briefly.
+    private static func owner(fd: Int32) -> Int32? {
+        for attempt in 0..<5 {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
+            if n > 0, let text = String(bytes: buffer.prefix(n), encoding: .utf8),
+               let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 {
+                return pid
+            }
+            if attempt < 4 { usleep(20_000) }
+        }
+        return nil
+    }
+
+    /// Whether `path` still names the file open on `fd`.
+    private static func isCurrent(fd: Int32, path: String) -> Bool {
+        var opened = stat()
+        var named = stat()
+        guard fstat(fd, &opened) == 0, stat(path, &named) == 0 else { return false }
+        return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
+    }
+}
