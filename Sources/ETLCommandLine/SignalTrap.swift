@@ -15,6 +15,9 @@ final class SignalTrap: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
 
     init() {
+        // Over the file size limit (ulimit -f), writes must fail with an error the engine
+        // reports and resumes from, not kill the process.
+        Glibc.signal(SIGXFSZ, SIG_IGN)
         for number in [SIGINT, SIGTERM] {
             Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

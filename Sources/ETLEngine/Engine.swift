@@ -282,13 +282,27 @@ public struct Engine {
             return MigrationError.badSource(path: source, reason: meaning)
         }
         switch error.code {
-        case SQLiteCode.full:
-            return MigrationError.badDestination(path: plan.destinationPath, reason: "the disk is full while writing \(error.path); free space and run the same command again to resume")
-        case SQLiteCode.ioError, SQLiteCode.cantOpen, SQLiteCode.readOnly:
+        case SQLiteCode.full, SQLiteCode.ioError:
+            // Out of space (or over the file size limit): the work so far is kept and resumes.
+            return MigrationError.badDestination(path: plan.destinationPath, reason:
+                "cannot write \(error.path) (\(error.message)): the disk may be full. \(spaceReport()) "
+                + "Free space, then run the same command again to resume")
+        case SQLiteCode.cantOpen, SQLiteCode.readOnly:
             return MigrationError.badDestination(path: plan.destinationPath, reason: "cannot write \(error.path): \(error.message)")
         default:
             return error
         }
+    }
+
+    /// "The folder X has N MB free; the source is M MB": how much room a run needs, roughly
+    /// the source's size again for the new store plus as much for its work file.
+    private func spaceReport() -> String {
+        let folder = URL(fileURLWithPath: plan.destinationPath).deletingLastPathComponent().path
+        let free = ((try? FileManager.default.attributesOfFileSystem(forPath: folder))?[.systemFreeSize] as? NSNumber)?.int64Value
+        let source = ((try? FileManager.default.attributesOfItem(atPath: plan.sourcePath))?[.size] as? NSNumber)?.int64Value ?? 0
+        let mb = { (bytes: Int64) in String(format: "%.1f MB", Double(bytes) / 1_000_000) }
+        return "The folder \(folder) has \(free.map(mb) ?? "an unknown amount of space") free; "
+            + "a run needs about twice the source's size (\(mb(source))) there."
     }
 
     private func rowFailed(_ failure: RowFailure, step: StepPlan) -> MigrationError {
@@ -311,6 +325,11 @@ public struct Engine {
         }
         guard fm.isWritableFile(atPath: folder) else {
             throw MigrationError.badDestination(path: destination, reason: "the folder \(folder) is not writable")
+        }
+        // A symlink would make the rename replace the link, not what it points at, and lead
+        // the work files elsewhere than the user thinks: refuse rather than guess.
+        if (try? fm.destinationOfSymbolicLink(atPath: destination)) != nil {
+            throw MigrationError.badDestination(path: destination, reason: "is a symbolic link; name the real file (or a new path) as the destination")
         }
         if URL(fileURLWithPath: destination).standardizedFileURL.resolvingSymlinksInPath()
             == URL(fileURLWithPath: source).standardizedFileURL.resolvingSymlinksInPath() {

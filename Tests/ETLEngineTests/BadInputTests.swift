@@ -130,3 +130,15 @@ final class BadInputTests: XCTestCase {
         try assertNothingWritten(besides: ["overflow.json", "v1.sqlite", "v2.sqlite.rejects.jsonl.zst"])
     }
 }
+
+extension BadInputTests {
+    func testASymlinkedDestinationIsRefused() throws {
+        let real = folder.path("real.sqlite")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: real))
+        let link = folder.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        assertMigrationError(try migrateBooks(source: source, destination: link, replace: .force), contains: [link, "symbolic link"])
+        XCTAssertEqual(try bytes(real), Data("keep me".utf8))
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link), real)
+    }
+}
