@@ -29,6 +29,8 @@ public struct Migration: Sendable {
     public var maxRejects: Int?
     /// Run SQLite's quick check over the source first (one read of the file).
     public var checkSource = true
+    /// Refuse pipeline paths that lead outside the pipeline's folder (`--confine`).
+    public var confine = false
 
     public init(pipeline: String, policies: [String: Policy] = [:]) {
         self.pipeline = pipeline
@@ -54,6 +56,8 @@ public struct Migration: Sendable {
 
     func spec() throws -> PipelineSpec {
         var spec = try PipelineSpec.load(path: pipeline)
+        // The pipeline's own paths; paths given on the command line are the operator's choice.
+        if confine { try spec.checkConfined() }
         if let source { spec.source.store = absolute(source) }
         if let destination { spec.destination.store = absolute(destination) }
         return spec

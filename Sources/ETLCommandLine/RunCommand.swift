@@ -54,6 +54,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Write no checkpoints (the run cannot resume; for measuring what checkpoints cost).")
     var noCheckpoint = false
 
+    @Flag(help: "Refuse a pipeline whose paths lead outside its own folder (for pipelines you did not write).")
+    var confine = false
+
     @Flag(help: "Skip SQLite's quick check of the source store (one full read of it) before the run.")
     var noCheck = false
 
@@ -79,6 +82,7 @@ struct RunCommand: ParsableCommand {
         migration.checkpoints = !noCheckpoint
         migration.cancellation = trap.cancellation
         migration.checkSource = !noCheck
+        migration.confine = confine
         let display = ProgressDisplay(style: progress)
         let summary: RunSummary
         do {

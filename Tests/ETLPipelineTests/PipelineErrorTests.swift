@@ -166,3 +166,31 @@ final class PipelineErrorTests: XCTestCase {
         expectError(replacing: "\"name\": \"Authors\"", with: "\"name\": \"Users\"", contains: ["duplicate mapping name 'Users'"])
     }
 }
+
+extension PipelineErrorTests {
+    func testConfinementRefusesPathsOutsideThePipelinesFolder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-confine-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("models"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func spec(_ store: String) throws -> PipelineSpec {
+            try PipelineSpec.decode(Array("""
+                { "format": 1,
+                  "source": { "store": "\(store)", "model": "models/v1.json" },
+                  "destination": { "store": "out.sqlite", "model": "models/v2.json" },
+                  "steps": [ { "mappings": [ { "source": "A", "destination": "A" } ] } ] }
+                """.utf8), file: folder.appendingPathComponent("p.json").path)
+        }
+        XCTAssertNoThrow(try spec("data/in.sqlite").checkConfined())
+        for outside in ["../../etc/passwd", "/etc/passwd", "data/../../x.sqlite"] {
+            XCTAssertThrowsError(try spec(outside).checkConfined(), outside) { error in
+                guard let error = error as? DocumentError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.path, "$.source.store")
+                XCTAssertTrue(error.message.contains("outside the pipeline's folder"), error.message)
+                XCTAssertTrue(error.message.contains("--confine"), error.message)
+            }
+        }
+        // A symlink inside the folder that leads out is outside too.
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("escape").path, withDestinationPath: "/tmp")
+        XCTAssertThrowsError(try spec("escape/in.sqlite").checkConfined())
+    }
+}
