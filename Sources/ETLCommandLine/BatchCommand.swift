@@ -102,6 +102,9 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Source rows per chunk of each store's run (default: the pipeline's options.chunkSize, else 1000).")
     var chunkSize: Int?
 
+    @Option(help: ArgumentHelp("The watchdog: a store whose run takes longer than SECONDS is stopped and reported failed (default: no limit; its work is kept for a later run).", valueName: "seconds"))
+    var storeTimeout: Double?
+
     @Flag(help: "Forget the manifest and every store's checkpoint, and start the batch over (existing results are replaced).")
     var restart = false
 
@@ -120,6 +123,7 @@ struct BatchCommand: ParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256") }
         if let chunkSize, chunkSize < 1 { throw ValidationError("--chunk-size must be at least 1") }
+        if let storeTimeout, storeTimeout <= 0 { throw ValidationError("--store-timeout must be a positive number of seconds") }
         if shardCount != nil && shard != "auto" { throw ValidationError("--shard-count goes with --shard auto (with --shard INDEX/COUNT the count is in it)") }
         if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be at least 1") }
     }
@@ -164,6 +168,7 @@ struct BatchCommand: ParsableCommand {
                                    manifest: manifestPath, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
         options.workers = workers ?? 1
         options.chunkSize = chunkSize
+        options.storeTimeout = storeTimeout
         options.restart = restart
         options.retryFailed = retryFailed
         options.cancellation = trap.cancellation

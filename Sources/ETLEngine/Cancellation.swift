@@ -6,8 +6,12 @@ import Foundation
 public final class Cancellation: @unchecked Sendable {
     private let lock = NSLock()
     private var requested = false
+    /// A stop of the parent stops this one too (a batch's Ctrl-C stops each store's run).
+    private let parent: Cancellation?
 
-    public init() {}
+    public init(parent: Cancellation? = nil) {
+        self.parent = parent
+    }
 
     public func cancel() {
         lock.lock()
@@ -17,7 +21,8 @@ public final class Cancellation: @unchecked Sendable {
 
     public var isCancelled: Bool {
         lock.lock()
-        defer { lock.unlock() }
-        return requested
+        let own = requested
+        lock.unlock()
+        return own || (parent?.isCancelled ?? false)
     }
 }

@@ -585,6 +585,26 @@ final class BatchCommandTests: XCTestCase {
         XCTAssertEqual(try inspect(path("single/a.sqlite")).version, "books-v3")
     }
 
+    /// The watchdog: a store whose run outlives --store-timeout is stopped at its next chunk
+    /// and reported failed; its work is kept, so a later run with --retry-failed resumes it.
+    func testTheWatchdogStopsAStoreThatRunsTooLong() throws {
+        try FileManager.default.createDirectory(atPath: path("slow"), withIntermediateDirectories: true)
+        try Self.writePipeline(to: path("upgrade.json"))
+        try BooksSample.write(rows: 30_000, seed: 5, to: path("slow/big.sqlite"), layout: .coredata)
+        let run = try etl(["batch", "upgrade.json", "--stores", "slow", "--out", "out", "--chunk-size", "50",
+                           "--store-timeout", "0.3", "--report", "report.json"])
+        XCTAssertEqual(run.status, 3, run.stderr)
+        let report = try BatchReport.read(path: path("report.json"))
+        XCTAssertEqual(report.count(.failed), 1)
+        XCTAssertTrue(report.stores[0].error?.contains("(--store-timeout) and was stopped") == true, "\(report.stores[0].error ?? "")")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out/big.sqlite")))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("out/big.sqlite.etl-checkpoint")), "its work is kept")
+
+        let again = try etl(["batch", "upgrade.json", "--stores", "slow", "--out", "out", "--chunk-size", "50", "--retry-failed"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("out/big.sqlite")))
+    }
+
     func testUsageErrorsAndHelp() throws {
         try Self.writePipeline(to: path("upgrade.json"))
         try FileManager.default.createDirectory(atPath: path("archive"), withIntermediateDirectories: true)

@@ -33,6 +33,9 @@ public struct BatchOptions: Sendable {
     /// Cancel it to stop: no store is started after that, and running ones stop after
     /// their chunk being loaded (each run is given it), recorded as interrupted.
     public var cancellation: Cancellation?
+    /// The watchdog: a store's run that takes longer is stopped after its chunk being
+    /// loaded and recorded as failed (its work kept: a rerun with a larger limit resumes it).
+    public var storeTimeout: TimeInterval?
     /// Written in the manifest's header and the report.
     public var shard: BatchShard = .all
     public var policies = PolicyRegistry()
@@ -234,15 +237,27 @@ public final class Batch: @unchecked Sendable {
     private func process(_ store: BatchStore, prior: BatchStoreResult?) throws -> BatchStoreResult {
         let started = Date()
         var result = BatchStoreResult(store: store, status: .failed)
+        // Each store's run stops with the batch, or when its watchdog fires.
+        let cancellation = Cancellation(parent: options.cancellation)
+        let timedOut = Cancellation()
+        let watchdog = options.storeTimeout.map { seconds -> DispatchWorkItem in
+            let item = DispatchWorkItem { timedOut.cancel(); cancellation.cancel() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
+            return item
+        }
+        defer { watchdog?.cancel() }
         do {
             switch options.output {
             case .directory(let folder):
-                try migrate(store, into: folder, prior: prior, result: &result)
+                try migrate(store, into: folder, prior: prior, result: &result, cancellation: cancellation)
             case .inPlace(let backupDirectory):
-                try migrateInPlace(store, backupDirectory: backupDirectory, prior: prior, result: &result)
+                try migrateInPlace(store, backupDirectory: backupDirectory, prior: prior, result: &result, cancellation: cancellation)
             }
         } catch let error as BatchIOError {
             throw error
+        } catch MigrationError.interrupted where timedOut.isCancelled {
+            result.status = .failed
+            result.error = "took longer than \(Int(options.storeTimeout ?? 0)) s (--store-timeout) and was stopped; its work is kept, so a rerun with --retry-failed and a larger limit resumes it"
         } catch MigrationError.interrupted {
             result.status = .interrupted
             result.error = "interrupted; the next run of the same command resumes it from its checkpoint"
@@ -262,7 +277,7 @@ public final class Batch: @unchecked Sendable {
         return result
     }
 
-    private func migration(source: String, destination: String) -> Migration {
+    private func migration(source: String, destination: String, cancellation: Cancellation) -> Migration {
         var migration = Migration(pipeline: options.pipeline)
         migration.policies = options.policies
         migration.source = source
@@ -270,7 +285,7 @@ public final class Batch: @unchecked Sendable {
         migration.workers = options.workers
         migration.chunkSize = options.chunkSize
         migration.restart = options.restart
-        migration.cancellation = options.cancellation
+        migration.cancellation = cancellation
         return migration
     }
 
@@ -283,13 +298,14 @@ public final class Batch: @unchecked Sendable {
     }
 
     /// `--out DIR`: the result goes to `DIR/RELATIVE_PATH`, its work files beside it.
-    private func migrate(_ store: BatchStore, into folder: String, prior: BatchStoreResult?, result: inout BatchStoreResult) throws {
+    private func migrate(_ store: BatchStore, into folder: String, prior: BatchStoreResult?, result: inout BatchStoreResult,
+                         cancellation: Cancellation) throws {
         let fm = FileManager.default
         let destination = BatchStoreList.absolute(store.relativePath, in: BatchStoreList.absolute(folder, in: fm.currentDirectoryPath))
         result.output = destination
         let checkpoint = CheckpointFile(destination: destination)
         let exists = fm.fileExists(atPath: destination)
-        var migration = migration(source: store.path, destination: destination)
+        var migration = migration(source: store.path, destination: destination, cancellation: cancellation)
         migration.replace = options.restart ? .force : .refuse
 
         // Killed after the engine installed the result and removed its checkpoint, before
@@ -334,7 +350,8 @@ public final class Batch: @unchecked Sendable {
     /// the store. Then the original is moved to the backup folder if one is given. Whether
     /// the link and the store are still the same file tells, after a kill, whether the
     /// store was already replaced.
-    private func migrateInPlace(_ store: BatchStore, backupDirectory: String?, prior: BatchStoreResult?, result: inout BatchStoreResult) throws {
+    private func migrateInPlace(_ store: BatchStore, backupDirectory: String?, prior: BatchStoreResult?, result: inout BatchStoreResult,
+                                cancellation: Cancellation) throws {
         let fm = FileManager.default
         let path = store.path
         let original = path + ".etl-original"
@@ -354,7 +371,7 @@ public final class Batch: @unchecked Sendable {
             throw BatchStoreError("has a non-empty \(path + companion): replacing the store in place would leave it beside the new store. "
                                   + "Let the app (or `sqlite3 STORE 'PRAGMA wal_checkpoint(TRUNCATE)'`) fold it into the store first, or migrate with --out")
         }
-        let plan = try migration(source: path, destination: path).plan()
+        let plan = try migration(source: path, destination: path, cancellation: cancellation).plan()
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
         if plan.steps.isEmpty {
@@ -376,7 +393,7 @@ public final class Batch: @unchecked Sendable {
                 throw BatchStoreError("cannot make the hard link \(original) to read the store through while it is replaced: \(String(cString: strerror(errno)))")
             }
         }
-        var migration = migration(source: original, destination: path)
+        var migration = migration(source: original, destination: path, cancellation: cancellation)
         migration.replace = .backup
         let summary: RunSummary
         do {
@@ -394,7 +411,8 @@ public final class Batch: @unchecked Sendable {
     private func finishReplaced(_ store: BatchStore, original: String, backupDirectory: String?, backupTarget: String,
                                 result: inout BatchStoreResult) throws {
         let path = store.path
-        var migration = migration(source: original, destination: path)
+        // Only planned here (for the versions), never run.
+        var migration = migration(source: original, destination: path, cancellation: Cancellation())
         migration.replace = .backup
         migration.restart = false
         let plan = try migration.plan()
