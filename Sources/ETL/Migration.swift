@@ -31,6 +31,8 @@ public struct Migration: Sendable {
     public var checkSource = true
     /// Refuse pipeline paths that lead outside the pipeline's folder (`--confine`).
     public var confine = false
+    /// How long to wait for a source locked by another program's write, in seconds.
+    public var lockTimeout: Double = 5
 
     public init(pipeline: String, policies: [String: Policy] = [:]) {
         self.pipeline = pipeline
@@ -49,7 +51,7 @@ public struct Migration: Sendable {
         let spec = try spec()
         var store = store
         if store == nil && (spec.models != nil || spec.source.layout == "coredata") {
-            store = try SourceStore(path: spec.source.store, check: checkSource)
+            store = try SourceStore(path: spec.source.store, check: checkSource, busyTimeout: Int32(lockTimeout * 1000))
         }
         return try Planner(policies: policies.signatures).plan(spec, source: store?.database)
     }
@@ -66,7 +68,7 @@ public struct Migration: Sendable {
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
         let spec = try spec()
         // Opened first only when planning needs it, so a wrong pipeline is reported before a missing store.
-        let store = spec.models != nil || spec.source.layout == "coredata" ? try SourceStore(path: spec.source.store, check: checkSource) : nil
+        let store = spec.models != nil || spec.source.layout == "coredata" ? try SourceStore(path: spec.source.store, check: checkSource, busyTimeout: Int32(lockTimeout * 1000)) : nil
         let plan = try plan(source: store)
         var options = RunOptions(chunkSize: chunkSize ?? plan.spec.options.chunkSize,
                                  workers: workers ?? plan.spec.options.workers, replace: replace)
@@ -74,6 +76,7 @@ public struct Migration: Sendable {
         options.checkpoints = checkpoints
         options.cancellation = cancellation
         options.checkSource = checkSource
+        options.lockTimeout = Int32(lockTimeout * 1000)
         options.policies = policies
         options.maxRejects = maxRejects ?? plan.spec.options.maxRejects
         return try Engine(plan: plan, options: options, source: store).run(progress: progress)

@@ -54,6 +54,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Write no checkpoints (the run cannot resume; for measuring what checkpoints cost).")
     var noCheckpoint = false
 
+    @Option(help: ArgumentHelp("How long to wait for a source store locked by another program's write (default 5).", valueName: "seconds"))
+    var lockTimeout: Double = 5
+
     @Flag(help: "Refuse a pipeline whose paths lead outside its own folder (for pipelines you did not write).")
     var confine = false
 
@@ -83,6 +86,7 @@ struct RunCommand: ParsableCommand {
         migration.cancellation = trap.cancellation
         migration.checkSource = !noCheck
         migration.confine = confine
+        migration.lockTimeout = lockTimeout
         let display = ProgressDisplay(style: progress)
         let summary: RunSummary
         do {

@@ -18,6 +18,8 @@ public struct RunOptions: Sendable {
     public var policies = PolicyRegistry()
     /// Run SQLite's quick check over the source before reading it (`etl run --no-check` turns it off).
     public var checkSource = true
+    /// Milliseconds to wait for a source locked by another program's write.
+    public var lockTimeout: Int32 = 5_000
     /// Source rows that may be rejected (kept in the reject file) before the run fails.
     public var maxRejects = 0
 
@@ -58,7 +60,7 @@ public struct Engine {
         // One run per destination, taken before any file of the destination is touched.
         let lock = try RunLock(destination: destination)
         defer { lock.release() }
-        let sourceStore = try self.source ?? SourceStore(path: source, check: options.checkSource)
+        let sourceStore = try self.source ?? SourceStore(path: source, check: options.checkSource, busyTimeout: options.lockTimeout)
         let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan)
         guard !plan.steps.isEmpty else {

@@ -257,7 +257,7 @@ public final class Batch: @unchecked Sendable {
             throw error
         } catch MigrationError.interrupted where timedOut.isCancelled {
             result.status = .failed
-            result.error = "took longer than \(Int(options.storeTimeout ?? 0)) s (--store-timeout) and was stopped; its work is kept, so a rerun with --retry-failed and a larger limit resumes it"
+            result.error = "took longer than \(String(format: "%g", options.storeTimeout ?? 0)) s (--store-timeout) and was stopped; its work is kept, so a rerun with --retry-failed and a larger limit resumes it"
         } catch MigrationError.interrupted {
             result.status = .interrupted
             result.error = "interrupted; the next run of the same command resumes it from its checkpoint"
