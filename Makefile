@@ -94,3 +94,9 @@ test-asan: deps
 fuzz-stores: build
 	python3 scripts/fuzz-stores.py --etl .build/debug/etl --count $(or $(N),1000) --seed $(or $(SEED),1) \
 		$(if $(JOBS),--jobs $(JOBS))
+
+# make fuzz-pipelines SECONDS=60: libFuzzer + ASan on the pipeline decoder/planner and the expression
+# compiler/evaluator (Fuzz/ package), SECONDS per target; findings in out/fuzz-pipelines
+.PHONY: fuzz-pipelines
+fuzz-pipelines:
+	scripts/fuzz-pipelines.sh $(or $(SECONDS),60)

@@ -8,6 +8,13 @@ import ETLModel
 struct Parser {
     private let tokens: [Token]
     private var position = 0
+    /// Nesting (parentheses, prefix operators, arguments) and operators so far: both bounded,
+    /// so a hostile pipeline cannot overflow the stack of the parser, the type checker or
+    /// the evaluator, which all recurse over the tree.
+    private var depth = 0
+    private var operators = 0
+    static let maxDepth = 64
+    static let maxOperators = 500
 
     private init(tokens: [Token]) {
         self.tokens = tokens
@@ -70,6 +77,10 @@ struct Parser {
         var left = try binary(level: level + 1)
         while let (op, spelling) = match(Parser.levels[level]) {
             let operatorColumn = advance().column
+            operators += 1
+            guard operators <= Parser.maxOperators else {
+                throw ExpressionError(message: "expression too long: more than \(Parser.maxOperators) operators; split it over several mappings or a policy", column: operatorColumn)
+            }
             let right = try binary(level: level + 1)
             left = Syntax(kind: .binary(op, spelling: spelling, operatorColumn: operatorColumn, left, right),
                           column: left.column)
@@ -79,6 +90,11 @@ struct Parser {
 
     private mutating func unary() throws(ExpressionError) -> Syntax {
         let token = current
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Parser.maxDepth else {
+            throw ExpressionError(message: "expression nested deeper than \(Parser.maxDepth) levels", column: token.column)
+        }
         if token.isSymbol(.not) || token.isWord("not") {
             _ = advance()
             let spelling = token.isWord("not") ? "not" : "!"

@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// libFuzzer targets for the pipeline decoder + planner and the expression compiler +
+// evaluator. Built and run by scripts/fuzz-pipelines.sh (`make fuzz-pipelines`):
+//   swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+let package = Package(
+    name: "etl-fuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "etl", path: ".."),
+    ],
+    targets: [
+        .target(name: "FuzzSupport", dependencies: [.product(name: "ETL", package: "etl")]),
+        .executableTarget(name: "PipelineFuzzer", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "ExpressionFuzzer", dependencies: ["FuzzSupport"]),
+    ]
+)
