@@ -34,10 +34,12 @@ let package = Package(
         // The policy example of the README: v2 Posts become v3 Posts with a Section each.
         .target(name: "PostSectionsPolicy", dependencies: ["ETL"], path: "Examples/PostSections/Policy"),
         .executableTarget(name: "post-sections", dependencies: ["PostSectionsPolicy", "ETLCommandLine"], path: "Examples/PostSections/Sources"),
-        .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore"]),
-        .testTarget(name: "ETLModelTests", dependencies: ["ETLModel"]),
+        // What every test target needs of the shared fixtures (copy, skip or fail).
+        .target(name: "ETLTestSupport", path: "Tests/ETLTestSupport"),
+        .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore", "ETLTestSupport"]),
+        .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline"]),
-        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "PostSectionsPolicy"]),
+        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "PostSectionsPolicy", "ETLTestSupport"]),
         .testTarget(name: "etlTests", dependencies: ["ETL"]),
     ]
 )

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLTestSupport
 
 /// Real Core Data stores (../shared/fixtures), upgraded progressively through their model
 /// bundle; WAL stores; stores of another app.
@@ -14,23 +15,7 @@ final class CoreDataMigrationTests: XCTestCase {
     /// Copies the rename-chain fixture folder; skips (or fails under ETL_REQUIRE_FIXTURES=1)
     /// when ../shared is missing.
     func copyFixtures() throws -> URL {
-        let shared = repositoryRoot.appendingPathComponent("../shared/fixtures/coredata-rename-chain").standardizedFileURL
-        guard FileManager.default.fileExists(atPath: shared.path) else {
-            let message = "missing \(shared.path): these tests need the shared fixtures beside the repository"
-            if ProcessInfo.processInfo.environment["ETL_REQUIRE_FIXTURES"] == "1" {
-                XCTFail("ETL_REQUIRE_FIXTURES=1 but " + message)
-                throw CocoaError(.fileNoSuchFile)
-            }
-            throw XCTSkip(message)
-        }
-        let copy = folder.url.appendingPathComponent("chain")
-        try FileManager.default.copyItem(at: shared, to: copy)
-        // The originals are read-only; the copies are ours.
-        let files = FileManager.default.enumerator(atPath: copy.path)!.compactMap { $0 as? String }
-        for file in [""] + files {
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.appendingPathComponent(file).path)
-        }
-        return copy
+        try FixtureSet.copy("coredata-rename-chain", into: folder.url.appendingPathComponent("fixtures"))
     }
 
     func bundlePipeline(in chain: URL, source: String, version: String?, template: String? = nil) throws -> String {

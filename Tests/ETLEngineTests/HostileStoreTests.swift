@@ -3,6 +3,7 @@ import XCTest
 import ETLStore
 import ETLEngine
 import ETL
+import ETLTestSupport
 
 /// Every source store is hostile: damaged, truncated, lying in its header or its schema,
 /// locked by another program, or with a view where a table should be. Whatever it is, a
@@ -180,20 +181,7 @@ final class HostileStoreTests: XCTestCase {
     /// Mutants of the real Core Data stores of ../shared/fixtures (copied first), through
     /// their model bundle: version detection, Z_METADATA's plist, inferred hops.
     func testMutantsOfTheCoreDataFixturesEndInAResultOrANamedError() throws {
-        let shared = repositoryRoot.appendingPathComponent("../shared/fixtures/coredata-rename-chain").standardizedFileURL
-        guard FileManager.default.fileExists(atPath: shared.path) else {
-            let message = "missing \(shared.path): the Core Data mutants need the shared fixtures beside the repository"
-            if ProcessInfo.processInfo.environment["ETL_REQUIRE_FIXTURES"] == "1" {
-                XCTFail("ETL_REQUIRE_FIXTURES=1 but " + message)
-                return
-            }
-            throw XCTSkip(message)
-        }
-        let chain = folder.url.appendingPathComponent("chain")
-        try FileManager.default.copyItem(at: shared, to: chain)
-        for file in [""] + (FileManager.default.enumerator(atPath: chain.path)?.compactMap { $0 as? String } ?? []) {
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: chain.appendingPathComponent(file).path)
-        }
+        let chain = try FixtureSet.copy("coredata-rename-chain", into: folder.url.appendingPathComponent("fixtures"))
         let pipeline = try folder.pipeline("coredata.json", """
             { "format": 1, "models": "\(chain.path)/Model.xcdatamodeld",
               "source": { "store": "\(chain.path)/Example_v1.0.0.sqlite", "layout": "coredata" },

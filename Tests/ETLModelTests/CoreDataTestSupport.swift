@@ -2,46 +2,20 @@ import Foundation
 import XCTest
 import ETLStore
 import ETLModel
+import ETLTestSupport
 
-/// The shared fixtures beside the repository (`../shared/fixtures` from the package root),
-/// as in ETLStoreTests (test targets cannot share code).
-///
-/// Tests never open a file in shared/ itself: `copy` puts a private, writable copy (a file
-/// or a whole folder) in a fresh temporary folder, removed when the test ends.
+/// The shared fixtures for this target's tests, through `FixtureSet` (ETLTestSupport):
+/// copies in a fresh temporary folder, removed when the test ends.
 enum SharedFixtures {
-    static var root: URL {
-        PackageFiles.root.appendingPathComponent("../shared/fixtures", isDirectory: true).standardizedFileURL
-    }
+    static var root: URL { FixtureSet.root }
 
     static let chainVersions = ["v1.0.0", "v1.1.0", "v1.1.2", "v1.2.0", "v2.0.0"]
-
-    struct Missing: Error, CustomStringConvertible {
-        var path: String
-        var description: String { "missing \(path): these tests need the shared fixtures beside the repository" }
-    }
 
     /// Copies `relativePath` (below `shared/fixtures`) into a new temporary folder and returns
     /// the copy. When the fixture set is missing the test is skipped, or fails when the
     /// environment sets `ETL_REQUIRE_FIXTURES=1`.
     static func copy(_ relativePath: String, for test: XCTestCase, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        let set = relativePath.split(separator: "/").first.map(String.init) ?? relativePath
-        let setFolder = root.appendingPathComponent(set, isDirectory: true)
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: setFolder.path, isDirectory: &isDirectory) || !isDirectory.boolValue {
-            let missing = Missing(path: setFolder.path)
-            if ProcessInfo.processInfo.environment["ETL_REQUIRE_FIXTURES"] == "1" {
-                XCTFail("ETL_REQUIRE_FIXTURES=1 but \(missing)", file: file, line: line)
-                throw missing
-            }
-            throw XCTSkip("\(missing)", file: file, line: line)
-        }
-        let source = root.appendingPathComponent(relativePath)
-        let folder = try temporaryFolder(for: test)
-        let copy = folder.appendingPathComponent(source.lastPathComponent)
-        try FileManager.default.copyItem(at: source, to: copy)
-        // The originals are read-only; the copy is ours, and writable (and removable).
-        try makeWritable(copy)
-        return copy
+        try FixtureSet.copy(relativePath, into: try temporaryFolder(for: test), file: file, line: line)
     }
 
     /// A store of the rename chain ("v1.0.0" …), copied.
@@ -61,18 +35,6 @@ enum SharedFixtures {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         test.addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         return folder
-    }
-
-    private static func makeWritable(_ url: URL) throws {
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        _ = fm.fileExists(atPath: url.path, isDirectory: &isDirectory)
-        try fm.setAttributes([.posixPermissions: isDirectory.boolValue ? 0o755 : 0o644], ofItemAtPath: url.path)
-        if isDirectory.boolValue {
-            for name in try fm.contentsOfDirectory(atPath: url.path) {
-                try makeWritable(url.appendingPathComponent(name))
-            }
-        }
     }
 }
 

@@ -1,51 +1,21 @@
 import Foundation
 import XCTest
 import ETLStore
+import ETLTestSupport
 
 /// The shared fixtures beside the repository (`../shared/fixtures` from the package root).
 ///
 /// Tests never open a file in shared/ itself, not even read-only: `copy` puts a private,
 /// writable copy in a fresh temporary folder and returns it.
 enum Fixtures {
-    /// The package root: this file is `<root>/Tests/ETLStoreTests/FixtureStoreTests.swift`.
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static var root: URL {
-        packageRoot.appendingPathComponent("../shared/fixtures", isDirectory: true).standardizedFileURL
-    }
-
-    struct Missing: Error, CustomStringConvertible {
-        var path: String
-        var description: String { "missing \(path): these tests need the shared fixtures beside the repository" }
-    }
+    static var root: URL { FixtureSet.root }
 
     /// Copies `relativePath` (below `shared/fixtures`, e.g. "coredata-rename-chain/Example_v1.0.0.sqlite")
-    /// into a new temporary folder and returns the copy. When the fixture set (the first
-    /// component of the path) is missing, the test is skipped, or fails when the environment
-    /// sets `ETL_REQUIRE_FIXTURES=1`.
+    /// into a new temporary folder and returns the copy (skipped, or failed under
+    /// `ETL_REQUIRE_FIXTURES=1`, when the fixtures are missing).
     static func copy(_ relativePath: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        let set = relativePath.split(separator: "/").first.map(String.init) ?? relativePath
-        let setFolder = root.appendingPathComponent(set, isDirectory: true)
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: setFolder.path, isDirectory: &isDirectory) || !isDirectory.boolValue {
-            let missing = Missing(path: setFolder.path)
-            if ProcessInfo.processInfo.environment["ETL_REQUIRE_FIXTURES"] == "1" {
-                XCTFail("ETL_REQUIRE_FIXTURES=1 but \(missing)", file: file, line: line)
-                throw missing
-            }
-            throw XCTSkip("\(missing)", file: file, line: line)
-        }
-        let source = root.appendingPathComponent(relativePath)
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("etl-fixture-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let copy = folder.appendingPathComponent(source.lastPathComponent)
-        try FileManager.default.copyItem(at: source, to: copy)
-        // The originals are read-only; the copy is ours, and writable, so that a test really
-        // shows that reading leaves it alone (rather than the file system refusing writes).
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy.path)
-        return copy
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-fixture-\(UUID().uuidString)", isDirectory: true)
+        return try FixtureSet.copy(relativePath, into: folder, file: file, line: line)
     }
 }
 
