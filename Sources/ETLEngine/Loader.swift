@@ -11,6 +11,8 @@ import ETLPipeline
 final class Loader {
     private struct TargetStatements {
         let table: String
+        /// Rows keep their source row's key (`StepPlan.sourceKeyTargets`).
+        let keepsSourceKey: Bool
         let defaults: [SQLValue]
         let insert: Statement
         let associate: Statement
@@ -28,6 +30,7 @@ final class Loader {
         let layout = context.plan.destinationLayout
         let db = context.destination
         let q = Database.quote
+        let keeping = context.plan.sourceKeyTargets
         for target in context.plan.mappings[index].targets {
             let plan = context.plan.targets[target]
             let destination = layout.table(of: plan.entity)
@@ -35,12 +38,13 @@ final class Loader {
                 + plan.attributes.map { layout.column(ofAttribute: $0.attribute.name, entity: plan.entity) }
             targets[target] = TargetStatements(
                 table: destination.name,
+                keepsSourceKey: keeping.contains(target),
                 defaults: destination.insertDefaults.map(\.value),
                 insert: try db.prepare("INSERT INTO \(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ") VALUES ("
                                        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"),
                 associate: try db.prepare("INSERT INTO work.association (mapping, destination, source, item) VALUES (\(target), ?, ?, ?)"),
                 findUnique: try db.prepare("SELECT destination FROM work.unique_key WHERE mapping = \(target) AND key = ?"),
-                addUnique: try db.prepare("INSERT INTO work.unique_key (mapping, key, destination) VALUES (\(target), ?, ?)"))
+                addUnique: try db.prepare("INSERT INTO work.unique_key (mapping, key, destination, source) VALUES (\(target), ?, ?, ?)"))
         }
     }
 
@@ -74,10 +78,10 @@ final class Loader {
                 return
             }
         }
-        let key = context.allocateKey(table: target.table)
+        let key = target.keepsSourceKey ? context.keepKey(row.sourceKey, table: target.table) : context.allocateKey(table: target.table)
         try target.insert.run([.integer(key)] + target.defaults + row.values)
         if let unique = row.unique {
-            try target.addUnique.run([unique, .integer(key)])
+            try target.addUnique.run([unique, .integer(key), .integer(row.sourceKey)])
         }
         try target.associate.run([.integer(key), .integer(row.sourceKey), .integer(row.item)])
         context.counters[row.target].associated += 1

@@ -93,6 +93,13 @@ final class StepContext {
                              stage: stage, mapping: mapping, done: done, total: total))
     }
 
+    /// A row that keeps its source key: the watermark moves past it (source keys come in
+    /// ascending order).
+    func keepKey(_ key: Int64, table: String) -> Int64 {
+        nextKey[table] = max(nextKey[table] ?? 1, key == .max ? key : key + 1)
+        return key
+    }
+
     func allocateKey(table: String) -> Int64 {
         let next = nextKey[table] ?? 1
         nextKey[table] = next + 1

@@ -31,6 +31,8 @@ public struct CompiledExpression: Sendable {
     /// The slots (indices into the shared `SlotTable`) this expression reads, in order of
     /// first use.
     public let slotsRead: [Int]
+    /// The expression as SQLite can evaluate it, or nil (see `ExpressionForm`).
+    public let form: ExpressionForm?
     private let evaluator: Evaluate
 
     /// Parses, resolves and type-checks `text`, registering every key path it reads in
@@ -42,13 +44,14 @@ public struct CompiledExpression: Sendable {
         let checked = try TypeChecker(scope: scope).check(syntax)
         let linker = Linker(table: slots)
         let evaluator = checked.build(linker)
-        return CompiledExpression(text: text, type: checked.type, slotsRead: linker.used, evaluator: evaluator)
+        return CompiledExpression(text: text, type: checked.type, slotsRead: linker.used, form: checked.form, evaluator: evaluator)
     }
 
-    private init(text: String, type: ExprType, slotsRead: [Int], evaluator: @escaping Evaluate) {
+    private init(text: String, type: ExprType, slotsRead: [Int], form: ExpressionForm?, evaluator: @escaping Evaluate) {
         self.text = text
         self.type = type
         self.slotsRead = slotsRead
+        self.form = form
         self.evaluator = evaluator
     }
 

@@ -105,7 +105,7 @@ enum FunctionLibrary {
                 }
                 return .null
             }
-        })
+        }).with(form: allForms(call.arguments.map { $0.form(as: type) }).map(ExpressionForm.coalesce))
     }
 
     /// `if(condition, then, else)`: `then` when the condition is true, otherwise (false or
@@ -126,7 +126,7 @@ enum FunctionLibrary {
             let whenTrue = then.build(as: type, linker)
             let whenFalse = otherwise.build(as: type, linker)
             return { context in try test(context).isTrue ? try whenTrue(context) : try whenFalse(context) }
-        })
+        }).with(form: allForms([condition.form, then.form(as: type), otherwise.form(as: type)]).map { .conditional($0[0], $0[1], $0[2]) })
     }
 
     // MARK: Text
@@ -268,6 +268,12 @@ enum FunctionLibrary {
         }
     }
 
+    /// Every form, or nil when one is missing.
+    private static func allForms(_ forms: [ExpressionForm?]) -> [ExpressionForm]? {
+        let present = forms.compactMap { $0 }
+        return present.count == forms.count ? present : nil
+    }
+
     // MARK: Destination lookups
 
     /// `destination('Mapping', row)` → the destination row the mapping made from that
@@ -313,7 +319,7 @@ enum FunctionLibrary {
                     default: return .rows([])
                     }
                 }
-            })
+            }).with(form: argument.form.map { .destinations(mapping: mapping, argument: $0, many: true) })
         }
         return Checked(type: .destinationRow(signature.destinationEntity), syntax: call.syntax, build: { linker in
             let evaluate = argument.build(linker)
@@ -329,7 +335,7 @@ enum FunctionLibrary {
                         column: column)
                 }
             }
-        })
+        }).with(form: argument.form.map { .destinations(mapping: mapping, argument: $0, many: false) })
     }
 }
 

@@ -22,6 +22,8 @@ struct Checked {
     var type: ExprType
     var syntax: Syntax
     var build: (Linker) -> Evaluate
+    /// What SQLite would evaluate the same way; nil when there is no exact twin.
+    var form: ExpressionForm? = nil
 
     var column: Int { syntax.column }
 
@@ -44,7 +46,7 @@ struct TypeChecker {
     func check(_ syntax: Syntax) throws(ExpressionError) -> Checked {
         switch syntax.kind {
         case .literal(let value):
-            return Checked(type: Self.type(ofLiteral: value), syntax: syntax, build: { _ in { _ in value } })
+            return Checked(type: Self.type(ofLiteral: value), syntax: syntax, build: { _ in { _ in value } }, form: .literal(value))
 
         case .path(let root, let segments):
             let type = try scope.resolve(root, segments, column: syntax.column)
@@ -52,7 +54,7 @@ struct TypeChecker {
             return Checked(type: type, syntax: syntax, build: { linker in
                 let slot = linker.slot(for: path)
                 return { context in context.slots[slot] }
-            })
+            }, form: .path(path, type))
 
         case .unary(let op, let spelling, let operand):
             return try checkUnary(op, spelling: spelling, try check(operand), syntax: syntax)
@@ -101,7 +103,7 @@ struct TypeChecker {
                     if case .boolean(let flag) = try evaluate(context) { return .boolean(!flag) }
                     return .null
                 }
-            })
+            }, form: operand.form.map(ExpressionForm.not))
         case .negate:
             guard operand.type.isNumeric || operand.type == .null else {
                 throw ExpressionError(message: "operator '-' needs a number, found \(operand.type)", column: column)
@@ -124,7 +126,7 @@ struct TypeChecker {
             return Checked(type: .boolean, syntax: syntax, build: { linker in
                 let evaluate = other.build(linker)
                 return { context in .boolean(try evaluate(context).isNull == wantsNull) }
-            })
+            }, form: other.form.map { .isNull($0, wantsNull) })
         }
         switch op {
         case .and, .or:
@@ -153,7 +155,7 @@ struct TypeChecker {
                     if case .boolean(false) = a, case .boolean(false) = b { return a }
                     return .null
                 }
-            })
+            }, form: left.form.flatMap { l in right.form.map { r in op == .and ? .and(l, r) : .or(l, r) } })
 
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
             try checkComparable(op, left.type, right.type, column: column)
@@ -161,7 +163,7 @@ struct TypeChecker {
                 let lhs = left.build(linker)
                 let rhs = right.build(linker)
                 return { context in Operators.compare(op, try lhs(context), try rhs(context)) }
-            })
+            }, form: left.form.flatMap { l in right.form.map { r in .compare(ExpressionForm.sql(op), l, r) } })
 
         case .plus, .minus, .times, .divide, .remainder:
             let type = try arithmeticType(op, left.type, right.type, column: column)
@@ -169,7 +171,8 @@ struct TypeChecker {
                 let lhs = left.build(linker)
                 let rhs = right.build(linker)
                 return { context in try Operators.arithmetic(op, try lhs(context), try rhs(context), column: column) }
-            })
+            }, form: type == .double && op != .remainder
+                ? left.form.flatMap { l in right.form.map { r in .arithmetic(op.rawValue, l, r) } } : nil)
         }
     }
 

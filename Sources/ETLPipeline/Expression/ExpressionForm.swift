@@ -1,0 +1,61 @@
+/// The shape of a checked expression that SQLite can evaluate exactly as the engine would:
+/// what lets the engine push a mapping down into `INSERT … SELECT` instead of running it
+/// row by row.
+///
+/// Only operations that cannot fail on a row and whose SQL twin gives the same value
+/// have a form: literals, key paths, `! && ||`, comparisons, `== null`, double arithmetic,
+/// `if`, `coalesce` and `destination(s)`. Integer arithmetic has none (the evaluator
+/// rejects an overflowing row where SQLite would switch to REAL), nor have the text,
+/// date and conversion functions; an expression using one has `form == nil` and its
+/// mapping runs row by row.
+public indirect enum ExpressionForm: Sendable, Hashable {
+    case literal(Value)
+    /// A key path of the source row and its static type.
+    case path(SourcePath, ExprType)
+    case not(ExpressionForm)
+    case and(ExpressionForm, ExpressionForm)
+    case or(ExpressionForm, ExpressionForm)
+    /// `x == null` (true) or `x != null` (false), written with the literal null.
+    case isNull(ExpressionForm, Bool)
+    /// `== != < <= > >=`, with SQL's spelling of the operator.
+    case compare(String, ExpressionForm, ExpressionForm)
+    /// `+ - * /` of a double result, with SQL's spelling of the operator.
+    case arithmetic(String, ExpressionForm, ExpressionForm)
+    /// An integer widened to double where integer and double meet (`CAST(… AS REAL)`).
+    case toDouble(ExpressionForm)
+    case conditional(ExpressionForm, ExpressionForm, ExpressionForm)
+    case coalesce([ExpressionForm])
+    /// `destination('mapping', row)` (`many` false) or `destinations('mapping', rows)`.
+    case destinations(mapping: String, argument: ExpressionForm, many: Bool)
+
+    /// The SQL spelling of a comparison operator.
+    static func sql(_ op: Syntax.BinaryOperator) -> String {
+        switch op {
+        case .equal: return "="
+        case .notEqual: return "<>"
+        default: return op.rawValue
+        }
+    }
+
+    /// The conjuncts of an `&&` chain (the whole expression when it is no `&&`).
+    public var conjuncts: [ExpressionForm] {
+        if case .and(let a, let b) = self { return a.conjuncts + b.conjuncts }
+        return [self]
+    }
+}
+
+extension Checked {
+    /// This expression with its form.
+    func with(form: ExpressionForm?) -> Checked {
+        var copy = self
+        copy.form = form
+        return copy
+    }
+
+    /// The form with integer results widened to double when `target` is double, as
+    /// `build(as:_:)` does.
+    func form(as target: ExprType) -> ExpressionForm? {
+        guard let form else { return nil }
+        return type == .integer && target == .double ? .toDouble(form) : form
+    }
+}
