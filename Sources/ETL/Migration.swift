@@ -29,6 +29,8 @@ public struct Migration: Sendable {
     public var maxRejects: Int?
     /// Run SQLite's quick check over the source first (one read of the file).
     public var checkSource = true
+    /// Run declarative steps inside SQLite where they translate exactly (`--no-pushdown`: never).
+    public var pushdown = true
     /// Refuse pipeline paths that lead outside the pipeline's folder (`--confine`).
     public var confine = false
     /// How long to wait for a source locked by another program's write, in seconds.
@@ -76,6 +78,7 @@ public struct Migration: Sendable {
         options.checkpoints = checkpoints
         options.cancellation = cancellation
         options.checkSource = checkSource
+        options.pushdown = pushdown
         options.lockTimeout = Int32(lockTimeout * 1000)
         options.policies = policies
         options.maxRejects = maxRejects ?? plan.spec.options.maxRejects

@@ -63,6 +63,13 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Skip SQLite's quick check of the source store (one full read of it) before the run.")
     var noCheck = false
 
+    @Flag(help: ArgumentHelp("Run every step row by row, even one that could run inside SQLite.", discussion: """
+        A step whose mappings are all declarative and translate exactly into SQL runs as \
+        INSERT … SELECT statements over the attached source (many times faster); the \
+        result is the same store. Use this to compare, or to see row-level rejects.
+        """))
+    var noPushdown = false
+
     @Option(help: "Progress on standard error: auto (a bar on a terminal, lines otherwise), bar, lines, json (one event per line), none.")
     var progress: ProgressStyle = .auto
 
@@ -85,6 +92,7 @@ struct RunCommand: ParsableCommand {
         migration.checkpoints = !noCheckpoint
         migration.cancellation = trap.cancellation
         migration.checkSource = !noCheck
+        migration.pushdown = !noPushdown
         migration.confine = confine
         migration.lockTimeout = lockTimeout
         let display = ProgressDisplay(style: progress)

@@ -18,6 +18,9 @@ public struct RunOptions: Sendable {
     public var policies = PolicyRegistry()
     /// Run SQLite's quick check over the source before reading it (`etl run --no-check` turns it off).
     public var checkSource = true
+    /// Run declarative steps inside SQLite when they translate exactly (`PushdownPlan`);
+    /// off, every step runs row by row (`etl run --no-pushdown`).
+    public var pushdown = true
     /// Milliseconds to wait for a source locked by another program's write.
     public var lockTimeout: Int32 = 5_000
     /// Source rows that may be rejected (kept in the reject file) before the run fails.
@@ -62,7 +65,7 @@ public struct Engine {
         defer { lock.release() }
         let sourceStore = try self.source ?? SourceStore(path: source, check: options.checkSource, busyTimeout: options.lockTimeout)
         let sourceDatabase = sourceStore.database
-        let identity = try RunIdentity.of(plan)
+        let identity = try RunIdentity.of(plan, pushdown: options.pushdown)
         guard !plan.steps.isEmpty else {
             // Already at the target version: nothing to write.
             return RunSummary(source: source, destination: destination, backup: nil, resumed: nil, redoneRows: 0,
@@ -149,7 +152,7 @@ public struct Engine {
         file.remove()
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
                                  redoneRows: redone, mappings: run.finished, seconds: Date().timeIntervalSince(started))
-        summary.notes = notes()
+        summary.notes = notes() + run.notes
         summary.rejectFile = rejects
         return summary
     }
@@ -184,16 +187,31 @@ public struct Engine {
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
         do {
-            for index in step.mappings.indices {
-                try CreateStage(context: context, index: index).run()
+            var pushedDown = false
+            if options.pushdown {
+                let (stage, reason) = try PushdownStage.prepare(context)
+                if let stage {
+                    try stage.run()
+                    pushedDown = true
+                } else if let reason {
+                    run.notes.append("step \(step.name) ran row by row, not inside SQLite: \(reason)")
+                }
             }
-            for index in step.mappings.indices {
-                try RelateStage(context: context, index: index).run()
+            if !pushedDown {
+                for index in step.mappings.indices {
+                    try CreateStage(context: context, index: index).run()
+                }
+                for index in step.mappings.indices {
+                    try RelateStage(context: context, index: index).run()
+                }
             }
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: 0, key: [], done: 0, total: 3), durable: false)
+            try db.transaction {
+                for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
+            }
             try step.destinationLayout.finish(db)
-            try ValidateStage(context: context).run()
+            try ValidateStage(context: context, pushedDown: pushedDown).run()
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)
@@ -239,7 +257,7 @@ public struct Engine {
             let db = try Database(path: output, mode: .create)
             try configure(db, area: area)
             try db.transaction {
-                for sql in layout.schemaSQL() { try db.execute(sql) }
+                for sql in layout.tableSQL { try db.execute(sql) }
                 try db.execute(WorkArea.schema)
             }
             return db

@@ -12,6 +12,9 @@ public struct RunIdentity: Codable, Sendable, Equatable {
     /// Model versions, source first.
     public var models: [String]
     public var destination: String
+    /// Whether declarative steps may run inside SQLite: a pushed-down step keeps no
+    /// associations, so the two ways cannot continue each other's work.
+    public var pushdown: Bool = true
 
     /// Each difference as a sentence, for the refusal message.
     public func differences(from other: RunIdentity) -> [String] {
@@ -21,6 +24,9 @@ public struct RunIdentity: Codable, Sendable, Equatable {
         if models != other.models { list.append("the model versions changed from \(models.joined(separator: " → ")) to \(other.models.joined(separator: " → "))") }
         list += source.differences(from: other.source)
         if destination != other.destination { list.append("the destination changed from \(destination) to \(other.destination)") }
+        if pushdown != other.pushdown {
+            list.append("the run was started \(pushdown ? "without" : "with") --no-pushdown; give the same options to continue it")
+        }
         return list
     }
 }
@@ -59,7 +65,7 @@ public struct SourceIdentity: Codable, Sendable, Equatable {
 
 extension RunIdentity {
     /// The identity of running `plan` now.
-    static func of(_ plan: Plan) throws -> RunIdentity {
+    static func of(_ plan: Plan, pushdown: Bool) throws -> RunIdentity {
         var hash = FNV1a()
         hash.add(plan.spec.bytes)
         for path in plan.modelFiles {
@@ -69,6 +75,6 @@ extension RunIdentity {
         return RunIdentity(toolVersion: ETLVersion.current, pipeline: hash.hex, pipelineFile: plan.spec.file,
                            source: try SourceIdentity.of(plan.sourcePath),
                            models: [plan.sourceVersion] + plan.steps.map(\.destinationModel.version),
-                           destination: plan.destinationPath)
+                           destination: plan.destinationPath, pushdown: pushdown)
     }
 }

@@ -10,6 +10,8 @@ final class RunState {
     let enabled: Bool
     let started: Date
     var finished: [MappingCounters]
+    /// What the summary should tell (steps that could not run inside SQLite).
+    var notes: [String] = []
     /// The step being run.
     var context: StepContext? {
         didSet {

@@ -60,6 +60,8 @@ public final class Database: @unchecked Sendable {
     }
 
     private var isClosed = false
+    /// The handler `onProgress` installed, kept alive as long as SQLite may call it.
+    var progressBox: ProgressBox?
 
     deinit { close() }
 

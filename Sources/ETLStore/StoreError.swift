@@ -25,6 +25,7 @@ public enum SQLiteCode {
     public static let busy: Int32 = 5
     public static let locked: Int32 = 6
     public static let readOnly: Int32 = 8
+    public static let interrupt: Int32 = 9
     public static let ioError: Int32 = 10
     public static let corrupt: Int32 = 11
     public static let full: Int32 = 13

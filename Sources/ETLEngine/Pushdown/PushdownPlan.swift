@@ -1,0 +1,304 @@
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// A step as SQL statements that SQLite runs over the attached source (`src`) inside the
+/// destination: the push-down of a declarative step. Made only when every mapping of the
+/// step translates exactly (`SQLTranslator`); otherwise `make` says why, and the step
+/// runs row by row. Both ways write the same store (a test compares them).
+///
+/// - A mapping that keeps source keys (`StepPlan.sourceKeyTargets`) or makes one row per
+///   source row is one `INSERT … SELECT` per range of source keys: chunks with
+///   checkpoints, as row by row.
+/// - A uniqueBy mapping is two statements: `GROUP BY` the key into `work.unique_key`,
+///   numbered in order of each key's first source row, then its rows from those first rows.
+/// - A relationship `destination(s)('M', $source[.r])` is one statement joining the owner's
+///   source rows, the source's link storage and M's destination rows, written into the
+///   destination's link storage (`INSERT OR IGNORE` into a join table, `UPDATE … IS NULL`
+///   of a key column: the same first-link-wins rule as the relate stage).
+struct PushdownPlan {
+    enum Kind {
+        /// Rows keep their source keys.
+        case sourceKeys
+        /// Rows get the next free keys, one per source row.
+        case nextKeys
+        /// One row per distinct uniqueBy key.
+        case unique
+    }
+
+    struct Create {
+        let mapping: Int
+        let kind: Kind
+        let table: String
+        /// The source rows of the mapping (`s`), before the filter: for counts.
+        let count: String
+        /// Passing rows, for `.unique` counts.
+        let passed: String
+        /// `.sourceKeys`/`.nextKeys`: the key ending a chunk: bind (after, offset).
+        let bound: String
+        /// `.sourceKeys`/`.nextKeys`: rows of keys in (?1, ?2]. `.unique`: rows of keys ≥ ?1.
+        let insert: String
+        /// `.unique`: fills `work.unique_key`, keys from ?1 on.
+        let fillKeys: String?
+        /// `.unique`: finds a passing row whose uniqueBy key is null (a reason not to push down).
+        let nullKey: String?
+    }
+
+    struct Relate {
+        let relationship: String
+        let sql: String
+    }
+
+    let creates: [Create]
+    /// Per mapping, its relationship statements.
+    let relates: [[Relate]]
+
+    struct NotPushable: Error {
+        let reason: String
+    }
+
+    /// The step's statements, or why it cannot be pushed down.
+    /// - Parameter primaryKey: the primary-key columns of a destination table, in order.
+    static func make(_ step: StepPlan, primaryKey: @escaping (String) throws -> [String]) throws -> PushdownPlan {
+        var kinds: [Kind] = []
+        let keeping = step.sourceKeyTargets
+        for (index, mapping) in step.mappings.enumerated() {
+            let name = "mapping \(mapping.name)"
+            if mapping.policy != nil { throw NotPushable(reason: "\(name) has a policy") }
+            if mapping.forEach != nil { throw NotPushable(reason: "\(name) has a forEach") }
+            kinds.append(keeping.contains(index) ? .sourceKeys : mapping.uniqueBy != nil ? .unique : .nextKeys)
+        }
+        let builder = StatementBuilder(step: step, kinds: kinds, primaryKey: primaryKey)
+        var creates: [Create] = []
+        var relates: [[Relate]] = []
+        for index in step.mappings.indices {
+            creates.append(try builder.create(index))
+            relates.append(try builder.relates(index))
+        }
+        return PushdownPlan(creates: creates, relates: relates)
+    }
+}
+
+/// Writes the statements of `PushdownPlan`.
+private struct StatementBuilder {
+    let step: StepPlan
+    let kinds: [PushdownPlan.Kind]
+    let primaryKey: (String) throws -> [String]
+    let q = Database.quote
+
+    typealias NotPushable = PushdownPlan.NotPushable
+
+    private func source(_ index: Int, alias: String) -> (translator: SQLTranslator, table: EntityTable) {
+        let mapping = step.mappings[index]
+        return (SQLTranslator(layout: step.sourceLayout, entity: mapping.sourceEntity, alias: alias),
+                step.sourceLayout.table(of: mapping.sourceEntity))
+    }
+
+    private func translate(_ expression: CompiledExpression?, _ translator: SQLTranslator, _ what: String) throws(NotPushable) -> String? {
+        guard let expression else { return nil }
+        guard let form = expression.form, let sql = translator.sql(form) else {
+            throw NotPushable(reason: "\(what) '\(expression.text)' has no exact SQL form")
+        }
+        return sql
+    }
+
+    /// The WHERE conditions selecting mapping `index`'s passing source rows under `alias`.
+    func passing(_ index: Int, alias: String) throws(NotPushable) -> [String] {
+        let (translator, table) = source(index, alias: alias)
+        let mapping = step.mappings[index]
+        return [table.condition(alias: alias), try translate(mapping.filter, translator, "the filter of mapping \(mapping.name)")].compactMap { $0 }
+    }
+
+    func uniqueKey(_ index: Int, alias: String) throws(NotPushable) -> String {
+        let mapping = step.mappings[index]
+        return try translate(mapping.uniqueBy, source(index, alias: alias).translator, "the uniqueBy of mapping \(mapping.name)")!
+    }
+
+    func create(_ index: Int) throws(NotPushable) -> PushdownPlan.Create {
+        let mapping = step.mappings[index]
+        let (translator, table) = source(index, alias: "s")
+        let key = "s.\(q(table.keyColumn))"
+        let layout = step.destinationLayout
+        let destination = layout.table(of: mapping.destinationEntity)
+        var columns = [destination.keyColumn] + destination.insertDefaults.map(\.column)
+        var values = destination.insertDefaults.map(\.value.sqlLiteral)
+        for assignment in mapping.attributes {
+            columns.append(layout.column(ofAttribute: assignment.attribute.name, entity: mapping.destinationEntity))
+            switch assignment.source {
+            case .constant(let value): values.append(value.sqlLiteral)
+            case .expression(let expression):
+                guard let sql = translator.stored(expression, as: assignment.attribute.type, epoch: layout.dateEpoch) else {
+                    throw NotPushable(reason: "the expression of \(mapping.destinationEntity).\(assignment.attribute.name) in mapping \(mapping.name), '\(expression.text)', has no exact SQL form")
+                }
+                values.append(sql)
+            }
+        }
+        let into = "INSERT INTO main.\(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ")"
+        let rows = "src.\(q(table.name)) s"
+        let all = table.condition(alias: "s")
+        let passing = try self.passing(index, alias: "s")
+        let whereAll = all.map { " WHERE \($0)" } ?? ""
+        let count = "SELECT count(*) FROM \(rows)\(whereAll)"
+        let passed = "SELECT count(*) FROM \(rows)" + (passing.isEmpty ? "" : " WHERE " + passing.joined(separator: " AND "))
+        let bound = "SELECT \(key) FROM \(rows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) > ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
+        switch kinds[index] {
+        case .sourceKeys, .nextKeys:
+            let newKey = kinds[index] == .sourceKeys ? key : "NULL"
+            let insert = into + " SELECT " + ([newKey] + values).joined(separator: ", ") + " FROM \(rows) WHERE "
+                + (passing + ["\(key) > ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
+            return .init(mapping: index, kind: kinds[index], table: destination.name, count: count, passed: passed,
+                         bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
+        case .unique:
+            let unique = try uniqueKey(index, alias: "s")
+            let target = mapping.targets[0]
+            let whereOf = passing.isEmpty ? "" : " WHERE " + passing.joined(separator: " AND ")
+            // Keys numbered from ?1 in order of their first source row, as the loader hands them out.
+            let fill = "INSERT INTO work.unique_key (mapping, key, destination, source) SELECT \(target), \(unique), "
+                + "?1 - 1 + row_number() OVER (ORDER BY min(\(key))), min(\(key)) FROM \(rows)\(whereOf) GROUP BY \(unique)"
+            let insert = into + " SELECT " + (["u.destination"] + values).joined(separator: ", ")
+                + " FROM work.unique_key u JOIN \(rows) ON \(key) = u.source WHERE u.mapping = \(target) AND u.destination >= ?1 ORDER BY u.destination"
+            // A null key is not deduplicated (each such row is its own), which GROUP BY cannot say:
+            // the engine looks for one first, unless the filter already excludes it.
+            let excluded = mapping.filter?.form?.conjuncts.contains(.isNull(mapping.uniqueBy!.form!, false)) ?? false
+            let nullKey = excluded ? nil : "SELECT 1 FROM \(rows) WHERE " + (passing + ["\(unique) IS NULL"]).joined(separator: " AND ") + " LIMIT 1"
+            return .init(mapping: index, kind: .unique, table: destination.name, count: count, passed: passed,
+                         bound: bound, insert: insert, fillKeys: fill, nullKey: nullKey)
+        }
+    }
+
+    /// Where mapping `index`'s destination rows come from, for the source row `alias`:
+    /// the joins to add, the destination key, and conditions.
+    private func destinationKey(of index: Int, row alias: String, prefix: String,
+                                sameRowAs owner: (alias: String, mapping: Int)?) throws(NotPushable) -> (joins: [String], key: String, conditions: [String]) {
+        let mapping = step.mappings[index]
+        let layout = step.destinationLayout
+        switch kinds[index] {
+        case .sourceKeys:
+            // The destination table holds exactly this mapping's rows, under their source keys.
+            let table = layout.table(of: mapping.destinationEntity)
+            let d = "\(prefix)d"
+            return (["CROSS JOIN main.\(q(table.name)) \(d) ON \(d).\(q(table.keyColumn)) = \(alias)"], "\(d).\(q(table.keyColumn))", [])
+        case .unique:
+            var joins: [String] = []
+            var conditions: [String] = []
+            let row: String
+            if let owner, step.mappings[owner.mapping].sourceEntity == mapping.sourceEntity {
+                row = owner.alias
+                conditions = try passing(index, alias: row)
+            } else {
+                row = "\(prefix)m"
+                let table = step.sourceLayout.table(of: mapping.sourceEntity)
+                joins.append("CROSS JOIN src.\(q(table.name)) \(row) ON \(row).\(q(table.keyColumn)) = \(alias)")
+                conditions = try passing(index, alias: row)
+            }
+            let u = "\(prefix)u"
+            joins.append("CROSS JOIN work.unique_key \(u) ON \(u).mapping = \(mapping.targets[0]) AND \(u).key = \(try uniqueKey(index, alias: row))")
+            return (joins, "\(u).destination", conditions)
+        case .nextKeys:
+            throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
+        }
+    }
+
+    func relates(_ index: Int) throws -> [PushdownPlan.Relate] {
+        let mapping = step.mappings[index]
+        guard !mapping.relationships.isEmpty else { return [] }
+        let sourceLayout = step.sourceLayout
+        let layout = step.destinationLayout
+        let (_, ownerTable) = source(index, alias: "a")
+        let ownerKeyColumn = "a.\(q(ownerTable.keyColumn))"
+        var storages: [RelationshipStorage] = []
+        var result: [PushdownPlan.Relate] = []
+        for assignment in mapping.relationships {
+            let relationship = assignment.relationship
+            let what = "the relationship \(mapping.destinationEntity).\(relationship.name) in mapping \(mapping.name)"
+            guard case .destinations(let targetName, let argument, _)? = assignment.expression.form,
+                  let target = step.mappings.firstIndex(where: { $0.name == targetName }),
+                  case .path(let path, _) = argument, path.root == .source, path.segments.count <= 1 else {
+                throw NotPushable(reason: "\(what) is not destination(s)('Mapping', $source) or ($source.relationship)")
+            }
+            let storage = layout.storage(ofRelationship: relationship.name, entity: mapping.destinationEntity)
+            // Two relationships of one mapping on one storage would be linked in another order.
+            if storages.contains(storage) { throw NotPushable(reason: "\(what) shares its storage with another relationship of the mapping") }
+            storages.append(storage)
+
+            // The rows are read in the order of the first table; every other one is joined
+            // to it (CROSS JOIN keeps SQLite from reordering), so that links come out in
+            // the order of the destination's key wherever the source allows.
+            var from = "src.\(q(ownerTable.name)) a"
+            var joins: [String] = []
+            var conditions = try passing(index, alias: "a")
+            var ownerSourceKey = ownerKeyColumn
+            let argumentRow: String
+            var singleValued = true
+            if let name = path.segments.first {
+                guard let r = sourceLayout.model.relationship(name, of: mapping.sourceEntity) else {
+                    throw NotPushable(reason: "\(what) reads $source.\(name), which is no relationship")
+                }
+                singleValued = !r.isToMany
+                switch sourceLayout.storage(ofRelationship: name, entity: mapping.sourceEntity) {
+                case .foreignKey(_, let column):
+                    argumentRow = "a.\(q(column))"
+                case .inverseForeignKey(let table, let column):
+                    joins.append("CROSS JOIN src.\(q(table)) p ON p.\(q(column)) = \(ownerKeyColumn)")
+                    argumentRow = "p.\(q(sourceLayout.table(of: r.destination).keyColumn))"
+                case .joinTable(let table, let own, let other):
+                    // Driven by the join table, in its key order, unindexed.
+                    from = "src.\(q(table)) p NOT INDEXED"
+                    joins.append("CROSS JOIN src.\(q(ownerTable.name)) a ON \(ownerKeyColumn) = p.\(q(own))")
+                    ownerSourceKey = "p.\(q(own))"
+                    argumentRow = "p.\(q(other))"
+                }
+            } else {
+                argumentRow = ownerKeyColumn
+            }
+
+            // The owner's destination keys.
+            let ownerKey: String
+            switch kinds[index] {
+            case .sourceKeys:
+                ownerKey = ownerSourceKey
+            case .unique:
+                let owner = try destinationKey(of: index, row: ownerKeyColumn, prefix: "o", sameRowAs: ("a", index))
+                joins += owner.joins
+                conditions += owner.conditions
+                ownerKey = owner.key
+            case .nextKeys:
+                throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
+            }
+            let found = try destinationKey(of: target, row: argumentRow, prefix: "t",
+                                           sameRowAs: path.segments.isEmpty ? ("a", index) : nil)
+            joins += found.joins
+            conditions += found.conditions
+            var unique: [String] = []
+            for condition in conditions where !unique.contains(condition) { unique.append(condition) }
+            let rows = "FROM \(from) " + joins.joined(separator: " ") + (unique.isEmpty ? "" : " WHERE " + unique.joined(separator: " AND "))
+            // A kept source key is the destination key: read it where it is, so the order of
+            // the scan is the order of the output.
+            let targetKey = kinds[target] == .sourceKeys ? argumentRow : found.key
+
+            let sql: String
+            switch storage {
+            case .joinTable(let table, let own, let other):
+                var columns = [(own, ownerKey), (other, targetKey)]
+                if try primaryKey(table).first == other { columns.reverse() }
+                sql = "INSERT OR IGNORE INTO main.\(q(table)) (\(columns.map { q($0.0) }.joined(separator: ", "))) "
+                    + "SELECT \(columns.map(\.1).joined(separator: ", ")) \(rows) ORDER BY 1, 2"
+            case .foreignKey(let table, let column):
+                guard singleValued else { throw NotPushable(reason: "\(what) is a to-one given a to-many path") }
+                let key = layout.table(of: mapping.destinationEntity).keyColumn
+                // One value per destination row: the first source row's (lowest key) when several made it.
+                let pairs = kinds[index] == .unique
+                    ? "SELECT \(ownerKey) AS o, \(targetKey) AS t, min(\(ownerKeyColumn)) \(rows) GROUP BY 1"
+                    : "SELECT \(ownerKey) AS o, \(targetKey) AS t \(rows)"
+                sql = "UPDATE main.\(q(table)) SET \(q(column)) = x.t FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.o AND main.\(q(table)).\(q(column)) IS NULL"
+            case .inverseForeignKey(let table, let column):
+                let key = layout.table(of: relationship.destination).keyColumn
+                // A target row links to the first destination row (lowest key) that names it.
+                let pairs = "SELECT \(targetKey) AS t, min(\(ownerKey)) AS o \(rows) GROUP BY 1"
+                sql = "UPDATE main.\(q(table)) SET \(q(column)) = x.o FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.t AND main.\(q(table)).\(q(column)) IS NULL"
+            }
+            result.append(.init(relationship: relationship.name, sql: sql))
+        }
+        return result
+    }
+}

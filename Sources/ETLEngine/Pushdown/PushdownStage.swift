@@ -1,0 +1,170 @@
+import Foundation
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// Runs a step's create and relate stages inside SQLite (`PushdownPlan`), with the same
+/// counters, progress events and checkpoints as the row-by-row stages:
+///
+/// - create: per mapping, one transaction per range of `chunkSize × 100` source keys (a
+///   uniqueBy mapping: one transaction), each followed by a checkpoint;
+/// - relate: one transaction per relationship statement, each followed by a checkpoint
+///   whose key is the number of statements done.
+///
+/// A stop request interrupts the statement running (SQLite's progress handler), which
+/// rolls back to the last checkpoint.
+struct PushdownStage {
+    let context: StepContext
+    let plan: PushdownPlan
+
+    /// Source rows per transaction of the create stage.
+    var rowsPerChunk: Int { max(1, context.chunkSize) * 100 }
+
+    /// Attaches the step's input as `src` and plans the step. Nil (input detached) with
+    /// the reason when the step must run row by row.
+    static func prepare(_ context: StepContext) throws -> (stage: PushdownStage?, reason: String?) {
+        let db = context.destination
+        let plan: PushdownPlan
+        do {
+            plan = try PushdownPlan.make(context.plan) { table in
+                try db.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
+                    if case .text(let name) = row[0] { return name }
+                    return ""
+                }
+            }
+        } catch let error as PushdownPlan.NotPushable {
+            return (nil, error.reason)
+        }
+        try SQLTranslator.registerValueFunction(on: db)
+        try db.execute("ATTACH DATABASE \(SQLValue.text(readOnlyURI(context.sourcePath)).sqlLiteral) AS src")
+        // Memory stays flat: a fixed cache per file, larger than the row engine's since no
+        // chunks are in flight.
+        try db.execute("PRAGMA src.cache_size = -16384; PRAGMA main.cache_size = -32768; PRAGMA work.cache_size = -16384")
+        for create in plan.creates {
+            if let query = create.nullKey, try !db.rows(query).isEmpty {
+                try detach(db)
+                let mapping = context.plan.mappings[create.mapping]
+                return (nil, "mapping \(mapping.name) has rows whose uniqueBy key is null")
+            }
+        }
+        if ProcessInfo.processInfo.environment["ETL_DEBUG_SQL"] != nil {
+            for c in plan.creates { FileHandle.standardError.write(Data("\(c)\n\n".utf8)) }
+            for r in plan.relates.joined() { FileHandle.standardError.write(Data("\(r.sql)\n\n".utf8)) }
+        }
+        return (PushdownStage(context: context, plan: plan), nil)
+    }
+
+    static func detach(_ db: Database) throws {
+        try db.execute("PRAGMA main.cache_size = -4096; PRAGMA work.cache_size = -4096")
+        try db.execute("DETACH DATABASE src")
+    }
+
+    /// `file:` URI opening `path` read-only (SQLite refuses every write to it).
+    static func readOnlyURI(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?mode=ro"
+    }
+
+    func run() throws {
+        let db = context.destination
+        let cancellation = context.cancellation
+        db.onProgress(every: 20_000) { cancellation?.isCancelled ?? false }
+        defer { db.onProgress(every: 0, nil) }
+        do {
+            for create in plan.creates where !context.isDone(.create, mapping: create.mapping) {
+                try self.create(create)
+            }
+            for index in plan.relates.indices where !plan.relates[index].isEmpty && !context.isDone(.relate, mapping: index) {
+                try relate(index)
+            }
+            try Self.detach(db)
+        } catch let error as StoreError where error.code & 0xff == SQLiteCode.interrupt {
+            throw MigrationError.interrupted(checkpoint: nil)
+        }
+    }
+
+    private func create(_ create: PushdownPlan.Create) throws {
+        let started = Date()
+        let db = context.destination
+        let index = create.mapping
+        let step = context.plan
+        let mapping = step.mappings[index]
+        let total = Int(try db.scalarInt(create.count))
+        context.event(.started, .create, mapping: mapping.name, total: total)
+        var done = context.counters[index].read
+        switch create.kind {
+        case .sourceKeys, .nextKeys:
+            var last = context.resumePoint(.create, mapping: index)?.key[0] ?? .min
+            let bound = try db.prepare(create.bound)
+            let insert = try db.prepare(create.insert)
+            let table = step.destinationLayout.table(of: mapping.destinationEntity)
+            let maxKey = try db.prepare("SELECT max(\(Database.quote(table.keyColumn))) FROM main.\(Database.quote(table.name))")
+            while last != .max {
+                try context.checkCancelled()
+                let (read, written, upper): (Int, Int, Int64) = try db.transaction {
+                    try bound.bind([.integer(last), .integer(Int64(rowsPerChunk - 1))])
+                    let upper = try bound.step() ? bound.int64(0) : Int64.max
+                    bound.reset()
+                    let read = upper == .max ? total - done : rowsPerChunk
+                    try insert.run([.integer(last), .integer(upper)])
+                    return (read, db.changes, upper)
+                }
+                guard read > 0 else { break }
+                try maxKey.bind([])
+                if try maxKey.step(), !maxKey.isNull(0) { context.nextKey[table.name] = maxKey.int64(0) + 1 }
+                maxKey.reset()
+                context.counters[index].read += read
+                context.counters[index].filtered += read - written
+                context.counters[index].associated += written
+                context.counters[index].written += written
+                done += read
+                last = upper
+                try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [upper], done: done, total: total))
+                context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
+            }
+        case .unique:
+            let table = step.destinationLayout.table(of: mapping.destinationEntity).name
+            let first = context.nextKey[table] ?? 1
+            let (passed, written): (Int, Int) = try db.transaction {
+                try db.run(create.fillKeys!, [.integer(first)])
+                try db.run(create.insert, [.integer(first)])
+                return (Int(try db.scalarInt(create.passed)), db.changes)
+            }
+            context.nextKey[table] = first + Int64(written)
+            context.counters[index].read += total
+            context.counters[index].filtered += total - passed
+            context.counters[index].associated += passed
+            context.counters[index].written += written
+            done = total
+            try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [.max], done: done, total: total))
+        }
+        context.counters[index].seconds += Date().timeIntervalSince(started)
+        context.event(.finished, .create, mapping: mapping.name, done: done, total: total)
+    }
+
+    private func relate(_ index: Int) throws {
+        let started = Date()
+        let db = context.destination
+        let step = context.plan
+        let mapping = step.mappings[index]
+        let statements = plan.relates[index]
+        let resume = context.resumePoint(.relate, mapping: index)
+        var done = resume?.key.count == 1 ? Int(resume!.key[0]) : 0
+        context.event(.started, .relate, mapping: mapping.name, done: done, total: statements.count)
+        while done < statements.count {
+            try context.checkCancelled()
+            let linked: Int = try db.transaction {
+                try db.run(statements[done].sql)
+                return db.changes
+            }
+            context.counters[index].related += linked
+            done += 1
+            try context.commit(.init(step: step.index, stage: .relate, mapping: index, key: [Int64(done)],
+                                     done: done, total: statements.count))
+            context.event(.advanced, .relate, mapping: mapping.name, done: done, total: statements.count)
+        }
+        context.counters[index].seconds += Date().timeIntervalSince(started)
+        context.event(.finished, .relate, mapping: mapping.name, done: done, total: statements.count)
+    }
+}

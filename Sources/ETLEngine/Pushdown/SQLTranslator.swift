@@ -1,0 +1,116 @@
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// Writes an `ExpressionForm` as SQL over one source row (`alias`, a row of `entity` in
+/// the attached source), giving exactly the value the evaluator would.
+///
+/// Source columns are read as the extractor reads them (`Value(sql:as:)`, dates shifted
+/// by the source layout's epoch): numbers and text are converted by SQL's CAST, which
+/// does what `Value(sql:as:)` does for them; anything else goes through `etl_value()`,
+/// which runs that very conversion in Swift. Only the source row's own attributes, its key and its to-one
+/// keys are readable; a deeper path has no translation and keeps the step row by row.
+struct SQLTranslator {
+    let layout: any StoreLayout
+    let entity: String
+    let alias: String
+
+    /// The SQL of `form`, or nil when it cannot be translated.
+    func sql(_ form: ExpressionForm) -> String? {
+        switch form {
+        case .literal(let value): return Self.literal(value)
+        case .path(let path, let type): return path.root == .source ? self.path(path.segments, type) : nil
+        case .not(let a): return sql(a).map { "(NOT \($0))" }
+        case .and(let a, let b): return binary("AND", a, b)
+        case .or(let a, let b): return binary("OR", a, b)
+        case .isNull(let a, let wantsNull): return sql(a).map { "(\($0) IS \(wantsNull ? "" : "NOT ")NULL)" }
+        case .compare(let op, let a, let b): return binary(op, a, b)
+        case .arithmetic(let op, let a, let b): return binary(op, a, b)
+        case .toDouble(let a): return sql(a).map { "CAST(\($0) AS REAL)" }
+        case .conditional(let c, let a, let b):
+            guard let c = sql(c), let a = sql(a), let b = sql(b) else { return nil }
+            return "(CASE WHEN \(c) THEN \(a) ELSE \(b) END)"
+        case .coalesce(let list):
+            let parts = list.compactMap(sql)
+            return parts.count == list.count ? "coalesce(\(parts.joined(separator: ", ")))" : nil
+        case .destinations:
+            return nil  // a relationship statement joins these; no scalar value
+        }
+    }
+
+    /// The value to store in a destination attribute of `type` (what `storedValue` does):
+    /// dates shifted to the destination's epoch, integers made REAL for non-integer numbers.
+    func stored(_ expression: CompiledExpression, as type: AttributeType, epoch: Double) -> String? {
+        guard let form = expression.form, let value = sql(form) else { return nil }
+        switch expression.type {
+        case .date where epoch != 0: return "(\(value) - \(Self.literal(.double(epoch))))"
+        case .integer where !type.isInteger && type.isNumeric: return "CAST(\(value) AS REAL)"
+        default: return value
+        }
+    }
+
+    private func binary(_ op: String, _ a: ExpressionForm, _ b: ExpressionForm) -> String? {
+        guard let a = sql(a), let b = sql(b) else { return nil }
+        return "(\(a) \(op) \(b))"
+    }
+
+    private func path(_ segments: [String], _ type: ExprType) -> String? {
+        let q = Database.quote
+        let model = layout.model
+        guard let name = segments.first else {
+            return "\(alias).\(q(layout.table(of: entity).keyColumn))"
+        }
+        guard segments.count == 1 else { return nil }
+        if let attribute = model.attribute(name, of: entity) {
+            return Self.read("\(alias).\(q(layout.column(ofAttribute: attribute.name, entity: entity)))",
+                             as: ExprType(attribute.type), epoch: layout.dateEpoch)
+        }
+        if let r = model.relationship(name, of: entity), !r.isToMany,
+           case .foreignKey(_, let column) = layout.storage(ofRelationship: name, entity: entity) {
+            // Only an integer is a key (`Value(sql:as:)` reads anything else as null).
+            let c = "\(alias).\(q(column))"
+            return "(CASE WHEN typeof(\(c)) = 'integer' THEN \(c) END)"
+        }
+        return nil
+    }
+
+    /// A source column read as a value of `type`. The storage class is told by comparison
+    /// (numbers sort before text, text before blobs), which SQLite runs much faster than
+    /// typeof(); the casts are the ones `Value(sql:as:)` makes.
+    static func read(_ column: String, as type: ExprType, epoch: Double) -> String? {
+        let isNumber = "\(column) < ''"
+        let usual: (test: String, sql: String)
+        switch type {
+        case .integer: usual = (isNumber, "CAST(\(column) AS INTEGER)")
+        case .double, .date: usual = (isNumber, "CAST(\(column) AS REAL)")
+        case .boolean: usual = (isNumber, "(\(column) <> 0)")
+        case .string: usual = ("\(column) >= '' AND \(column) < x''", column)
+        case .binary: usual = ("\(column) >= x''", column)
+        default: return nil
+        }
+        let value = "(CASE WHEN \(usual.test) THEN \(usual.sql) WHEN \(column) IS NULL THEN NULL ELSE etl_value(\(column), '\(type)') END)"
+        return type == .date && epoch != 0 ? "(\(value) + \(literal(.double(epoch))))" : value
+    }
+
+    /// A literal as SQL. Doubles are written in Swift's shortest form that reads back as
+    /// the same double, which SQLite's parser also reads back exactly.
+    static func literal(_ value: Value) -> String {
+        switch value {
+        case .double(let d): return d.isFinite ? "\(d)" : "NULL"
+        case .date(let d): return d.isFinite ? "\(d)" : "NULL"
+        default: return value.sqlValue.sqlLiteral
+        }
+    }
+
+    /// Registers `etl_value(x, type)`: `x` read as a value of the expression type named
+    /// (`integer`, `double`, `string`, `boolean`, `date`, `binary`), as the extractor reads
+    /// it, before any epoch shift.
+    static func registerValueFunction(on database: Database) throws {
+        let types: [String: ExprType] = ["integer": .integer, "double": .double, "string": .string,
+                                         "boolean": .boolean, "date": .date, "binary": .binary]
+        try database.createFunction("etl_value", arity: 2) { arguments in
+            guard case .text(let name) = arguments[1], let type = types[name] else { return .null }
+            return Value(sql: arguments[0], as: type).sqlValue
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import CSQLite
+
+/// A scalar SQL function implemented in Swift, and what keeps its closure alive while
+/// SQLite holds it.
+private final class FunctionBox {
+    let body: @Sendable ([SQLValue]) -> SQLValue
+    init(_ body: @escaping @Sendable ([SQLValue]) -> SQLValue) { self.body = body }
+}
+
+/// The check a progress handler runs.
+final class ProgressBox {
+    let shouldInterrupt: @Sendable () -> Bool
+    init(_ check: @escaping @Sendable () -> Bool) { shouldInterrupt = check }
+}
+
+extension Database {
+    /// Registers a deterministic scalar function `name` of `arity` arguments on this
+    /// connection. It gets and returns plain storage-class values.
+    public func createFunction(_ name: String, arity: Int32, _ body: @escaping @Sendable ([SQLValue]) -> SQLValue) throws {
+        let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
+        let rc = sqlite3_create_function_v2(
+            handle, name, arity, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
+            { context, count, arguments in
+                let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
+                var values: [SQLValue] = []
+                for index in 0..<Int(count) {
+                    values.append(SQLValue(argument: arguments![index]))
+                }
+                switch box.body(values) {
+                case .null: sqlite3_result_null(context)
+                case .integer(let v): sqlite3_result_int64(context, v)
+                case .real(let v): sqlite3_result_double(context, v)
+                case .text(let s): sqlite3_result_text(context, s, -1, SQLITE_TRANSIENT)
+                case .blob(let b):
+                    b.withUnsafeBytes { raw in
+                        sqlite3_result_blob(context, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count), SQLITE_TRANSIENT)
+                    }
+                }
+            },
+            nil, nil,
+            { pointer in pointer.map { Unmanaged<FunctionBox>.fromOpaque($0).release() } })
+        guard rc == SQLITE_OK else { throw error(rc, sql: nil) }
+    }
+
+    /// While a statement runs, asks `check` about every `instructions` virtual-machine
+    /// steps whether to stop; when it says so, the statement fails with SQLITE_INTERRUPT
+    /// (and its transaction can be rolled back). Nil removes the handler.
+    public func onProgress(every instructions: Int32, _ check: (@Sendable () -> Bool)?) {
+        guard let check else {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            progressBox = nil
+            return
+        }
+        let box = ProgressBox(check)
+        progressBox = box
+        sqlite3_progress_handler(handle, instructions, { pointer in
+            Unmanaged<ProgressBox>.fromOpaque(pointer!).takeUnretainedValue().shouldInterrupt() ? 1 : 0
+        }, Unmanaged.passUnretained(box).toOpaque())
+    }
+}
+
+extension SQLValue {
+    /// The value of a function argument.
+    init(argument value: OpaquePointer?) {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: self = .real(sqlite3_value_double(value))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_value_bytes(value))
+            let bytes = sqlite3_value_text(value).map { UnsafeBufferPointer(start: $0, count: count) }
+            self = .text(bytes.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(value))
+            guard count > 0, let p = sqlite3_value_blob(value) else { self = .blob([]); return }
+            self = .blob(Array(UnsafeRawBufferPointer(start: p, count: count)))
+        default: self = .null
+        }
+    }
+}
