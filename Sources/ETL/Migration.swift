@@ -53,7 +53,7 @@ public struct Migration: Sendable {
         let spec = try spec()
         var store = store
         if store == nil && (spec.models != nil || spec.source.layout == "coredata") {
-            store = try SourceStore(path: spec.source.store, check: checkSource, busyTimeout: Int32(lockTimeout * 1000))
+            store = try SourceStore(path: spec.source.store, check: false, busyTimeout: Int32(lockTimeout * 1000))
         }
         return try Planner(policies: policies.signatures).plan(spec, source: store?.database)
     }
@@ -70,7 +70,7 @@ public struct Migration: Sendable {
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
         let spec = try spec()
         // Opened first only when planning needs it, so a wrong pipeline is reported before a missing store.
-        let store = spec.models != nil || spec.source.layout == "coredata" ? try SourceStore(path: spec.source.store, check: checkSource, busyTimeout: Int32(lockTimeout * 1000)) : nil
+        let store = spec.models != nil || spec.source.layout == "coredata" ? try SourceStore(path: spec.source.store, check: false, busyTimeout: Int32(lockTimeout * 1000)) : nil
         let plan = try plan(source: store)
         var options = RunOptions(chunkSize: chunkSize ?? plan.spec.options.chunkSize,
                                  workers: workers ?? plan.spec.options.workers, replace: replace)

@@ -63,7 +63,10 @@ public struct Engine {
         // One run per destination, taken before any file of the destination is touched.
         let lock = try RunLock(destination: destination)
         defer { lock.release() }
-        let sourceStore = try self.source ?? SourceStore(path: source, check: options.checkSource, busyTimeout: options.lockTimeout)
+        let sourceStore = try self.source ?? SourceStore(path: source, check: false, busyTimeout: options.lockTimeout)
+        // The source's quick check runs beside the work; the result waits for it (below).
+        let sourceCheck = options.checkSource ? try SourceCheck(path: source, busyTimeout: options.lockTimeout) : nil
+        defer { sourceCheck?.cancel() }
         let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan, pushdown: options.pushdown)
         guard !plan.steps.isEmpty else {
@@ -120,6 +123,7 @@ public struct Engine {
                     if index > 0 { WorkArea.remove(store: inputPath) }
                 }
             }
+            try sourceCheck?.wait()
             let last = plan.steps.count
             let name = plan.steps.last!.name
             try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1), durable: true)
@@ -127,14 +131,18 @@ public struct Engine {
             backup = try Finalizer.install(area.temporaryDestination, at: destination, backup: area.backup, policy: options.replace)
             progress(ProgressEvent(kind: .finished, step: last, stepCount: last, stepName: name, stage: .finalize, done: 1, total: 1))
         } catch {
-            let error = describe(error, source: source)
+            var error = describe(error, source: source)
+            // A damaged source explains whatever failed after reading it: say that instead.
+            if let sourceCheck, !Self.isInterruption(error) {
+                do { try sourceCheck.wait() } catch let damage { error = damage }
+            }
             switch error {
             case MigrationError.tooManyRejects:
                 // The rejected rows are what the user needs to see: keep them, then clean up.
                 _ = try? RejectFile(destination: destination).combine(stepCount: plan.steps.count)
                 file.remove()
                 area.removeAll(stepCount: plan.steps.count)
-            case MigrationError.rowFailed, MigrationError.validationFailed:
+            case MigrationError.rowFailed, MigrationError.validationFailed, MigrationError.badSource:
                 // A rerun would fail the same way: nothing here is worth resuming.
                 file.remove()
                 area.removeAll(stepCount: plan.steps.count)
@@ -155,6 +163,11 @@ public struct Engine {
         summary.notes = notes() + run.notes
         summary.rejectFile = rejects
         return summary
+    }
+
+    private static func isInterruption(_ error: Error) -> Bool {
+        if case MigrationError.interrupted = error { return true }
+        return false
     }
 
     /// Runs one step, from its beginning or from a checkpoint inside it. Returns the number

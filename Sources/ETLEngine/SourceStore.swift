@@ -117,7 +117,7 @@ public final class SourceStore: @unchecked Sendable {
     static func damaged(_ problems: [String], size: Int) -> String {
         let shown = problems.prefix(10).map { "\"\($0)\"" }.joined(separator: "; ")
         return "is damaged or truncated (\(size) bytes): SQLite's quick_check found \(problems.count == 1 ? "a problem" : "problems"): \(shown). "
-            + "Nothing was read. Restore it from a backup, or salvage its rows with `sqlite3 FILE .recover` and migrate the result"
+            + "Restore it from a backup, or salvage its rows with `sqlite3 FILE .recover` and migrate the result"
     }
 
     /// Whether a `-wal` file with content sits beside the store.

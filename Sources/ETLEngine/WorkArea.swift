@@ -43,8 +43,8 @@ public struct WorkArea {
     ///
     /// `association`: source row (and forEach item) → destination row, per mapping: Core
     /// Data's associateSourceInstance. On disk, so memory never grows with the store.
-    /// `unique_key`: uniqueBy key → the destination row made for it, and the first source
-    /// row with that key (whose values the row has).
+    /// `unique_key`: uniqueBy key → the destination row made for it, the first source row
+    /// with that key (whose values the row has) and, pushed down, how many rows have it.
     /// `reject`: rejected source rows (JSON records), committed with their chunk.
     static let schema = """
         CREATE TABLE work.association (
@@ -54,7 +54,7 @@ public struct WorkArea {
         CREATE INDEX work.association_by_source ON association (mapping, source, destination);
         CREATE TABLE work.unique_key (
             mapping INTEGER NOT NULL, key BLOB NOT NULL, destination INTEGER NOT NULL, source INTEGER NOT NULL,
-            PRIMARY KEY (mapping, key)) WITHOUT ROWID;
+            rows INTEGER, PRIMARY KEY (mapping, key)) WITHOUT ROWID;
         CREATE TABLE work.reject (
             mapping INTEGER NOT NULL, source INTEGER NOT NULL, record TEXT NOT NULL);
         """

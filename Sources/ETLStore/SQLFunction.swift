@@ -59,6 +59,14 @@ extension Database {
     }
 }
 
+extension Database {
+    /// Makes the statement running on this connection (from any thread) stop soon with
+    /// SQLITE_INTERRUPT.
+    public func interrupt() {
+        sqlite3_interrupt(handle)
+    }
+}
+
 extension SQLValue {
     /// The value of a function argument.
     init(argument value: OpaquePointer?) {

@@ -32,7 +32,7 @@ struct PushdownPlan {
         let table: String
         /// The source rows of the mapping (`s`), before the filter: for counts.
         let count: String
-        /// Passing rows, for `.unique` counts.
+        /// `.unique`: the passing rows (each counted in its key's `rows`).
         let passed: String
         /// `.sourceKeys`/`.nextKeys`: the key ending a chunk: bind (after, offset).
         let bound: String
@@ -139,7 +139,7 @@ private struct StatementBuilder {
         let passing = try self.passing(index, alias: "s")
         let whereAll = all.map { " WHERE \($0)" } ?? ""
         let count = "SELECT count(*) FROM \(rows)\(whereAll)"
-        let passed = "SELECT count(*) FROM \(rows)" + (passing.isEmpty ? "" : " WHERE " + passing.joined(separator: " AND "))
+        let passed = "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(mapping.targets[0]) AND destination >= ?1"
         let bound = "SELECT \(key) FROM \(rows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) > ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
         switch kinds[index] {
         case .sourceKeys, .nextKeys:
@@ -153,8 +153,10 @@ private struct StatementBuilder {
             let target = mapping.targets[0]
             let whereOf = passing.isEmpty ? "" : " WHERE " + passing.joined(separator: " AND ")
             // Keys numbered from ?1 in order of their first source row, as the loader hands them out.
-            let fill = "INSERT INTO work.unique_key (mapping, key, destination, source) SELECT \(target), \(unique), "
-                + "?1 - 1 + row_number() OVER (ORDER BY min(\(key))), min(\(key)) FROM \(rows)\(whereOf) GROUP BY \(unique)"
+            // (The key is computed once per row in the inner query, which groups by its alias.)
+            let fill = "INSERT INTO work.unique_key (mapping, key, destination, source, rows) SELECT \(target), k, "
+                + "?1 - 1 + row_number() OVER (ORDER BY first), first, n FROM "
+                + "(SELECT \(unique) AS k, min(\(key)) AS first, count(*) AS n FROM \(rows)\(whereOf) GROUP BY k)"
             let insert = into + " SELECT " + (["u.destination"] + values).joined(separator: ", ")
                 + " FROM work.unique_key u JOIN \(rows) ON \(key) = u.source WHERE u.mapping = \(target) AND u.destination >= ?1 ORDER BY u.destination"
             // A null key is not deduplicated (each such row is its own), which GROUP BY cannot say:

@@ -79,8 +79,32 @@ struct PushdownStage {
                 try relate(index)
             }
             try Self.detach(db)
-        } catch let error as StoreError where error.code & 0xff == SQLiteCode.interrupt {
-            throw MigrationError.interrupted(checkpoint: nil)
+        } catch let error as StoreError {
+            throw translate(error)
+        }
+    }
+
+    /// SQLite reports what failed in a statement over both files against the destination's
+    /// connection; most of it is the source's doing, and the user must hear so.
+    private func translate(_ error: StoreError) -> Error {
+        let source = context.sourcePath
+        let model = context.plan.sourceModel.version
+        switch error.code & 0xff {
+        case SQLiteCode.interrupt:
+            return MigrationError.interrupted(checkpoint: nil)
+        case SQLiteCode.full, SQLiteCode.ioError, SQLiteCode.cantOpen, SQLiteCode.readOnly, SQLiteCode.busy, SQLiteCode.locked:
+            return error  // the destination's disk or locks: the engine words these
+        case SQLiteCode.corrupt, SQLiteCode.notADatabase:
+            return MigrationError.badSource(path: source, reason: "is damaged or truncated: SQLite found \"\(error.message)\" reading it. "
+                + "Restore it from a backup, or salvage its rows with `sqlite3 FILE .recover` and migrate the result")
+        case SQLiteCode.constraint:
+            // Kept source keys collide only when the source's keys are not unique.
+            return MigrationError.badSource(path: source, reason: "has keys that are not unique (\(error.message)): the store is damaged")
+        default:
+            if error.message.hasPrefix("no such column") || error.message.hasPrefix("no such table") {
+                return MigrationError.badSource(path: source, reason: "does not have the tables and columns of model \(model) (\(error.message))")
+            }
+            return error
         }
     }
 
@@ -124,12 +148,15 @@ struct PushdownStage {
                 context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
             }
         case .unique:
+            // One transaction: a checkpoint inside the mapping means it is done.
+            guard context.resumePoint(.create, mapping: index) == nil else { done = total; break }
             let table = step.destinationLayout.table(of: mapping.destinationEntity).name
             let first = context.nextKey[table] ?? 1
             let (passed, written): (Int, Int) = try db.transaction {
                 try db.run(create.fillKeys!, [.integer(first)])
                 try db.run(create.insert, [.integer(first)])
-                return (Int(try db.scalarInt(create.passed)), db.changes)
+                let written = db.changes
+                return (Int(try db.scalarInt(create.passed, [.integer(first)])), written)
             }
             context.nextKey[table] = first + Int64(written)
             context.counters[index].read += total

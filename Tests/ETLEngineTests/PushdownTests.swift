@@ -1,0 +1,180 @@
+import XCTest
+import Foundation
+import ETLStore
+import ETLModel
+import ETL
+
+/// A step pushed down into SQLite must write exactly the store the row-by-row engine
+/// writes: same rows, same keys, same storage classes, same links. Each test runs the same
+/// pipeline both ways and compares the stores.
+final class PushdownTests: XCTestCase {
+    var folder: TemporaryFolder!
+
+    override func setUpWithError() throws { folder = try TemporaryFolder() }
+    override func tearDown() { folder = nil }
+
+    func run(_ pipeline: String, source: String, into name: String, pushdown: Bool) throws -> RunSummary {
+        var migration = Migration(pipeline: pipeline)
+        migration.source = source
+        migration.destination = folder.path(name)
+        migration.pushdown = pushdown
+        migration.chunkSize = 3  // push-down chunks of 300 keys: several per mapping
+        return try migration.run()
+    }
+
+    func testTheBooksChainGivesTheSameStoreBothWays() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 1500, seed: 5, to: source)
+        let pipeline = repositoryPath("pipelines/books.json")
+        let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
+        let rows = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
+        try assertSameStore(folder.path("pushed.sqlite"), folder.path("rows.sqlite"))
+        XCTAssertEqual(pushed.mappings.map(\.written), rows.mappings.map(\.written))
+        XCTAssertEqual(pushed.mappings.map(\.read), rows.mappings.map(\.read))
+        XCTAssertEqual(pushed.mappings.map(\.filtered), rows.mappings.map(\.filtered))
+        XCTAssertEqual(pushed.mappings.map(\.related), rows.mappings.map(\.related))
+        // Step 1 ran inside SQLite; step 2 (a forEach) row by row, and the summary says why.
+        XCTAssertEqual(pushed.notes, ["step v2 to v3 ran row by row, not inside SQLite: mapping Files has a forEach"])
+        XCTAssertEqual(rows.notes, [])
+    }
+
+    /// Every translated construct, over source values of every odd storage class SQLite
+    /// allows in a column (text in integer columns, blobs in text ones, dates as text…),
+    /// dangling links, null keys, to-one, inverse and join-table links.
+    func testOddValuesAndEveryKindOfLinkGiveTheSameStoreBothWays() throws {
+        let (pipeline, source) = try writePetsPipeline(filterKinds: true)
+        let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
+        XCTAssertEqual(pushed.notes, [], "the whole pipeline runs inside SQLite")
+        _ = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
+        try assertSameStore(folder.path("pushed.sqlite"), folder.path("rows.sqlite"))
+
+        let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        // Spot checks that the comparison compares something.
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Person"), 6, "rows 7 and 10 are inactive with an age")
+        XCTAssertEqual(try db.rows("SELECT label FROM Person WHERE id = 2"), [[.text("old")]], "text '42' read as the integer 42")
+        XCTAssertEqual(try db.rows("SELECT name FROM Kind ORDER BY id"), [[.text("dog")], [.text("cat")], [.text("A")]],
+                       "one per kind, in order of first pet; the blob x'41' read as text")
+        XCTAssertEqual(try db.rows("SELECT id FROM Pet WHERE owner_id IS NOT NULL ORDER BY id"), [[.integer(1)], [.integer(2)], [.integer(6)]],
+                       "a dangling owner links nothing")
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Pet WHERE kind_id IS NOT NULL"), 5, "every pet of a kind")
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Person_friends"), 3, "a dangling friend links nothing")
+    }
+
+    func testANullUniqueByKeyKeepsTheStepRowByRow() throws {
+        let (pipeline, source) = try writePetsPipeline(filterKinds: false)
+        let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
+        XCTAssertEqual(pushed.notes, ["step people ran row by row, not inside SQLite: mapping Kinds has rows whose uniqueBy key is null"])
+        _ = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
+        try assertSameStore(folder.path("pushed.sqlite"), folder.path("rows.sqlite"))
+    }
+
+    func testAResumeWithOtherPushdownOptionsIsRefused() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 600, seed: 2, to: source)
+        let cancellation = Cancellation()
+        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = folder.path("out.sqlite")
+        migration.chunkSize = 1
+        migration.cancellation = cancellation
+        XCTAssertThrowsError(try migration.run { event in
+            if event.stage == .create && event.mapping == "Books" && event.done > 200 { cancellation.cancel() }
+        })
+        migration.cancellation = nil
+        migration.pushdown = false
+        try assertMigrationError(try migration.run(), contains: ["without --no-pushdown", "give the same options"])
+        migration.pushdown = true
+        _ = try migration.run()
+        try migrateBooks(source: source, destination: folder.path("straight.sqlite"))
+        try assertSameStore(folder.path("out.sqlite"), folder.path("straight.sqlite"))
+    }
+
+    // MARK: The pets pipeline
+
+    /// Writes the models, a source store full of odd values and the pipeline.
+    func writePetsPipeline(filterKinds: Bool) throws -> (pipeline: String, source: String) {
+        let v1 = """
+            { "version": "pets-v1", "entities": [
+              { "name": "Person", "attributes": [
+                  { "name": "name", "type": "string" }, { "name": "age", "type": "integer16" },
+                  { "name": "height", "type": "double" }, { "name": "born", "type": "date" },
+                  { "name": "active", "type": "boolean" }, { "name": "photo", "type": "binary" } ],
+                "relationships": [
+                  { "name": "pets", "destination": "Pet", "inverse": "owner", "toMany": true },
+                  { "name": "friends", "destination": "Person", "toMany": true } ] },
+              { "name": "Pet", "attributes": [
+                  { "name": "name", "type": "string" }, { "name": "kind", "type": "string" },
+                  { "name": "weight", "type": "double" } ],
+                "relationships": [ { "name": "owner", "destination": "Person", "inverse": "pets" } ] } ] }
+            """
+        let v2 = """
+            { "version": "pets-v2", "entities": [
+              { "name": "Person", "attributes": [
+                  { "name": "name", "type": "string" }, { "name": "span", "type": "double" },
+                  { "name": "label", "type": "string" }, { "name": "born", "type": "date" },
+                  { "name": "active", "type": "boolean" }, { "name": "photo", "type": "binary" },
+                  { "name": "years", "type": "double" }, { "name": "note", "type": "string", "default": "none" } ],
+                "relationships": [
+                  { "name": "pets", "destination": "Pet", "inverse": "owner", "toMany": true },
+                  { "name": "friends", "destination": "Person", "toMany": true } ] },
+              { "name": "Pet", "attributes": [
+                  { "name": "name", "type": "string" }, { "name": "weight", "type": "double" },
+                  { "name": "heavy", "type": "boolean" } ],
+                "relationships": [
+                  { "name": "owner", "destination": "Person", "inverse": "pets" },
+                  { "name": "kind", "destination": "Kind", "inverse": "pets" } ] },
+              { "name": "Kind", "attributes": [ { "name": "name", "type": "string" } ],
+                "relationships": [ { "name": "pets", "destination": "Pet", "inverse": "kind", "toMany": true } ] } ] }
+            """
+        try Data(v1.utf8).write(to: URL(fileURLWithPath: folder.path("pets-v1.json")))
+        try Data(v2.utf8).write(to: URL(fileURLWithPath: folder.path("pets-v2.json")))
+
+        let source = folder.path("pets.sqlite")
+        let db = try Database(path: source, mode: .create)
+        for sql in PlainLayout(model: try ModelFile.load(path: folder.path("pets-v1.json"))).schemaSQL() { try db.execute(sql) }
+        try db.execute("""
+            INSERT INTO Person (id, name, age, height, born, active, photo) VALUES
+              (1, 'Ann', 30, 1.5, 0.5, 1, x'00ff'),
+              (2, 'Bob', '42', 170, '2020-01-02T03:04:05Z', '1', 'text photo'),
+              (3, 12, 3.7, '1.5e2', 86400, 2, NULL),
+              (5, x'4142', 'abc', 'tall', -1.25, 1.0, 7),
+              (6, NULL, NULL, NULL, NULL, NULL, NULL),
+              (7, 1.5, 9223372036854775807, -0.0, 'not a date', '0', x''),
+              (9, 'Zoe', -40, 2.25, 1e9, 1, 'x'),
+              (10, 'Inactive', 50, 1.0, 1.0, 0, NULL);
+            INSERT INTO Pet (id, name, kind, weight, owner_id) VALUES
+              (1, 'Rex', 'dog', 12.5, 1), (2, 'Tom', 'cat', 4, 1), (3, 'Fish', NULL, 0.1, 2),
+              (4, 'Ghost', 'cat', '10.5', 999), (5, 'Stray', 'dog', NULL, NULL), (6, 'Bird', x'41', 1, 9);
+            INSERT INTO Person_friends (source_id, target_id) VALUES (1, 2), (1, 3), (2, 1), (2, 404), (10, 1);
+            """)
+        db.close()
+
+        let kindsFilter = filterKinds ? "\"filter\": \"$source.kind != null && $source.kind != 'x'\"," : ""
+        let pipeline = try folder.pipeline("pets.json", """
+            { "format": 1,
+              "source": { "store": "\(source)", "model": "\(folder.path("pets-v1.json"))" },
+              "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "\(folder.path("pets-v2.json"))" },
+              "steps": [ { "name": "people", "mappings": [
+                { "name": "People", "source": "Person", "destination": "Person",
+                  "filter": "!($source.active == false) || $source.age == null",
+                  "attributes": {
+                    "name": "coalesce($source.name, 'nobody')",
+                    "span": "$source.height * 2.5 - 1.0",
+                    "label": "if($source.age > 30, 'old', if($source.age == null, 'unknown', 'young'))",
+                    "born": "$source.born", "active": "$source.active", "photo": "$source.photo",
+                    "years": "coalesce($source.age, $source.height)" },
+                  "relationships": {
+                    "pets": "destinations('Pets', $source.pets)",
+                    "friends": "destinations('People', $source.friends)" } },
+                { "name": "Pets", "source": "Pet", "destination": "Pet",
+                  "filter": "$source.name != 'Fish'",
+                  "attributes": { "name": "$source.name", "weight": "$source.weight", "heavy": "$source.weight >= 10.5" },
+                  "relationships": { "owner": "destination('People', $source.owner)" } },
+                { "name": "Kinds", "source": "Pet", "destination": "Kind", \(kindsFilter)
+                  "uniqueBy": "$source.kind",
+                  "attributes": { "name": "$source.kind" },
+                  "relationships": { "pets": "destinations('Pets', $source)" } } ] } ] }
+            """)
+        return (pipeline, source)
+    }
+}
