@@ -38,18 +38,14 @@ struct PushdownStage {
         try SQLTranslator.registerValueFunction(on: db)
         try db.execute("ATTACH DATABASE \(SQLValue.text(readOnlyURI(context.sourcePath)).sqlLiteral) AS src")
         // Memory stays flat: a fixed cache per file, larger than the row engine's since no
-        // chunks are in flight.
-        try db.execute("PRAGMA src.cache_size = -16384; PRAGMA main.cache_size = -32768; PRAGMA work.cache_size = -16384")
+        // chunks are in flight (SQLite's sorter takes as much again as the main cache).
+        try db.execute("PRAGMA src.cache_size = -8192; PRAGMA main.cache_size = -16384; PRAGMA work.cache_size = -8192")
         for create in plan.creates {
             if let query = create.nullKey, try !db.rows(query).isEmpty {
                 try detach(db)
                 let mapping = context.plan.mappings[create.mapping]
                 return (nil, "mapping \(mapping.name) has rows whose uniqueBy key is null")
             }
-        }
-        if ProcessInfo.processInfo.environment["ETL_DEBUG_SQL"] != nil {
-            for c in plan.creates { FileHandle.standardError.write(Data("\(c)\n\n".utf8)) }
-            for r in plan.relates.joined() { FileHandle.standardError.write(Data("\(r.sql)\n\n".utf8)) }
         }
         return (PushdownStage(context: context, plan: plan), nil)
     }

@@ -23,6 +23,11 @@ struct SQLTranslator {
         case .not(let a): return sql(a).map { "(NOT \($0))" }
         case .and(let a, let b): return binary("AND", a, b)
         case .or(let a, let b): return binary("OR", a, b)
+        case .isNull(.path(let path, .string), let wantsNull) where path.root == .source && path.segments.count == 1
+                && layout.model.attribute(path.segments[0], of: entity) != nil:
+            // Every stored value but null reads as a string: test the column itself.
+            let column = "\(alias).\(Database.quote(layout.column(ofAttribute: path.segments[0], entity: entity)))"
+            return "(\(column) IS \(wantsNull ? "" : "NOT ")NULL)"
         case .isNull(let a, let wantsNull): return sql(a).map { "(\($0) IS \(wantsNull ? "" : "NOT ")NULL)" }
         case .compare(let op, let a, let b): return binary(op, a, b)
         case .arithmetic(let op, let a, let b): return binary(op, a, b)
