@@ -34,6 +34,9 @@ let package = Package(
         // The policy example of the README: v2 Posts become v3 Posts with a Section each.
         .target(name: "PostSectionsPolicy", dependencies: ["ETL"], path: "Examples/PostSections/Policy"),
         .executableTarget(name: "post-sections", dependencies: ["PostSectionsPolicy", "ETLCommandLine"], path: "Examples/PostSections/Sources"),
+        // Benchmark (d) of Benchmarks/run.py: `etl` plus a policy doing the Books mapping's
+        // attribute work in Swift (Benchmarks/pipelines/books-v1-v2-closure.json).
+        .executableTarget(name: "etl-bench-closure", dependencies: ["ETL", "ETLCommandLine"], path: "Benchmarks/Closure"),
         // What every test target needs of the shared fixtures (copy, skip or fail).
         .target(name: "ETLTestSupport", path: "Tests/ETLTestSupport"),
         .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore", "ETLTestSupport"]),

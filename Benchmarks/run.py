@@ -13,12 +13,15 @@ each round, runs every tool once on it, each into a fresh destination:
        (Benchmarks/python/migrate_books_v1_v2.py)
   (c)  etl run Benchmarks/pipelines/books-v1-v2.json (checkpoints on, the default)
   (c') the same with --no-checkpoint
-  (d)  etl with a Swift policy closure: not measured while policies are missing
+  (d)  etl-bench-closure run Benchmarks/pipelines/books-v1-v2-closure.json: etl plus a
+       Swift policy (Benchmarks/Closure/main.swift) whose create closure computes the
+       Books attributes; the program beside the --etl binary, or BENCH_CLOSURE_CMD
   (e)  GRDB: skipped
 
 Each run is timed (wall clock, whole process) and wrapped in `/usr/bin/time -v` for its
-peak resident memory. Every destination is checked against the content expected from
-the source (see `content_hash`) and against the schema etl writes. It writes
+peak resident memory. In the first round of each size, every tool's destination is
+checked against the content expected from the source (see `content_hash`); in every
+round, against the schema etl writes. Later rounds only time. It writes
 results.json (raw measurements), RESULTS.md and results.png (matplotlib, if importable)
 into Benchmarks/; `report` makes RESULTS.md and results.png again from results.json.
 
@@ -49,31 +52,58 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PIPELINE = os.path.join(HERE, "pipelines", "books-v1-v2.json")
+CLOSURE_PIPELINE = os.path.join(HERE, "pipelines", "books-v1-v2-closure.json")
+FUNCTIONS_PIPELINE = os.path.join(HERE, "pipelines", "books-v1-v2-functions.json")
+# (d): built by `swift build -c release` (Package.swift target etl-bench-closure) into
+# the same folder as etl.
+CLOSURE_PROGRAM = "etl-bench-closure"
 SQL_SCRIPT = os.path.join(HERE, "sql", "books-v1-v2.sql")
 PY_SCRIPT = os.path.join(HERE, "python", "migrate_books_v1_v2.py")
 TIME = "/usr/bin/time"
 SEED = 1
 RESULTS_FORMAT = 1
 
-MISSING_CLOSURE = "missing (policies not implemented yet)"
 SKIPPED_GRDB = "skipped (optional in issue 6; no GRDB on Linux here)"
 
 # The tools, in the order they run in every round and appear in the tables.
 # kind: "run" (measured), "missing" or "skipped" (a row in the table, never a number).
+# (d) is "run" when its program exists, else "missing" with the reason (see closure_tool).
 TOOLS = [
     {"id": "sqlite", "label": "(a) sqlite3 CLI, one SQL script", "kind": "run"},
     {"id": "python", "label": "(b) Python sqlite3, executemany", "kind": "run"},
     {"id": "etl", "label": "(c) etl run, declarative pipeline", "kind": "run"},
     {"id": "etl-nocheckpoint", "label": "(c') etl run --no-checkpoint", "kind": "run"},
-    {"id": "etl-closure", "label": "(d) etl run, Swift policy closure", "kind": "missing",
-     "status": MISSING_CLOSURE},
+    {"id": "etl-closure", "label": "(d) etl run, Swift policy closure", "kind": "run"},
+    {"id": "etl-functions", "label": "(d2) etl run, Swift functions", "kind": "run"},
     {"id": "grdb", "label": "(e) GRDB", "kind": "skipped", "status": SKIPPED_GRDB},
 ]
 BASELINE = "sqlite"
 
-# BENCH_CLOSURE_CMD, when set, measures (d) with that command instead of reporting it
-# missing: a shell-style command line with {source} and {destination} placeholders.
+# BENCH_CLOSURE_CMD, when set, measures (d) with that command instead of the default
+# `etl-bench-closure run books-v1-v2-closure.json …`: a shell-style command line with
+# {source}, {destination} (and {etl}) placeholders.
 CLOSURE_ENV = "BENCH_CLOSURE_CMD"
+
+
+def closure_tool(tool, etl):
+    """Completes the (d) entry of TOOLS: the command it runs, or why it is missing."""
+    tool = dict(tool)
+    template = os.environ.get(CLOSURE_ENV) if tool["id"] == "etl-closure" else None
+    if template:
+        tool["template"] = template
+        tool["program"] = f"{CLOSURE_ENV}={template}"
+        return tool
+    program = os.path.join(os.path.dirname(etl), CLOSURE_PROGRAM)
+    shown = os.path.relpath(program, ROOT) if program.startswith(ROOT + os.sep) else program
+    if not (os.path.isfile(program) and os.access(program, os.X_OK)):
+        tool["kind"] = "missing"
+        tool["status"] = (f"missing: no {CLOSURE_PROGRAM} beside the etl binary "
+                          f"({shown}); build it with `swift build -c release` "
+                          f"or set {CLOSURE_ENV}")
+        return tool
+    tool["command"] = [program, "run", CLOSURE_PIPELINE if tool["id"] == "etl-closure" else FUNCTIONS_PIPELINE]
+    tool["program"] = shown
+    return tool
 
 
 # ----------------------------------------------------------------------------------
@@ -188,11 +218,13 @@ def _hash_sections(connection, sections):
         rows = 0
         cursor = connection.execute(query)
         while True:
+            # Rows are tuples already (no row_factory): repr of each, one per line, the
+            # batch encoded and hashed at once (no per-row generator or tuple copy).
             batch = cursor.fetchmany(10_000)
             if not batch:
                 break
             rows += len(batch)
-            digest.update("".join(repr(tuple(row)) + "\n" for row in batch).encode())
+            digest.update(("\n".join(map(repr, batch)) + "\n").encode())
         total = connection.execute(count_query).fetchone()[0] if count_query else rows
         counts[table] = {"dumped": rows, "in_table": total}
     for table, count in counts.items():
@@ -235,7 +267,8 @@ def schema_of(path):
 # Running one tool once
 
 
-def tool_command(tool_id, etl, source, destination):
+def tool_command(tool, etl, source, destination):
+    tool_id = tool["id"]
     if tool_id == "sqlite":
         # Double quotes around an SQL literal: the CLI's tokenizer removes the first,
         # `.parameter set` then reads the literal as SQL.
@@ -250,10 +283,12 @@ def tool_command(tool_id, etl, source, destination):
         if tool_id == "etl-nocheckpoint":
             command.append("--no-checkpoint")
         return command, None
-    if tool_id == "etl-closure":
-        template = os.environ.get(CLOSURE_ENV)
-        return [part.format(source=source, destination=destination, etl=etl)
-                for part in shlex.split(template)], None
+    if tool_id in ("etl-closure", "etl-functions"):
+        if "template" in tool:
+            return [part.format(source=source, destination=destination, etl=etl)
+                    for part in shlex.split(tool["template"])], None
+        return tool["command"] + ["--source", source, "--destination", destination,
+                                  "--force", "--progress", "lines"], None
     raise ValueError(tool_id)
 
 
@@ -279,9 +314,10 @@ def max_rss_kib(time_output):
     return int(match.group(1)) if match else None
 
 
-def run_once(tool_id, etl, source, destination, log_path):
+def run_once(tool, etl, source, destination, log_path):
+    tool_id = tool["id"]
     remove_destination(destination)
-    command, stdin_path = tool_command(tool_id, etl, source, destination)
+    command, stdin_path = tool_command(tool, etl, source, destination)
     time_path = log_path + ".time"
     wrapped = [TIME, "-v", "-o", time_path] + command
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
@@ -308,8 +344,10 @@ def run_once(tool_id, etl, source, destination, log_path):
     return run
 
 
-def check_destination(run, destination, expected, reference_schema):
-    """Adds hash, counts, content_ok, schema_ok to a run."""
+def check_destination(run, destination, expected, reference_schema, content=True):
+    """Adds schema_ok to a run, and with `content` hash, counts and content_ok; without
+    it (rounds after the first) content_checked is False and content_ok None."""
+    run["content_checked"] = content and run["exit"] == 0
     if run["exit"] != 0:
         run["content_ok"] = False
         return
@@ -317,10 +355,15 @@ def check_destination(run, destination, expected, reference_schema):
     if rest:
         run["leftovers"] = rest
     try:
-        digest, counts = content_hash(destination)
-        run["hash"] = digest
-        run["counts"] = counts
-        run["content_ok"] = digest == expected
+        if content:
+            started = time.perf_counter()
+            digest, counts = content_hash(destination)
+            run["check_seconds"] = round(time.perf_counter() - started, 3)
+            run["hash"] = digest
+            run["counts"] = counts
+            run["content_ok"] = digest == expected
+        else:
+            run["content_ok"] = None
         schema = schema_of(destination)
         run["schema_ok"] = None if reference_schema is None else schema == reference_schema
         run["schema"] = schema
@@ -374,22 +417,32 @@ def bench_size(rows, rounds, etl, work, tools):
             entry["status"] = tool["status"]
         result["tools"][tool["id"]] = entry
 
-    # Rounds are interleaved (a b c c' | a b c c' | ...) so that drift of the machine
-    # (other processes, page cache, thermal) spreads over all tools alike.
+    # Rounds are interleaved (a b c c' d | a b c c' d | ...) so that drift of the machine
+    # (other processes, page cache, thermal) spreads over all tools alike. The content of
+    # each tool's destination is checked in the first round only (at 1M books a check
+    # takes longer than most runs); later rounds are timed, their exit status and schema
+    # checked, and their destinations deleted.
     reference_schema = None
     for round_index in range(rounds):
+        first = round_index == 0
         for tool in measured:
             destination = os.path.join(folder, f"v2-{tool['id']}.sqlite")
             log_path = os.path.join(folder, f"{tool['id']}.round{round_index + 1}.log")
-            run = run_once(tool["id"], etl, source, destination, log_path)
+            run = run_once(tool, etl, source, destination, log_path)
             if tool["id"] == "etl" and run["exit"] == 0 and reference_schema is None:
                 reference_schema = schema_of(destination)
-            check_destination(run, destination, expected, reference_schema)
+            check_destination(run, destination, expected, reference_schema, content=first)
             result["tools"][tool["id"]]["runs"].append(run)
-            verdict = "ok" if run.get("content_ok") else (
-                f"FAILED (exit {run['exit']})" if run["exit"] else "WRONG RESULT")
-            if run.get("content_ok") and run.get("schema_ok") is False:
+            if run["exit"]:
+                verdict = f"FAILED (exit {run['exit']})"
+            elif run["content_ok"] is None:
+                verdict = "timed (content checked in round 1)"
+            else:
+                verdict = "ok" if run["content_ok"] else "WRONG RESULT"
+            if run.get("content_ok") is not False and run.get("schema_ok") is False:
                 verdict = "WRONG SCHEMA"
+            if run.get("check_seconds") is not None:
+                verdict += f", checked in {run['check_seconds']:.1f} s"
             rss = run["max_rss_kib"]
             log(f"   round {round_index + 1}/{rounds}  {tool['label']:<38} "
                 f"{run['seconds']:9.2f} s  {rss / 1024 if rss else float('nan'):8.1f} MiB  {verdict}")
@@ -431,14 +484,19 @@ def summarize_size(result):
             entry["status"] = "not run"
             continue
         failed = [r for r in runs if r["exit"] != 0]
-        wrong = [r for r in runs if r["exit"] == 0 and not r.get("content_ok")]
-        bad_schema = [r for r in runs if r.get("content_ok") and r.get("schema_ok") is False]
+        # content_ok None: a later round, timed but not checked (older results.json files
+        # have no content_checked and every run checked).
+        wrong = [r for r in runs if r["exit"] == 0 and r.get("content_ok") is False]
+        unchecked = not any(r.get("content_checked", True) for r in runs if r["exit"] == 0)
+        bad_schema = [r for r in runs if r["exit"] == 0 and r.get("schema_ok") is False]
         if failed:
             entry["status"] = f"FAILED (exit {failed[0]['exit']})"
         elif wrong:
             entry["status"] = "WRONG RESULT"
         elif bad_schema:
             entry["status"] = "WRONG SCHEMA"
+        elif unchecked:
+            entry["status"] = "NOT CHECKED"
         else:
             entry["status"] = "ok"
         good = [r for r in runs if r["exit"] == 0]
@@ -535,31 +593,68 @@ many-to-many. The v1 store is written by `etl sample books --version 1 --rows N
 - **(c)** `etl run Benchmarks/pipelines/books-v1-v2.json` — the first step of
   `pipelines/books.json` as a one-step pipeline (chunk size 1000, 2 workers) — with
   checkpoints (the default), and **(c')** the same with `--no-checkpoint`.
-- **(d)** etl with the same transformation as a Swift policy closure: policies are not
-  implemented yet, so it is reported as missing, not as a figure. (Set
-  `BENCH_CLOSURE_CMD='PROGRAM … {source} {destination}'` to measure such a program
-  the same way, once it exists.)
+- **(d)** etl with the Books mapping's attribute work as a Swift policy closure:
+  `etl-bench-closure run Benchmarks/pipelines/books-v1-v2-closure.json` (checkpoints on,
+  like (c)). `etl-bench-closure` (`Benchmarks/Closure/main.swift`, built with etl by
+  `swift build -c release`) is the whole etl command line plus one policy,
+  `booksInSwift`; the pipeline is (c)'s except that the Books mapping names that policy
+  and declares no attributes, so its `create` closure computes title, fileURL, published
+  and price of every Book from the source row. A step with a policy is not pushed down
+  into SQL: the whole step (Users, Authors and the links too) runs row by row through
+  the engine's worker queues.{closure_override}
+- **(d2)** the same attribute work as Swift closures of another kind: functions the
+  program adds to the expression language (`ExpressionFunction`), called as
+  `swiftText($source.title)` etc. (`Benchmarks/pipelines/books-v1-v2-functions.json`, same
+  program). Functions are pure and cannot fail, so the step still runs inside SQLite,
+  which calls each closure once per value.
 - **(e)** GRDB, optional in the issue: skipped (no GRDB program in this repository;
   it would be one more hand-written baseline on Linux).
 
-Each round runs (a), (b), (c), (c') one after the other on the same source, each into a
-fresh destination (deleted first); rounds are interleaved so that drift hits every
-tool alike. Reported: the **median** wall time of the rounds (the whole process,
+Each round runs (a), (b), (c), (c'), (d), (d2) one after the other on the same source, each
+into a fresh destination (deleted first); rounds are interleaved so that drift hits
+every tool alike. Reported: the **median** wall time of the rounds (the whole process,
 start-up included, measured by the driver), rows/s = source books ÷ median time, the
 **highest** "Maximum resident set size" of `/usr/bin/time -v` over the rounds, and the
 ratio of the median time to (a)'s. The source store is in the page cache for all runs
 (it was just written); destinations are on the same disk as the source.
 
-Every destination is checked, every round: each table is dumped as a sorted list of
+{check_paragraph} Each table is dumped as a sorted list of
 rows with keys replaced by natural values (User by userId, Book by title, Author by
 name, Book ↔ User as (title, userId), Author ↔ Book as (name, title)), followed by
-each table's row count, and hashed (SHA-256). The expected hash is computed from the v1
-source directly, independently of every tool. Any difference marks the tool **WRONG
-RESULT** (a fast wrong answer does not count) and the command exits non-zero; so does
-a schema (`sqlite_master`) different from the one etl writes (**WRONG SCHEMA**).
+each table's row count, and hashed (SHA-256). The expected hash is computed once per
+size from the v1 source directly, independently of every tool. Any difference marks the
+tool **WRONG RESULT** (a fast wrong answer does not count) and the command exits
+non-zero; so does a schema (`sqlite_master`) different from the one etl writes
+(**WRONG SCHEMA**, checked every round) or a failed run in any round.
 
 Regenerate this file and the plot from `results.json` with `make bench-report`.
 """
+
+CHECK_FIRST_ROUND = """\
+The content of every tool's destination is checked in the **first round of each size
+only**: a check costs more than most runs at a million books (about 13 s per
+destination at 1M), so later rounds only time the tools, check their exit status and
+schema, and delete their destinations."""
+
+CHECK_EVERY_ROUND = """\
+Every destination was checked, every round (this `results.json` predates checking in
+the first round only)."""
+
+
+def method_text(results):
+    closure = results.get("closure") or {}
+    program = closure.get("program") or ""
+    override = ""
+    if "closure" not in results:
+        override = " (This `results.json` predates `etl-bench-closure`: no figures for (d).)"
+    elif program.startswith(CLOSURE_ENV + "="):
+        override = (f" In this run (d) was measured with `{program}` instead (the "
+                    f"`{CLOSURE_ENV}` override: a command line with `{{source}}` and "
+                    f"`{{destination}}`).")
+    elif closure.get("status"):
+        override = f" In this run (d) was not measured ({closure['status']})."
+    check = CHECK_FIRST_ROUND if results.get("content_check") else CHECK_EVERY_ROUND
+    return METHOD_TEXT.format(closure_override=override, check_paragraph=check)
 
 
 def fmt_seconds(value):
@@ -583,7 +678,7 @@ def verdict_cell(entry):
     if entry["kind"] != "run":
         return status
     if status == "ok":
-        hashes = {r.get("hash") for r in entry["runs"]}
+        hashes = {r.get("hash") for r in entry["runs"] if r.get("hash")}
         digest = next(iter(hashes)) if len(hashes) == 1 else None
         return f"ok (`{digest[:12]}`)" if digest else "ok"
     return f"**{status}**"
@@ -639,18 +734,34 @@ def targets(results):
     figures, verdict = each_size(declarative_vs_a)
     lines.append(("declarative etl ≤ 1.15 × (a) time", figures, verdict))
 
-    closure_measured = any(usable(s, "etl-closure") for s in sizes)
-    if closure_measured:
-        def closure_vs_a(size):
-            d, a = usable(size, "etl-closure"), usable(size, BASELINE)
-            if not (d and a):
+    closure_kinds = [("etl-closure", "closure etl (d, policy)"), ("etl-functions", "closure etl (d2, functions)")]
+
+    def closure_absent(tool):
+        """Why a closure variant has no figures: its status at the first size without a usable run."""
+        for size in sizes:
+            entry = size["tools"].get(tool)
+            if entry and not usable(size, tool):
+                return entry.get("status") or "not measured"
+        return "not measured"
+
+    def closure_ratio(tool, other, limit, speedup):
+        def fn(size):
+            d, x = usable(size, tool), usable(size, other)
+            if not (d and x):
                 return None, None
-            ratio = d["median_seconds"] / a["median_seconds"]
-            return f"{ratio:.2f} ×", ratio <= 1.5
-        figures, verdict = each_size(closure_vs_a)
-    else:
-        figures, verdict = MISSING_CLOSURE, "not measured"
-    lines.append(("closure etl ≤ 1.5 × (a) time", figures, verdict))
+            if speedup:
+                value = x["median_seconds"] / d["median_seconds"]
+                return speed_text(value), value >= limit
+            ratio = d["median_seconds"] / x["median_seconds"]
+            return f"{ratio:.2f} ×", ratio <= limit
+        return fn
+
+    for tool, name in closure_kinds:
+        if any(usable(s, tool) for s in sizes):
+            figures, verdict = each_size(closure_ratio(tool, BASELINE, 1.5, False))
+        else:
+            figures, verdict = closure_absent(tool), "not measured"
+        lines.append((f"{name} ≤ 1.5 × (a) time", figures, verdict))
 
     def declarative_vs_b(size):
         c, b = usable(size, "etl"), usable(size, "python")
@@ -660,17 +771,12 @@ def targets(results):
         return speed_text(speedup), speedup >= 3
     figures, verdict = each_size(declarative_vs_b)
     lines.append(("declarative etl ≥ 3 × faster than (b)", figures, verdict))
-    if closure_measured:
-        def closure_vs_b(size):
-            d, b = usable(size, "etl-closure"), usable(size, "python")
-            if not (d and b):
-                return None, None
-            speedup = b["median_seconds"] / d["median_seconds"]
-            return speed_text(speedup), speedup >= 3
-        figures, verdict = each_size(closure_vs_b)
-    else:
-        figures, verdict = MISSING_CLOSURE, "not measured"
-    lines.append(("closure etl ≥ 3 × faster than (b)", figures, verdict))
+    for tool, name in closure_kinds:
+        if any(usable(s, tool) for s in sizes):
+            figures, verdict = each_size(closure_ratio(tool, "python", 3, True))
+        else:
+            figures, verdict = closure_absent(tool), "not measured"
+        lines.append((f"{name} ≥ 3 × faster than (b)", figures, verdict))
 
     def peak(size):
         entries = [usable(size, t) for t in ("etl", "etl-nocheckpoint")]
@@ -722,7 +828,7 @@ def write_markdown(results, path, plot_note):
     out.append("Written by `Benchmarks/run.py` (`make bench`); do not edit by hand — it is "
                "overwritten by every run.\n")
     out.append("## Method\n")
-    out.append(METHOD_TEXT)
+    out.append(method_text(results))
     out.append("## This run\n")
     out.append(f"- command: `{results['command']}`")
     out.append(f"- date: {results['date']}")
@@ -814,7 +920,7 @@ def write_plot(results, path):
                 "`make bench-report`).")
     sizes = sorted(results["sizes"], key=lambda s: s["rows"])
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
-    markers = {"sqlite": "o", "python": "s", "etl": "^", "etl-nocheckpoint": "v", "etl-closure": "D"}
+    markers = {"sqlite": "o", "python": "s", "etl": "^", "etl-nocheckpoint": "v", "etl-closure": "D", "etl-functions": "P"}
     for tool in TOOLS:
         points = [(s["rows"], s["tools"].get(tool["id"], {})) for s in sizes]
         points = [(n, e) for n, e in points if e.get("median_seconds") is not None]
@@ -840,9 +946,14 @@ def write_plot(results, path):
     left.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     left.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     left.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    absent = [f"{t['label']}: {t['status']}" for t in TOOLS
-              if t["kind"] != "run" and not any(s["tools"].get(t["id"], {}).get("median_seconds")
-                                                 for s in sizes)]
+    absent_tools = [t for t in TOOLS
+                    if not any(s["tools"].get(t["id"], {}).get("median_seconds") for s in sizes)]
+    absent_ids = [t["label"].split(" ")[0] for t in absent_tools]
+    absent = []
+    for tool in absent_tools:
+        entries = [s["tools"].get(tool["id"], {}) for s in sizes]
+        status = next((e.get("status") for e in entries if e.get("status")), tool.get("status"))
+        absent.append(f"{tool['label']}: {status or 'no runs'}")
     if absent:
         figure.text(0.5, 0.01, "; ".join(absent), ha="center", fontsize=8, color="dimgrey")
     right.axhline(100, color="grey", linestyle="--", linewidth=1, label="target: 100 MiB")
@@ -855,7 +966,9 @@ def write_plot(results, path):
     plt.close(figure)
     return (f"![time and peak memory against size]({os.path.basename(path)})\n\n"
             "`results.png`: median wall time (log scale) and peak resident memory against the "
-            "number of source books (log scale). (d) and (e) have no points.")
+            "number of source books (log scale)."
+            + (f" {' and '.join(absent_ids)} {'have' if len(absent_ids) > 1 else 'has'} no points."
+               if absent_ids else ""))
 
 
 def report(results, folder, plot):
@@ -897,12 +1010,12 @@ def check_tools(etl):
 def command_run(args, smoke):
     etl = os.path.abspath(args.etl)
     check_tools(etl)
-    tools = [dict(t) for t in TOOLS]
-    if os.environ.get(CLOSURE_ENV):
-        for tool in tools:
-            if tool["id"] == "etl-closure":
-                tool["kind"] = "run"
-                tool.pop("status", None)
+    tools = [closure_tool(t, etl) if t["id"] in ("etl-closure", "etl-functions") else dict(t) for t in TOOLS]
+    closure = next(t for t in tools if t["id"] == "etl-closure")
+    if closure["kind"] == "run":
+        log(f"(d) measured with {closure['program']}")
+    else:
+        log(f"(d) {closure['status']}")
     if smoke:
         sizes, rounds, plot = [2000], 1, False
         output = tempfile.mkdtemp(prefix="etl-bench-smoke-")
@@ -924,6 +1037,9 @@ def command_run(args, smoke):
                "rounds": rounds,
                "machine": machine_info(),
                "etl": etl_info(etl),
+               "closure": {"program": closure.get("program"), "status": closure.get("status")},
+               # Format 1 files without this key checked every round.
+               "content_check": "first round of each size",
                "notes": list(args.note or []) + (
                    ["smoke mode: 2,000 books, one round, to check that the tools agree; the "
                     "figures say nothing about speed and the targets are not meaningful here"]

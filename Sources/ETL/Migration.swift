@@ -55,7 +55,7 @@ public struct Migration: Sendable {
         if store == nil && (spec.models != nil || spec.source.layout == "coredata") {
             store = try SourceStore(path: spec.source.store, check: false, busyTimeout: Int32(lockTimeout * 1000))
         }
-        return try Planner(policies: policies.signatures).plan(spec, source: store?.database)
+        return try Planner(policies: policies.signatures, functions: policies.functions).plan(spec, source: store?.database)
     }
 
     func spec() throws -> PipelineSpec {

@@ -37,9 +37,10 @@ public struct ETLCommand: ParsableCommand {
         version: ETLVersion.current,
         subcommands: [RunCommand.self, BatchCommand.self, StatusCommand.self, InspectCommand.self, RejectsCommand.self, SampleCommand.self])
 
-    /// Runs the command line with these policies available to every pipeline that names them.
-    public static func main(policies: [String: Policy]) -> Never {
-        ProgramPolicies.shared.set(PolicyRegistry(policies))
+    /// Runs the command line with these policies and expression functions available to
+    /// every pipeline that names them.
+    public static func main(policies: [String: Policy], functions: [String: ExpressionFunction] = [:]) -> Never {
+        ProgramPolicies.shared.set(PolicyRegistry(policies, functions: functions))
         main()
         Foundation.exit(0)
     }

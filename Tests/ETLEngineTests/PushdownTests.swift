@@ -60,6 +60,48 @@ final class PushdownTests: XCTestCase {
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Person_friends"), 3, "a dangling friend links nothing")
     }
 
+    /// A program's own Swift function runs inside SQLite as well, with the same result.
+    func testAnAddedFunctionRunsInsideSQLiteWithTheSameResult() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 800, seed: 3, to: source)
+        let pipeline = try folder.pipeline("shout.json", """
+            { "format": 1,
+              "source": { "store": "\(source)", "model": "MODELS/books-v1.json" },
+              "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "MODELS/books-v2.json" },
+              "steps": [ { "name": "shout", "mappings": [
+                { "name": "Users", "source": "User", "destination": "User",
+                  "attributes": { "userId": "$source.userId", "name": "shout($source.name, $source.userId)" } },
+                { "name": "Books", "source": "Book", "destination": "Book",
+                  "attributes": { "title": "shout($source.title, 2)", "price": "half($source.price)", "published": "$source.published" } } ] } ] }
+            """)
+        let shout = ExpressionFunction([.string, .double], returns: .string) { arguments in
+            guard case .string(let text) = arguments[0], case .double(let times) = arguments[1] else { return .null }
+            return .string(String(repeating: text.uppercased() + "!", count: max(1, min(3, Int(times) % 4))))
+        }
+        let half = ExpressionFunction([.double], returns: .double) { arguments in
+            guard case .double(let value) = arguments[0] else { return .integer(-1) }  // widened to -1.0
+            return .double(value / 2)
+        }
+        var summaries: [RunSummary] = []
+        for pushdown in [true, false] {
+            var migration = Migration(pipeline: pipeline)
+            migration.policies = PolicyRegistry([:], functions: ["shout": shout, "half": half])
+            migration.source = source
+            migration.destination = folder.path(pushdown ? "pushed.sqlite" : "rows.sqlite")
+            migration.pushdown = pushdown
+            summaries.append(try migration.run())
+        }
+        XCTAssertEqual(summaries[0].notes, [], "the step ran inside SQLite")
+        try assertSameStore(folder.path("pushed.sqlite"), folder.path("rows.sqlite"))
+        let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        let source1 = try Database(path: source, mode: .readOnly)
+        let title = try source1.rows("SELECT title FROM Book WHERE id = 1")[0][0]
+        guard case .text(let text) = title else { return XCTFail("no title") }
+        XCTAssertEqual(try db.rows("SELECT title FROM Book WHERE id = 1"), [[.text(text.uppercased() + "!" + text.uppercased() + "!")]])
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book WHERE price = -1.0"),
+                       try source1.scalarInt("SELECT count(*) FROM Book WHERE price IS NULL"), "null price: the function's -1")
+    }
+
     func testANullUniqueByKeyKeepsTheStepRowByRow() throws {
         let (pipeline, source) = try writePetsPipeline(filterKinds: false)
         let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)

@@ -51,9 +51,15 @@ public struct Policy: Sendable {
 /// Policies by name, as pipelines name them.
 public struct PolicyRegistry: Sendable {
     public var policies: [String: Policy]
+    /// Functions added to the expression language (a built-in's name is not available).
+    public var functions: [String: ExpressionFunction]
 
-    public init(_ policies: [String: Policy] = [:]) {
+    public init(_ policies: [String: Policy] = [:], functions: [String: ExpressionFunction] = [:]) {
+        for name in functions.keys {
+            precondition(!ExpressionFunction.builtinNames.contains(name), "the function '\(name)' would be hidden by the built-in of that name: rename it")
+        }
         self.policies = policies
+        self.functions = functions
     }
 
     public subscript(name: String) -> Policy? { policies[name] }

@@ -36,6 +36,7 @@ struct PushdownStage {
             return (nil, error.reason)
         }
         try SQLTranslator.registerValueFunction(on: db)
+        try SQLTranslator.register(context.policies.functions, on: db)
         try db.execute("ATTACH DATABASE \(SQLValue.text(readOnlyURI(context.sourcePath)).sqlLiteral) AS src")
         // Memory stays flat: a fixed cache per file, larger than the row engine's since no
         // chunks are in flight (SQLite's sorter takes as much again as the main cache).

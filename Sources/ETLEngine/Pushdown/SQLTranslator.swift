@@ -38,6 +38,9 @@ struct SQLTranslator {
         case .coalesce(let list):
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "coalesce(\(parts.joined(separator: ", ")))" : nil
+        case .function(let name, let list):
+            let parts = list.compactMap(sql)
+            return parts.count == list.count ? "\(Self.functionName(name))(\(parts.joined(separator: ", ")))" : nil
         case .destinations:
             return nil  // a relationship statement joins these; no scalar value
         }
@@ -104,6 +107,21 @@ struct SQLTranslator {
         case .double(let d): return d.isFinite ? "\(d)" : "NULL"
         case .date(let d): return d.isFinite ? "\(d)" : "NULL"
         default: return value.sqlValue.sqlLiteral
+        }
+    }
+
+    /// The SQL name of an added function: any Swift name, spelled as an SQL identifier.
+    static func functionName(_ name: String) -> String {
+        "etl_fn_" + name.utf8.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Registers the program's expression functions: the arguments read as their declared
+    /// types (SQL holds dates as seconds since 1970, booleans as 0/1, as `Value.sqlValue`).
+    static func register(_ functions: [String: ExpressionFunction], on database: Database) throws {
+        for (name, function) in functions {
+            try database.createFunction(functionName(name), arity: Int32(function.arguments.count)) { arguments in
+                function.call(zip(arguments, function.arguments).map { Value(sql: $0, as: $1) }).sqlValue
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 ///
 /// Only operations that cannot fail on a row and whose SQL twin gives the same value
 /// have a form: literals, key paths, `! && ||`, comparisons, `== null`, double arithmetic,
-/// `if`, `coalesce` and `destination(s)`. Integer arithmetic has none (the evaluator
+/// `if`, `coalesce`, `destination(s)` and the program's own functions (`ExpressionFunction`). Integer arithmetic has none (the evaluator
 /// rejects an overflowing row where SQLite would switch to REAL), nor have the text,
 /// date and conversion functions; an expression using one has `form == nil` and its
 /// mapping runs row by row.
@@ -25,6 +25,8 @@ public indirect enum ExpressionForm: Sendable, Hashable {
     case toDouble(ExpressionForm)
     case conditional(ExpressionForm, ExpressionForm, ExpressionForm)
     case coalesce([ExpressionForm])
+    /// A function the program added (`ExpressionFunction`), by name.
+    case function(String, [ExpressionForm])
     /// `destination('mapping', row)` (`many` false) or `destinations('mapping', rows)`.
     case destinations(mapping: String, argument: ExpressionForm, many: Bool)
 

@@ -25,6 +25,8 @@ public struct ExpressionScope: Sendable {
     public var mappings: [String: MappingSignature]
     /// Whether `destination()` and `destinations()` may be used (relationship expressions).
     public var allowsDestinationLookups: Bool
+    /// Functions the program added, by name.
+    public var functions: [String: ExpressionFunction] = [:]
 
     public init(sourceModel: Model, source: String, item: String? = nil,
                 mappings: [String: MappingSignature] = [:], allowsDestinationLookups: Bool = false) {

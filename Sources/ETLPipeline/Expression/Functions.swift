@@ -76,7 +76,8 @@ enum FunctionLibrary {
         case "destination", "destinations":
             return try destination(call, scope: scope, many: name == "destinations")
         default:
-            throw ExpressionError(message: "unknown function '\(name)'" + didYouMean(name, among: names),
+            if let function = scope.functions[name] { return try added(call, function) }
+            throw ExpressionError(message: "unknown function '\(name)'" + didYouMean(name, among: names + scope.functions.keys.sorted()),
                                   column: syntax.column)
         }
     }
@@ -266,6 +267,23 @@ enum FunctionLibrary {
                 return .integer(field(civil))
             }
         }
+    }
+
+    /// A function the program added: arguments checked against its declared types.
+    private static func added(_ call: Call, _ function: ExpressionFunction) throws(ExpressionError) -> Checked {
+        try call.arity(function.arguments.count...function.arguments.count)
+        for (index, (argument, type)) in zip(call.arguments, function.arguments).enumerated() {
+            let fits = argument.type == .null || argument.type == type || (argument.type == .integer && type == .double)
+            guard fits else {
+                throw ExpressionError(message: "\(call.name): argument \(index + 1) must be \(type), found \(argument.type)",
+                                      column: argument.column)
+            }
+        }
+        let name = call.name
+        return Checked(type: function.returns, syntax: call.syntax, build: { linker in
+            let evaluators = zip(call.arguments, function.arguments).map { $0.build(as: $1, linker) }
+            return { context in function.call(try evaluators.map { try $0(context) }) }
+        }).with(form: allForms(zip(call.arguments, function.arguments).map { $0.form(as: $1) }).map { .function(name, $0) })
     }
 
     /// Every form, or nil when one is missing.

@@ -7,9 +7,12 @@ import ETLModel
 public struct Planner {
     /// The policies registered by the running program.
     public var policies: [PolicySignature]
+    /// The functions the running program added to the expression language.
+    public var functions: [String: ExpressionFunction]
 
-    public init(policies: [PolicySignature] = []) {
+    public init(policies: [PolicySignature] = [], functions: [String: ExpressionFunction] = [:]) {
         self.policies = policies
+        self.functions = functions
     }
 
     /// Plans `spec`. `source` is the source store opened read-only: a Core Data source's real
@@ -265,6 +268,7 @@ public struct Planner {
     func planMapping(_ m: MappingSpec, source: Model, destination: Model, signatures: [String: MappingSignature]) throws -> MappingPlan {
         let createSlots = SlotTable()
         var scope = ExpressionScope(sourceModel: source, source: m.source, item: nil, mappings: signatures, allowsDestinationLookups: false)
+        scope.functions = functions
 
         var forEach: CompiledExpression?
         var itemEntity: String?
