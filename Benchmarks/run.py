@@ -317,6 +317,9 @@ def max_rss_kib(time_output):
 def run_once(tool, etl, source, destination, log_path):
     tool_id = tool["id"]
     remove_destination(destination)
+    # Every run starts with the writes of the runs before it on disk: otherwise the
+    # kernel flushes them during this one, and whoever comes next pays for them.
+    os.sync()
     command, stdin_path = tool_command(tool, etl, source, destination)
     time_path = log_path + ".time"
     wrapped = [TIME, "-v", "-o", time_path] + command
@@ -616,7 +619,8 @@ every tool alike. Reported: the **median** wall time of the rounds (the whole pr
 start-up included, measured by the driver), rows/s = source books ÷ median time, the
 **highest** "Maximum resident set size" of `/usr/bin/time -v` over the rounds, and the
 ratio of the median time to (a)'s. The source store is in the page cache for all runs
-(it was just written); destinations are on the same disk as the source.
+(it was just written); destinations are on the same disk as the source. Before each run
+the driver calls sync(), so no run pays for writing back the output of the one before.
 
 {check_paragraph} Each table is dumped as a sorted list of
 rows with keys replaced by natural values (User by userId, Book by title, Author by
