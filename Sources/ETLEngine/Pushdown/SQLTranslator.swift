@@ -6,9 +6,9 @@ import ETLPipeline
 /// the attached source), giving exactly the value the evaluator would.
 ///
 /// Source columns are read as the extractor reads them (`Value(sql:as:)`, dates shifted
-/// by the source layout's epoch): numbers and text are converted by SQL's CAST, which
-/// does what `Value(sql:as:)` does for them; anything else goes through `etl_value()`,
-/// which runs that very conversion in Swift. Only the source row's own attributes, its key and its to-one
+/// by the source layout's epoch): a value of the storage class a type usually has is
+/// taken as is (or cast as `Value(sql:as:)` casts it, integer to REAL for a double);
+/// anything else goes through `etl_value()`, which runs that very conversion in Swift. Only the source row's own attributes, its key and its to-one
 /// keys are readable; a deeper path has no translation and keeps the step row by row.
 struct SQLTranslator {
     let layout: any StoreLayout
