@@ -38,6 +38,28 @@ final class PushdownTests: XCTestCase {
         XCTAssertEqual(rows.notes, [])
     }
 
+    /// Users' keys are contiguous, so links to them are found by a range test on the key
+    /// rather than a lookup; a link outside the range still links nothing, as row by row.
+    func testLinksToMissingRowsOfAContiguousTableAreDroppedBothWays() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 400, seed: 3, to: source)
+        let db = try Database(path: source, mode: .readWrite)
+        let users = try db.scalarInt("SELECT count(*) FROM User")
+        XCTAssertEqual(try db.scalarInt("SELECT max(id) - min(id) + 1 FROM User"), users, "the sample's user keys are contiguous")
+        let links = try db.scalarInt("SELECT count(*) FROM Book_users")
+        try db.execute("INSERT INTO Book_users (source_id, target_id) VALUES (1, \(users + 1)), (2, 0), (3, -7), (9999, 1)")
+        db.close()
+
+        let pipeline = repositoryPath("Benchmarks/pipelines/books-v1-v2.json")  // the books v1 → v2 step alone
+        let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
+        _ = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
+        try assertSameStore(folder.path("pushed.sqlite"), folder.path("rows.sqlite"))
+        XCTAssertEqual(pushed.notes, [], "it ran inside SQLite")
+        let out = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM Book_users"), links, "the four dangling links are dropped")
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM Book_users WHERE target_id NOT IN (SELECT id FROM User)"), 0)
+    }
+
     /// Every translated construct, over source values of every odd storage class SQLite
     /// allows in a column (text in integer columns, blobs in text ones, dates as text…),
     /// dangling links, null keys, to-one, inverse and join-table links.

@@ -47,6 +47,18 @@ struct PushdownPlan {
     struct Relate {
         let relationship: String
         let sql: String
+        /// The statement without a lookup of each link's target row, for when the target
+        /// table's keys are contiguous (`DenseKeys`): then a key exists exactly when it lies
+        /// in the range, bound as (?1, ?2). A lookup per link is a B-tree search at a random
+        /// place; a range test is free.
+        let dense: DenseTarget?
+    }
+
+    struct DenseTarget {
+        /// The target's destination table and key column.
+        let table: String
+        let key: String
+        let sql: String
     }
 
     let creates: [Create]
@@ -122,6 +134,9 @@ private struct StatementBuilder {
         let destination = layout.table(of: mapping.destinationEntity)
         var columns = [destination.keyColumn] + destination.insertDefaults.map(\.column)
         var values = destination.insertDefaults.map(\.value.sqlLiteral)
+        // `.unique`: values that are the uniqueBy key itself are read from work.unique_key.
+        let unique = kinds[index] == .unique ? try uniqueKey(index, alias: "s") : nil
+        var readsSource = false
         for assignment in mapping.attributes {
             columns.append(layout.column(ofAttribute: assignment.attribute.name, entity: mapping.destinationEntity))
             switch assignment.source {
@@ -130,7 +145,12 @@ private struct StatementBuilder {
                 guard let sql = translator.stored(expression, as: assignment.attribute.type, epoch: layout.dateEpoch) else {
                     throw NotPushable(reason: "the expression of \(mapping.destinationEntity).\(assignment.attribute.name) in mapping \(mapping.name), '\(expression.text)', has no exact SQL form")
                 }
-                values.append(sql)
+                if sql == unique {
+                    values.append("u.key")
+                } else {
+                    values.append(sql)
+                    readsSource = true
+                }
             }
         }
         let into = "INSERT INTO main.\(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ")"
@@ -149,16 +169,19 @@ private struct StatementBuilder {
             return .init(mapping: index, kind: kinds[index], table: destination.name, count: count, passed: passed,
                          bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
         case .unique:
-            let unique = try uniqueKey(index, alias: "s")
+            let unique = unique!
             let target = mapping.targets[0]
             let whereOf = passing.isEmpty ? "" : " WHERE " + passing.joined(separator: " AND ")
             // Keys numbered from ?1 in order of their first source row, as the loader hands them out.
             // (The key is computed once per row in the inner query, which groups by its alias.)
+            // Written in key order: appended to the table's B-tree, not scattered over it.
             let fill = "INSERT INTO work.unique_key (mapping, key, destination, source, rows) SELECT \(target), k, "
                 + "?1 - 1 + row_number() OVER (ORDER BY first), first, n FROM "
-                + "(SELECT \(unique) AS k, min(\(key)) AS first, count(*) AS n FROM \(rows)\(whereOf) GROUP BY k)"
+                + "(SELECT \(unique) AS k, min(\(key)) AS first, count(*) AS n FROM \(rows)\(whereOf) GROUP BY k) ORDER BY k"
+            // Values of the first source row of each key; none to read when they all are the key.
+            let join = readsSource ? " JOIN \(rows) ON \(key) = u.source" : ""
             let insert = into + " SELECT " + (["u.destination"] + values).joined(separator: ", ")
-                + " FROM work.unique_key u JOIN \(rows) ON \(key) = u.source WHERE u.mapping = \(target) AND u.destination >= ?1 ORDER BY u.destination"
+                + " FROM work.unique_key u\(join) WHERE u.mapping = \(target) AND u.destination >= ?1 ORDER BY u.destination"
             // A null key is not deduplicated (each such row is its own), which GROUP BY cannot say:
             // the engine looks for one first, unless the filter already excludes it.
             let excluded = mapping.filter?.form?.conjuncts.contains(.isNull(mapping.uniqueBy!.form!, false)) ?? false
@@ -170,14 +193,20 @@ private struct StatementBuilder {
 
     /// Where mapping `index`'s destination rows come from, for the source row `alias`:
     /// the joins to add, the destination key, and conditions.
+    /// - Parameter inRange: a source-keyed mapping's row is found by a range test on the
+    ///   key (bound as ?1, ?2), not a lookup: right when its table's keys are contiguous.
     private func destinationKey(of index: Int, row alias: String, prefix: String,
-                                sameRowAs owner: (alias: String, mapping: Int)?) throws(NotPushable) -> (joins: [String], key: String, conditions: [String]) {
+                                sameRowAs owner: (alias: String, mapping: Int)?,
+                                inRange: Bool = false) throws(NotPushable) -> (joins: [String], key: String, conditions: [String]) {
         let mapping = step.mappings[index]
         let layout = step.destinationLayout
         switch kinds[index] {
         case .sourceKeys:
             // The destination table holds exactly this mapping's rows, under their source keys.
             let table = layout.table(of: mapping.destinationEntity)
+            // (The unary + keeps SQLite from reading the rows through an index of the key
+            // instead of in the order chosen for the output.)
+            if inRange { return ([], alias, ["+\(alias) BETWEEN ?1 AND ?2"]) }
             let d = "\(prefix)d"
             return (["CROSS JOIN main.\(q(table.name)) \(d) ON \(d).\(q(table.keyColumn)) = \(alias)"], "\(d).\(q(table.keyColumn))", [])
         case .unique:
@@ -267,39 +296,45 @@ private struct StatementBuilder {
             case .nextKeys:
                 throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
             }
-            let found = try destinationKey(of: target, row: argumentRow, prefix: "t",
-                                           sameRowAs: path.segments.isEmpty ? ("a", index) : nil)
-            joins += found.joins
-            conditions += found.conditions
-            var unique: [String] = []
-            for condition in conditions where !unique.contains(condition) { unique.append(condition) }
-            let rows = "FROM \(from) " + joins.joined(separator: " ") + (unique.isEmpty ? "" : " WHERE " + unique.joined(separator: " AND "))
-            // A kept source key is the destination key: read it where it is, so the order of
-            // the scan is the order of the output.
-            let targetKey = kinds[target] == .sourceKeys ? argumentRow : found.key
+            let ownerJoins = joins, ownerConditions = conditions
+            func statement(inRange: Bool) throws -> String {
+                let found = try destinationKey(of: target, row: argumentRow, prefix: "t",
+                                               sameRowAs: path.segments.isEmpty ? ("a", index) : nil, inRange: inRange)
+                let joins = ownerJoins + found.joins
+                var unique: [String] = []
+                for condition in ownerConditions + found.conditions where !unique.contains(condition) { unique.append(condition) }
+                let rows = "FROM \(from) " + joins.joined(separator: " ") + (unique.isEmpty ? "" : " WHERE " + unique.joined(separator: " AND "))
+                // A kept source key is the destination key: read it where it is, so the order of
+                // the scan is the order of the output.
+                let targetKey = kinds[target] == .sourceKeys ? argumentRow : found.key
 
-            let sql: String
-            switch storage {
-            case .joinTable(let table, let own, let other):
-                var columns = [(own, ownerKey), (other, targetKey)]
-                if try primaryKey(table).first == other { columns.reverse() }
-                sql = "INSERT OR IGNORE INTO main.\(q(table)) (\(columns.map { q($0.0) }.joined(separator: ", "))) "
-                    + "SELECT \(columns.map(\.1).joined(separator: ", ")) \(rows) ORDER BY 1, 2"
-            case .foreignKey(let table, let column):
-                guard singleValued else { throw NotPushable(reason: "\(what) is a to-one given a to-many path") }
-                let key = layout.table(of: mapping.destinationEntity).keyColumn
-                // One value per destination row: the first source row's (lowest key) when several made it.
-                let pairs = kinds[index] == .unique
-                    ? "SELECT \(ownerKey) AS o, \(targetKey) AS t, min(\(ownerKeyColumn)) \(rows) GROUP BY 1"
-                    : "SELECT \(ownerKey) AS o, \(targetKey) AS t \(rows)"
-                sql = "UPDATE main.\(q(table)) SET \(q(column)) = x.t FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.o AND main.\(q(table)).\(q(column)) IS NULL"
-            case .inverseForeignKey(let table, let column):
-                let key = layout.table(of: relationship.destination).keyColumn
-                // A target row links to the first destination row (lowest key) that names it.
-                let pairs = "SELECT \(targetKey) AS t, min(\(ownerKey)) AS o \(rows) GROUP BY 1"
-                sql = "UPDATE main.\(q(table)) SET \(q(column)) = x.o FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.t AND main.\(q(table)).\(q(column)) IS NULL"
+                switch storage {
+                case .joinTable(let table, let own, let other):
+                    var columns = [(own, ownerKey), (other, targetKey)]
+                    if try primaryKey(table).first == other { columns.reverse() }
+                    return "INSERT OR IGNORE INTO main.\(q(table)) (\(columns.map { q($0.0) }.joined(separator: ", "))) "
+                        + "SELECT \(columns.map(\.1).joined(separator: ", ")) \(rows) ORDER BY 1, 2"
+                case .foreignKey(let table, let column):
+                    guard singleValued else { throw NotPushable(reason: "\(what) is a to-one given a to-many path") }
+                    let key = layout.table(of: mapping.destinationEntity).keyColumn
+                    // One value per destination row: the first source row's (lowest key) when several made it.
+                    let pairs = kinds[index] == .unique
+                        ? "SELECT \(ownerKey) AS o, \(targetKey) AS t, min(\(ownerKeyColumn)) \(rows) GROUP BY 1"
+                        : "SELECT \(ownerKey) AS o, \(targetKey) AS t \(rows)"
+                    return "UPDATE main.\(q(table)) SET \(q(column)) = x.t FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.o AND main.\(q(table)).\(q(column)) IS NULL"
+                case .inverseForeignKey(let table, let column):
+                    let key = layout.table(of: relationship.destination).keyColumn
+                    // A target row links to the first destination row (lowest key) that names it.
+                    let pairs = "SELECT \(targetKey) AS t, min(\(ownerKey)) AS o \(rows) GROUP BY 1"
+                    return "UPDATE main.\(q(table)) SET \(q(column)) = x.o FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.t AND main.\(q(table)).\(q(column)) IS NULL"
+                }
             }
-            result.append(.init(relationship: relationship.name, sql: sql))
+            var dense: PushdownPlan.DenseTarget?
+            if kinds[target] == .sourceKeys {
+                let table = layout.table(of: step.mappings[target].destinationEntity)
+                dense = .init(table: table.name, key: table.keyColumn, sql: try statement(inRange: true))
+            }
+            result.append(.init(relationship: relationship.name, sql: try statement(inRange: false), dense: dense))
         }
         return result
     }
