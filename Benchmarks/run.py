@@ -602,9 +602,9 @@ many-to-many. The v1 store is written by `etl sample books --version 1 --rows N
   `swift build -c release`) is the whole etl command line plus one policy,
   `booksInSwift`; the pipeline is (c)'s except that the Books mapping names that policy
   and declares no attributes, so its `create` closure computes title, fileURL, published
-  and price of every Book from the source row. A step with a policy is not pushed down
-  into SQL: the whole step (Users, Authors and the links too) runs row by row through
-  the engine's worker queues.{closure_override}
+  and price of every Book from the source row. The Books mapping is created row by row
+  (the closure runs on the engine's worker queues); Users, Authors and every link are
+  still written inside SQLite, the links of Books found through its associations.{closure_override}
 - **(d2)** the same attribute work as Swift closures of another kind: functions the
   program adds to the expression language (`ExpressionFunction`), called as
   `swiftText($source.title)` etc. (`Benchmarks/pipelines/books-v1-v2-functions.json`, same

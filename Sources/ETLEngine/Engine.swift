@@ -201,11 +201,16 @@ public struct Engine {
         run.context = context
         do {
             var pushedDown = false
+            var rowByRow = Set<Int>()
             if options.pushdown {
                 let (stage, reason) = try PushdownStage.prepare(context)
                 if let stage {
                     try stage.run()
                     pushedDown = true
+                    rowByRow = Set(stage.plan.rowByRow.keys)
+                    for (index, why) in stage.plan.rowByRow.sorted(by: { $0.key < $1.key }) {
+                        run.notes.append("step \(step.name): mapping \(step.mappings[index].name) was created row by row (\(why)); the rest of the step ran inside SQLite")
+                    }
                 } else if let reason {
                     run.notes.append("step \(step.name) ran row by row, not inside SQLite: \(reason)")
                 }
@@ -224,7 +229,7 @@ public struct Engine {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }
             try step.destinationLayout.finish(db)
-            try ValidateStage(context: context, pushedDown: pushedDown).run()
+            try ValidateStage(context: context, pushedDown: pushedDown, rowByRow: rowByRow).run()
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)

@@ -10,6 +10,9 @@ struct ValidateStage {
     /// wrote joined the destination rows at both ends (see `PushdownPlan`), so those
     /// checks are left out.
     var pushedDown = false
+    /// Mappings of a pushed-down step that were created row by row all the same (a
+    /// policy's): they kept their associations, which are counted.
+    var rowByRow = Set<Int>()
 
     /// The expression type that reads a raw SQLite value as itself.
     static func type(of value: SQLValue) -> ExprType {
@@ -35,7 +38,7 @@ struct ValidateStage {
         var madeBy: [String: [Int]] = [:]
         for (index, target) in plan.targets.enumerated() {
             madeBy[target.entity, default: []].append(index)
-            guard !pushedDown else { continue }
+            guard !pushedDown || rowByRow.contains(target.mapping) else { continue }
             let counters = context.counters[index]
             let associated = Int(try db.scalarInt("SELECT count(*) FROM work.association WHERE mapping = \(index)"))
             if associated != counters.associated {

@@ -124,6 +124,159 @@ final class PushdownTests: XCTestCase {
                        try source1.scalarInt("SELECT count(*) FROM Book WHERE price IS NULL"), "null price: the function's -1")
     }
 
+    // MARK: Steps with a policy
+
+    /// The books v1 → v2 step with Books made by a policy: the attributes in Swift, some
+    /// books dropped, one rejected, and pairs of late books merged into one row by a
+    /// lookup key (so one Book has two source rows, and the links of both).
+    static let booksPolicy = Policy(create: { book, output in
+        if book.key == 13 { throw PolicyTests.Unreadable(id: book.key) }
+        if book.key % 9 == 0 { return output.removeAll() }
+        output.rows[0].values["title"] = book.string("title").map { .string($0.uppercased()) } ?? .null
+        output.rows[0].values["price"] = book.double("price").map { .double($0 * 2) } ?? .null
+        if book.key > 300 { output.rows[0].uniqueKey = .integer(book.key / 2) }
+    })
+
+    func booksPolicyPipeline(relationships: String) throws -> String {
+        try folder.pipeline("books-policy.json", """
+            { "format": 1,
+              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
+              "destination": { "store": "unused.sqlite", "model": "MODELS/books-v2.json" },
+              "options": { "maxRejects": 5 },
+              "steps": [ { "name": "books", "mappings": [
+                { "name": "Users", "source": "User", "destination": "User",
+                  "attributes": { "userId": "$source.userId", "name": "$source.name" },
+                  "relationships": { "books": "destinations('Books', $source.books)" } },
+                { "name": "Books", "source": "Book", "destination": "Book", "policy": "books",
+                  "attributes": { "fileURL": "$source.fileURL", "published": "$source.published" },
+                  "relationships": { \(relationships) } },
+                { "name": "Authors", "source": "Book", "destination": "Author",
+                  "filter": "$source.authorName != null", "uniqueBy": "$source.authorName",
+                  "attributes": { "name": "$source.authorName" } } ] } ] }
+            """)
+    }
+
+    func runBoth(_ pipeline: String, _ policies: [String: Policy], source: String) throws -> (pushed: RunSummary, rows: RunSummary) {
+        var summaries: [RunSummary] = []
+        for pushdown in [true, false] {
+            var migration = Migration(pipeline: pipeline, policies: policies)
+            migration.source = source
+            migration.destination = folder.path(pushdown ? "pushed.sqlite" : "rows.sqlite")
+            migration.pushdown = pushdown
+            migration.chunkSize = 7
+            summaries.append(try migration.run())
+        }
+        try assertSameStore(folder.path("pushed.sqlite"), folder.path("rows.sqlite"))
+        // (Not `related`: pushed down it counts links set, not links named; see docs/pipeline.md.)
+        for (pushed, rows) in zip(summaries[0].mappings, summaries[1].mappings) {
+            XCTAssertEqual([pushed.read, pushed.filtered, pushed.rejected, pushed.written],
+                           [rows.read, rows.filtered, rows.rejected, rows.written], pushed.mapping)
+        }
+        XCTAssertEqual(summaries[1].notes, [])
+        return (summaries[0], summaries[1])
+    }
+
+    /// Only the policy's mapping is made row by row; its links (from its associations) and
+    /// the links to its rows (Users.books) are written inside SQLite, with the same result.
+    func testAPolicyMappingIsMadeRowByRowAndTheRestOfTheStepInsideSQLite() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 700, seed: 4, to: source)
+        let pipeline = try booksPolicyPipeline(relationships: """
+            "users": "destinations('Users', $source.users)", "authors": "destinations('Authors', $source)"
+            """)
+        let (pushed, _) = try runBoth(pipeline, ["books": Self.booksPolicy], source: source)
+        XCTAssertEqual(pushed.notes, ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite"])
+        let books = pushed.mappings[1]
+        XCTAssertEqual(books.rejected, 1, "book 13")
+        let kept = 700 - 700 / 9 - 1
+        XCTAssertLessThan(books.written, kept - 150, "late books merged in pairs")
+        XCTAssertGreaterThan(books.related, 0)
+        let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book WHERE title != upper(title)"), 0, "titles made by the policy")
+        XCTAssertGreaterThan(try db.scalarInt("SELECT count(*) FROM Author_books"), 0)
+        XCTAssertGreaterThan(try db.scalarInt("SELECT count(*) FROM Book_users"), 0)
+    }
+
+    /// What SQL would not write alike keeps the whole step row by row, and says why.
+    func testAPolicyWithARelateHookOrAToOneToItsRowsKeepsTheStepRowByRow() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 300, seed: 4, to: source)
+        let pipeline = try booksPolicyPipeline(relationships: "\"authors\": \"destinations('Authors', $source)\"")
+        var hooked = Self.booksPolicy
+        hooked.relate = { row in ["users": try row.destinations("Users", [1])] }
+        let (pushed, _) = try runBoth(pipeline, ["books": hooked], source: source)
+        XCTAssertEqual(pushed.notes, ["step books ran row by row, not inside SQLite: mapping Books has a policy with a relate hook"])
+
+        for name in ["pushed.sqlite", "rows.sqlite"] { try FileManager.default.removeItem(atPath: folder.path(name)) }
+        let (pets, petsSource) = try writePetsPipeline(filterKinds: true, policy: "People")
+        let (petsPushed, _) = try runBoth(pets, ["keep": Policy()], source: petsSource)
+        XCTAssertEqual(petsPushed.notes, ["step people ran row by row, not inside SQLite: the relationship Pet.owner in mapping Pets is a to-one to the rows of mapping People, which a policy makes"])
+    }
+
+    /// A policy on Pets: its to-one owner written from its associations (GROUP BY its first
+    /// source row), and the links of People and Kinds to its rows through them.
+    func testEveryKindOfLinkOfAPolicyMappingGivesTheSameStoreBothWays() throws {
+        let (pipeline, source) = try writePetsPipeline(filterKinds: true, policy: "Pets")
+        let dropTom = Policy(create: { pet, output in if pet.string("name") == "Tom" { output.removeAll() } })
+        let (pushed, _) = try runBoth(pipeline, ["keep": dropTom], source: source)
+        XCTAssertEqual(pushed.notes, ["step people: mapping Pets was created row by row (it has a policy); the rest of the step ran inside SQLite"])
+        let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try db.rows("SELECT id, owner_id, kind_id FROM Pet ORDER BY id"),
+                       [[.integer(1), .integer(1), .integer(1)], [.integer(2), .null, .integer(2)],
+                        [.integer(3), .null, .integer(1)], [.integer(4), .integer(9), .integer(3)]],
+                       "Rex, Ghost, Stray and Bird get the next keys; Tom and Fish are gone")
+    }
+
+    /// Two pets merged into one row by the policy's lookup key: the row's to-one owner is its
+    /// first source row's (Rex's, not Bird's), as row by row.
+    func testAToOneOfAPolicyRowMadeOfTwoSourceRowsIsTheFirstRowsBothWays() throws {
+        let (pets, source) = try writePetsPipeline(filterKinds: true, policy: "Pets")
+        // Only Pets.owner writes the key column (People.pets would set it first).
+        let json = try String(contentsOfFile: pets, encoding: .utf8)
+        XCTAssertTrue(json.contains("\"pets\": \"destinations('Pets', $source.pets)\","))
+        let pipeline = try folder.pipeline("pets-owner.json", json.replacingOccurrences(of: "\"pets\": \"destinations('Pets', $source.pets)\",", with: ""))
+        let merge = Policy(create: { pet, output in
+            if ["Bird", "Rex"].contains(pet.string("name")) { output.rows[0].uniqueKey = .string("Rex and Bird") }
+        })
+        _ = try runBoth(pipeline, ["keep": merge], source: source)
+        let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try db.rows("SELECT owner_id FROM Pet WHERE name = 'Rex'"), [[.integer(1)]])
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Pet WHERE name = 'Bird'"), 0)
+    }
+
+    /// A stop inside the policy's rows and one inside the links: both resume to the store of
+    /// a run that never stopped.
+    func testAStepWithAPolicyResumesInsideEitherPart() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 700, seed: 4, to: source)
+        let pipeline = try booksPolicyPipeline(relationships: """
+            "users": "destinations('Users', $source.users)", "authors": "destinations('Authors', $source)"
+            """)
+        for (stage, mapping) in [(Stage.create, "Books"), (Stage.relate, "Users")] {
+            let cancellation = Cancellation()
+            var migration = Migration(pipeline: pipeline, policies: ["books": Self.booksPolicy])
+            migration.source = source
+            migration.destination = folder.path("out.sqlite")
+            migration.replace = .force
+            migration.chunkSize = 7
+            migration.cancellation = cancellation
+            var stopped = false
+            XCTAssertThrowsError(try migration.run { event in
+                if event.stage == stage && event.mapping == mapping && event.kind == .advanced { stopped = true; cancellation.cancel() }
+            }) { error in
+                guard case MigrationError.interrupted = error else { return XCTFail("\(error)") }
+            }
+            XCTAssertTrue(stopped, "stopped in \(stage) \(mapping)")
+            migration.cancellation = nil
+            let resumed = try migration.run()
+            XCTAssertNotNil(resumed.resumed)
+            var straight = migration
+            straight.destination = folder.path("straight.sqlite")
+            _ = try straight.run()
+            try assertSameStore(folder.path("out.sqlite"), folder.path("straight.sqlite"))
+        }
+    }
+
     func testANullUniqueByKeyKeepsTheStepRowByRow() throws {
         let (pipeline, source) = try writePetsPipeline(filterKinds: false)
         let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
@@ -156,7 +309,8 @@ final class PushdownTests: XCTestCase {
     // MARK: The pets pipeline
 
     /// Writes the models, a source store full of odd values and the pipeline.
-    func writePetsPipeline(filterKinds: Bool) throws -> (pipeline: String, source: String) {
+    /// - Parameter policy: the mapping that names the policy "keep".
+    func writePetsPipeline(filterKinds: Bool, policy: String? = nil) throws -> (pipeline: String, source: String) {
         let v1 = """
             { "version": "pets-v1", "entities": [
               { "name": "Person", "attributes": [
@@ -219,7 +373,7 @@ final class PushdownTests: XCTestCase {
               "source": { "store": "\(source)", "model": "\(folder.path("pets-v1.json"))" },
               "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "\(folder.path("pets-v2.json"))" },
               "steps": [ { "name": "people", "mappings": [
-                { "name": "People", "source": "Person", "destination": "Person",
+                { "name": "People", "source": "Person", "destination": "Person", \(policy == "People" ? "\"policy\": \"keep\"," : "")
                   "filter": "!($source.active == false) || $source.age == null",
                   "attributes": {
                     "name": "coalesce($source.name, 'nobody')",
@@ -230,7 +384,7 @@ final class PushdownTests: XCTestCase {
                   "relationships": {
                     "pets": "destinations('Pets', $source.pets)",
                     "friends": "destinations('People', $source.friends)" } },
-                { "name": "Pets", "source": "Pet", "destination": "Pet",
+                { "name": "Pets", "source": "Pet", "destination": "Pet", \(policy == "Pets" ? "\"policy\": \"keep\"," : "")
                   "filter": "$source.name != 'Fish'",
                   "attributes": { "name": "$source.name", "weight": "$source.weight", "heavy": "$source.weight >= 10.5" },
                   "relationships": { "owner": "destination('People', $source.owner)" } },

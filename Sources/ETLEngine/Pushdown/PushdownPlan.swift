@@ -16,6 +16,9 @@ import ETLPipeline
 ///   source rows, the source's link storage and M's destination rows, written into the
 ///   destination's link storage (`INSERT OR IGNORE` into a join table, `UPDATE … IS NULL`
 ///   of a key column: the same first-link-wins rule as the relate stage).
+/// - A mapping with a policy is created row by row (`CreateStage`: its closures run on
+///   the workers), and its rows are found through the associations that stage keeps; the
+///   rest of the step (other mappings, every relationship) still runs inside SQLite.
 struct PushdownPlan {
     enum Kind {
         /// Rows keep their source keys.
@@ -24,6 +27,8 @@ struct PushdownPlan {
         case nextKeys
         /// One row per distinct uniqueBy key.
         case unique
+        /// Made row by row by a policy: `work.association` maps source rows to them.
+        case rowByRow
     }
 
     struct Create {
@@ -61,7 +66,10 @@ struct PushdownPlan {
         let sql: String
     }
 
+    /// The mappings pushed down (not `rowByRow`), in order.
     let creates: [Create]
+    /// Mappings created row by row, by index, with the reason.
+    let rowByRow: [Int: String]
     /// Per mapping, its relationship statements.
     let relates: [[Relate]]
 
@@ -71,23 +79,34 @@ struct PushdownPlan {
 
     /// The step's statements, or why it cannot be pushed down.
     /// - Parameter primaryKey: the primary-key columns of a destination table, in order.
-    static func make(_ step: StepPlan, primaryKey: @escaping (String) throws -> [String]) throws -> PushdownPlan {
+    /// - Parameter policy: the registered policy a mapping names, if any.
+    static func make(_ step: StepPlan, policy: (MappingPlan) -> Policy?,
+                     primaryKey: @escaping (String) throws -> [String]) throws -> PushdownPlan {
         var kinds: [Kind] = []
+        var rowByRow: [Int: String] = [:]
         let keeping = step.sourceKeyTargets
         for (index, mapping) in step.mappings.enumerated() {
             let name = "mapping \(mapping.name)"
-            if mapping.policy != nil { throw NotPushable(reason: "\(name) has a policy") }
             if mapping.forEach != nil { throw NotPushable(reason: "\(name) has a forEach") }
+            if let policyName = mapping.policy {
+                // Declared links of the policy's rows are found through its associations; links
+                // a relate hook computes are not, so such a step runs row by row as a whole.
+                guard let policy = policy(mapping) else { throw NotPushable(reason: "\(name) names the unregistered policy \(policyName)") }
+                if policy.relate != nil { throw NotPushable(reason: "\(name) has a policy with a relate hook") }
+                rowByRow[index] = "it has a policy"
+                kinds.append(.rowByRow)
+                continue
+            }
             kinds.append(keeping.contains(index) ? .sourceKeys : mapping.uniqueBy != nil ? .unique : .nextKeys)
         }
         let builder = StatementBuilder(step: step, kinds: kinds, primaryKey: primaryKey)
         var creates: [Create] = []
         var relates: [[Relate]] = []
         for index in step.mappings.indices {
-            creates.append(try builder.create(index))
+            if kinds[index] != .rowByRow { creates.append(try builder.create(index)) }
             relates.append(try builder.relates(index))
         }
-        return PushdownPlan(creates: creates, relates: relates)
+        return PushdownPlan(creates: creates, rowByRow: rowByRow, relates: relates)
     }
 }
 
@@ -188,6 +207,8 @@ private struct StatementBuilder {
             let nullKey = excluded ? nil : "SELECT 1 FROM \(rows) WHERE " + (passing + ["\(unique) IS NULL"]).joined(separator: " AND ") + " LIMIT 1"
             return .init(mapping: index, kind: .unique, table: destination.name, count: count, passed: passed,
                          bound: bound, insert: insert, fillKeys: fill, nullKey: nullKey)
+        case .rowByRow:
+            preconditionFailure("mapping \(mapping.name) is created row by row")
         }
     }
 
@@ -227,6 +248,11 @@ private struct StatementBuilder {
             return (joins, "\(u).destination", conditions)
         case .nextKeys:
             throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
+        case .rowByRow:
+            // Every row the policy made of the mapping's own entity from that source row, as
+            // destinations() looks them up (`relates` allows nothing else).
+            let a = "\(prefix)a"
+            return (["CROSS JOIN work.association \(a) ON \(a).mapping = \(mapping.targets[0]) AND \(a).source = \(alias)"], "\(a).destination", [])
         }
     }
 
@@ -242,12 +268,18 @@ private struct StatementBuilder {
         for assignment in mapping.relationships {
             let relationship = assignment.relationship
             let what = "the relationship \(mapping.destinationEntity).\(relationship.name) in mapping \(mapping.name)"
-            guard case .destinations(let targetName, let argument, _)? = assignment.expression.form,
+            guard case .destinations(let targetName, let argument, let many)? = assignment.expression.form,
                   let target = step.mappings.firstIndex(where: { $0.name == targetName }),
                   case .path(let path, _) = argument, path.root == .source, path.segments.count <= 1 else {
                 throw NotPushable(reason: "\(what) is not destination(s)('Mapping', $source) or ($source.relationship)")
             }
             let storage = layout.storage(ofRelationship: relationship.name, entity: mapping.destinationEntity)
+            if kinds[target] == .rowByRow {
+                // A policy may make several rows of one source row: destination() fails the row
+                // then, and a key column holds one; only sets of links are written alike in SQL.
+                if case .foreignKey = storage { throw NotPushable(reason: "\(what) is a to-one to the rows of mapping \(targetName), which a policy makes") }
+                if !many { throw NotPushable(reason: "\(what) uses destination() on the rows of mapping \(targetName), which a policy makes") }
+            }
             // Two relationships of one mapping on one storage would be linked in another order.
             if storages.contains(storage) { throw NotPushable(reason: "\(what) shares its storage with another relationship of the mapping") }
             storages.append(storage)
@@ -257,7 +289,8 @@ private struct StatementBuilder {
             // the order of the destination's key wherever the source allows.
             var from = "src.\(q(ownerTable.name)) a"
             var joins: [String] = []
-            var conditions = try passing(index, alias: "a")
+            // A policy's rows have an association exactly when their source row passed.
+            var conditions = kinds[index] == .rowByRow ? [] : try passing(index, alias: "a")
             var ownerSourceKey = ownerKeyColumn
             let argumentRow: String
             var singleValued = true
@@ -293,6 +326,11 @@ private struct StatementBuilder {
                 joins += owner.joins
                 conditions += owner.conditions
                 ownerKey = owner.key
+            case .rowByRow:
+                // The policy's own rows (not those of the entities it creates besides), as the
+                // relate stage reads them.
+                joins.append("CROSS JOIN work.association o ON o.mapping = \(mapping.targets[0]) AND o.source = \(ownerSourceKey)")
+                ownerKey = "o.destination"
             case .nextKeys:
                 throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
             }
@@ -318,7 +356,7 @@ private struct StatementBuilder {
                     guard singleValued else { throw NotPushable(reason: "\(what) is a to-one given a to-many path") }
                     let key = layout.table(of: mapping.destinationEntity).keyColumn
                     // One value per destination row: the first source row's (lowest key) when several made it.
-                    let pairs = kinds[index] == .unique
+                    let pairs = kinds[index] == .unique || kinds[index] == .rowByRow
                         ? "SELECT \(ownerKey) AS o, \(targetKey) AS t, min(\(ownerKeyColumn)) \(rows) GROUP BY 1"
                         : "SELECT \(ownerKey) AS o, \(targetKey) AS t \(rows)"
                     return "UPDATE main.\(q(table)) SET \(q(column)) = x.t FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.o AND main.\(q(table)).\(q(column)) IS NULL"

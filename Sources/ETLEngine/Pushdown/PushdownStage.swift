@@ -12,7 +12,8 @@ import ETLPipeline
 ///   whose key is the number of statements done.
 ///
 /// A stop request interrupts the statement running (SQLite's progress handler), which
-/// rolls back to the last checkpoint.
+/// rolls back to the last checkpoint. A mapping with a policy is created by `CreateStage`
+/// in its turn, with that stage's chunks and checkpoints.
 struct PushdownStage {
     let context: StepContext
     let plan: PushdownPlan
@@ -26,7 +27,7 @@ struct PushdownStage {
         let db = context.destination
         let plan: PushdownPlan
         do {
-            plan = try PushdownPlan.make(context.plan) { table in
+            plan = try PushdownPlan.make(context.plan, policy: context.policy(of:)) { table in
                 try db.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
                     if case .text(let name) = row[0] { return name }
                     return ""
@@ -67,18 +68,27 @@ struct PushdownStage {
     }
 
     func run() throws {
+        for index in context.plan.mappings.indices where !context.isDone(.create, mapping: index) {
+            if let create = plan.creates.first(where: { $0.mapping == index }) {
+                try inSQLite { try self.create(create) }
+            } else {
+                try CreateStage(context: context, index: index).run()
+            }
+        }
+        for index in plan.relates.indices where !plan.relates[index].isEmpty && !context.isDone(.relate, mapping: index) {
+            try inSQLite { try relate(index) }
+        }
+        try Self.detach(context.destination)
+    }
+
+    /// Runs pushed statements: a stop request interrupts them, and their errors are worded.
+    private func inSQLite(_ body: () throws -> Void) throws {
         let db = context.destination
         let cancellation = context.cancellation
         db.onProgress(every: 20_000) { cancellation?.isCancelled ?? false }
         defer { db.onProgress(every: 0, nil) }
         do {
-            for create in plan.creates where !context.isDone(.create, mapping: create.mapping) {
-                try self.create(create)
-            }
-            for index in plan.relates.indices where !plan.relates[index].isEmpty && !context.isDone(.relate, mapping: index) {
-                try relate(index)
-            }
-            try Self.detach(db)
+            try body()
         } catch let error as StoreError {
             throw translate(error)
         }
@@ -165,6 +175,8 @@ struct PushdownStage {
             context.counters[index].written += written
             done = total
             try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [.max], done: done, total: total))
+        case .rowByRow:
+            preconditionFailure("mapping \(mapping.name) is created by CreateStage")
         }
         context.counters[index].seconds += Date().timeIntervalSince(started)
         context.event(.finished, .create, mapping: mapping.name, done: done, total: total)
