@@ -13,6 +13,18 @@ import ETLModel
 public struct ETLCommand: ParsableCommand {
     public init() {}
 
+    // The version is a flag of `etl` itself, not ArgumentParser's `version:`: that one
+    // makes any argument error of a subcommand print the version and exit 0 whenever
+    // "--version" appears in the arguments, so `etl sample books --version 1 --output x`
+    // (an option of the same name, and a typo) exited 0 without writing a store.
+    @Flag(help: "Show the version.")
+    var version = false
+
+    public mutating func run() throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print(ETLVersion.current)
+    }
+
     public static let configuration = CommandConfiguration(
         commandName: "etl",
         abstract: "Upgrade SQLite stores offline: extract, transform, load, relate, validate, replace.",
@@ -34,7 +46,6 @@ public struct ETLCommand: ParsableCommand {
               2  bad usage or a bad pipeline or model file; nothing was read
               3  etl batch: some stores failed (each with its reason); the others are done
             """,
-        version: ETLVersion.current,
         subcommands: [RunCommand.self, BatchCommand.self, StatusCommand.self, InspectCommand.self, RejectsCommand.self, SampleCommand.self])
 
     /// Runs the command line with these policies and expression functions available to

@@ -109,11 +109,22 @@ final class CommandLineTests: XCTestCase {
     func testBadUsageExitsTwo() throws {
         for arguments in [["run", pipeline, "--backup", "--force"], ["run", pipeline, "--bogus"], ["run"],
                           ["run", pipeline, "--chunk-size", "0"], ["sample", "books", "--version", "2", "--out", "x.sqlite"],
-                          ["sample", "cars", "--out", "x.sqlite"]] {
+                          ["sample", "cars", "--out", "x.sqlite"],
+                          // An unknown option beside sample's own --version: an error, not the version.
+                          ["sample", "books", "--version", "1", "--output", "x.sqlite"]] {
             let result = try run(arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             XCTAssertFalse(result.stderr.isEmpty)
         }
+    }
+
+    func testVersionIsPrintedByEtlItself() throws {
+        let version = try run(["--version"])
+        XCTAssertEqual(version.status, 0, version.stderr)
+        XCTAssertEqual(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines), ETLVersion.current)
+        let bare = try run([])
+        XCTAssertEqual(bare.status, 0, bare.stderr)
+        XCTAssertTrue(bare.stdout.contains("SUBCOMMANDS"), bare.stdout)
     }
 
     func testTheExampleProgramIsEtlWithItsPolicy() throws {
