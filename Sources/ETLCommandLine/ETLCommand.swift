@@ -13,18 +13,6 @@ import ETLModel
 public struct ETLCommand: ParsableCommand {
     public init() {}
 
-    // The version is a flag of `etl` itself, not ArgumentParser's `version:`: that one
-    // makes any argument error of a subcommand print the version and exit 0 whenever
-    // "--version" appears in the arguments, so `etl sample books --version 1 --output x`
-    // (an option of the same name, and a typo) exited 0 without writing a store.
-    @Flag(help: "Show the version.")
-    var version = false
-
-    public mutating func run() throws {
-        guard version else { throw CleanExit.helpRequest(self) }
-        print(ETLVersion.current)
-    }
-
     public static let configuration = CommandConfiguration(
         commandName: "etl",
         abstract: "Upgrade SQLite stores offline: extract, transform, load, relate, validate, replace.",
@@ -57,6 +45,15 @@ public struct ETLCommand: ParsableCommand {
     }
 
     public static func main() {
+        // `etl --version`, answered before parsing. Not ArgumentParser's `version:`: with
+        // it, any argument error of a subcommand prints the version and exits 0 whenever
+        // "--version" is among the arguments, so `etl sample books --version 1 --output x`
+        // (sample's own option, and a typo) exited 0 without writing a store. Nor a flag of
+        // the root command: its flags are parsed after a subcommand too, taking sample's.
+        if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
+            print(ETLVersion.current)
+            return
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

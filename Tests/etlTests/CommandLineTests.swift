@@ -65,7 +65,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testSampleThenRunPrintsProgressAndSummary() throws {
-        let sample = try etl("sample", "books", "--rows", "300", "--seed", "2", "--out", "v1.sqlite")
+        let sample = try etl("sample", "books", "--version", "1", "--rows", "300", "--seed", "2", "--out", "v1.sqlite")
         XCTAssertEqual(sample.status, 0, sample.stderr)
         XCTAssertTrue(sample.stdout.contains("300 books, 15 users"), sample.stdout)
 
