@@ -205,11 +205,12 @@ public struct Engine {
             if options.pushdown {
                 let (stage, reason) = try PushdownStage.prepare(context)
                 if let stage {
-                    try stage.run()
+                    let byKey = try stage.run()
                     pushedDown = true
                     rowByRow = Set(stage.plan.rowByRow.keys)
                     for (index, why) in stage.plan.rowByRow.sorted(by: { $0.key < $1.key }) {
-                        run.notes.append("step \(step.name): mapping \(step.mappings[index].name) was created row by row (\(why)); the rest of the step ran inside SQLite")
+                        let found = byKey.contains(index) ? ", finding its rows by key (each has its source row's key)" : ""
+                        run.notes.append("step \(step.name): mapping \(step.mappings[index].name) was created row by row (\(why)); the rest of the step ran inside SQLite\(found)")
                     }
                 } else if let reason {
                     run.notes.append("step \(step.name) ran row by row, not inside SQLite: \(reason)")

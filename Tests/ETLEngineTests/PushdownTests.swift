@@ -197,6 +197,42 @@ final class PushdownTests: XCTestCase {
         XCTAssertGreaterThan(try db.scalarInt("SELECT count(*) FROM Book_users"), 0)
     }
 
+    /// A policy that makes one row of every source row (Books from a store with keys 1…n,
+    /// all kept): its rows have their source rows' keys, so their links are found by key,
+    /// with the same store as row by row. One book dropped and the rows are found through
+    /// the associations again.
+    static let upperTitles = Policy(create: { book, output in
+        output.rows[0].values["title"] = book.string("title").map { .string($0.uppercased()) } ?? .null
+    })
+
+    func testAPolicysRowsUnderTheirSourceKeysAreLinkedByKey() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 700, seed: 4, to: source)
+        let pipeline = try booksPolicyPipeline(relationships: """
+            "users": "destinations('Users', $source.users)", "authors": "destinations('Authors', $source)"
+            """)
+        let (pushed, _) = try runBoth(pipeline, ["books": Self.upperTitles], source: source)
+        XCTAssertEqual(pushed.notes, ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite, finding its rows by key (each has its source row's key)"])
+        let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book"), 700)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book WHERE title != upper(title)"), 0)
+        XCTAssertGreaterThan(try db.scalarInt("SELECT count(*) FROM Author_books"), 600)
+        XCTAssertGreaterThan(try db.scalarInt("SELECT count(*) FROM Book_users"), 700)
+
+        // The last book dropped: the others still have their source keys, but not every
+        // source row made a row.
+        for name in ["pushed.sqlite", "rows.sqlite"] { try FileManager.default.removeItem(atPath: folder.path(name)) }
+        let dropLast = Policy(create: { book, output in
+            if book.key == 700 { return output.removeAll() }
+            output.rows[0].values["title"] = book.string("title").map { .string($0.uppercased()) } ?? .null
+        })
+        let (dropped, _) = try runBoth(pipeline, ["books": dropLast], source: source)
+        XCTAssertEqual(dropped.notes, ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite"])
+        let after = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try after.scalarInt("SELECT count(*) FROM Book"), 699)
+        XCTAssertGreaterThan(try after.scalarInt("SELECT count(*) FROM Book_users"), 700)
+    }
+
     /// What SQL would not write alike keeps the whole step row by row, and says why.
     func testAPolicyWithARelateHookOrAToOneToItsRowsKeepsTheStepRowByRow() throws {
         let source = folder.path("v1.sqlite")
@@ -252,28 +288,31 @@ final class PushdownTests: XCTestCase {
         let pipeline = try booksPolicyPipeline(relationships: """
             "users": "destinations('Users', $source.users)", "authors": "destinations('Authors', $source)"
             """)
-        for (stage, mapping) in [(Stage.create, "Books"), (Stage.relate, "Users")] {
-            let cancellation = Cancellation()
-            var migration = Migration(pipeline: pipeline, policies: ["books": Self.booksPolicy])
-            migration.source = source
-            migration.destination = folder.path("out.sqlite")
-            migration.replace = .force
-            migration.chunkSize = 7
-            migration.cancellation = cancellation
-            var stopped = false
-            XCTAssertThrowsError(try migration.run { event in
-                if event.stage == stage && event.mapping == mapping && event.kind == .advanced { stopped = true; cancellation.cancel() }
-            }) { error in
-                guard case MigrationError.interrupted = error else { return XCTFail("\(error)") }
+        // (Books linked through their associations, then by key.)
+        for policy in [Self.booksPolicy, Self.upperTitles] {
+            for (stage, mapping) in [(Stage.create, "Books"), (Stage.relate, "Users")] {
+                let cancellation = Cancellation()
+                var migration = Migration(pipeline: pipeline, policies: ["books": policy])
+                migration.source = source
+                migration.destination = folder.path("out.sqlite")
+                migration.replace = .force
+                migration.chunkSize = 7
+                migration.cancellation = cancellation
+                var stopped = false
+                XCTAssertThrowsError(try migration.run { event in
+                    if event.stage == stage && event.mapping == mapping && event.kind == .advanced { stopped = true; cancellation.cancel() }
+                }) { error in
+                    guard case MigrationError.interrupted = error else { return XCTFail("\(error)") }
+                }
+                XCTAssertTrue(stopped, "stopped in \(stage) \(mapping)")
+                migration.cancellation = nil
+                let resumed = try migration.run()
+                XCTAssertNotNil(resumed.resumed)
+                var straight = migration
+                straight.destination = folder.path("straight.sqlite")
+                _ = try straight.run()
+                try assertSameStore(folder.path("out.sqlite"), folder.path("straight.sqlite"))
             }
-            XCTAssertTrue(stopped, "stopped in \(stage) \(mapping)")
-            migration.cancellation = nil
-            let resumed = try migration.run()
-            XCTAssertNotNil(resumed.resumed)
-            var straight = migration
-            straight.destination = folder.path("straight.sqlite")
-            _ = try straight.run()
-            try assertSameStore(folder.path("out.sqlite"), folder.path("straight.sqlite"))
         }
     }
 

@@ -19,6 +19,9 @@ import ETLPipeline
 /// - A mapping with a policy is created row by row (`CreateStage`: its closures run on
 ///   the workers), and its rows are found through the associations that stage keeps; the
 ///   rest of the step (other mappings, every relationship) still runs inside SQLite.
+///   When every source row made exactly one row under its own key (`keptRows`, checked
+///   once the rows exist), they are found by key instead, as those of a mapping that
+///   keeps source keys by rule: no join through the associations.
 struct PushdownPlan {
     enum Kind {
         /// Rows keep their source keys.
@@ -80,7 +83,10 @@ struct PushdownPlan {
     /// The step's statements, or why it cannot be pushed down.
     /// - Parameter primaryKey: the primary-key columns of a destination table, in order.
     /// - Parameter policy: the registered policy a mapping names, if any.
-    static func make(_ step: StepPlan, policy: (MappingPlan) -> Policy?,
+    /// - Parameter keptRows: mappings made by a policy in which every source row (of the
+    ///   source entity) made exactly one row of the mapping's table, under the source
+    ///   row's key, and the table has no other rows.
+    static func make(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<Int> = [],
                      primaryKey: @escaping (String) throws -> [String]) throws -> PushdownPlan {
         var kinds: [Kind] = []
         var rowByRow: [Int: String] = [:]
@@ -99,7 +105,9 @@ struct PushdownPlan {
             }
             kinds.append(keeping.contains(index) ? .sourceKeys : mapping.uniqueBy != nil ? .unique : .nextKeys)
         }
-        let builder = StatementBuilder(step: step, kinds: kinds, primaryKey: primaryKey)
+        // Those rows are linked like rows that keep their source keys by rule, every source row passing.
+        let linking = kinds.indices.map { keptRows.contains($0) && kinds[$0] == .rowByRow ? Kind.sourceKeys : kinds[$0] }
+        let builder = StatementBuilder(step: step, kinds: linking, everyRow: keptRows, primaryKey: primaryKey)
         var creates: [Create] = []
         var relates: [[Relate]] = []
         for index in step.mappings.indices {
@@ -114,6 +122,8 @@ struct PushdownPlan {
 private struct StatementBuilder {
     let step: StepPlan
     let kinds: [PushdownPlan.Kind]
+    /// Mappings whose every source row made a row (`keptRows`): their filter is passed.
+    let everyRow: Set<Int>
     let primaryKey: (String) throws -> [String]
     let q = Database.quote
 
@@ -137,6 +147,7 @@ private struct StatementBuilder {
     func passing(_ index: Int, alias: String) throws(NotPushable) -> [String] {
         let (translator, table) = source(index, alias: alias)
         let mapping = step.mappings[index]
+        if everyRow.contains(index) { return [table.condition(alias: alias)].compactMap { $0 } }
         return [table.condition(alias: alias), try translate(mapping.filter, translator, "the filter of mapping \(mapping.name)")].compactMap { $0 }
     }
 

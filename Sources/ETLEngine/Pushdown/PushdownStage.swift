@@ -27,12 +27,7 @@ struct PushdownStage {
         let db = context.destination
         let plan: PushdownPlan
         do {
-            plan = try PushdownPlan.make(context.plan, policy: context.policy(of:)) { table in
-                try db.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
-                    if case .text(let name) = row[0] { return name }
-                    return ""
-                }
-            }
+            plan = try makePlan(context)
         } catch let error as PushdownPlan.NotPushable {
             return (nil, error.reason)
         }
@@ -55,6 +50,16 @@ struct PushdownStage {
         return (PushdownStage(context: context, plan: plan), nil)
     }
 
+    /// The step's plan; `keptRows`: see `PushdownPlan.make`.
+    private static func makePlan(_ context: StepContext, keptRows: Set<Int> = []) throws -> PushdownPlan {
+        try PushdownPlan.make(context.plan, policy: context.policy(of:), keptRows: keptRows) { table in
+            try context.destination.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
+                if case .text(let name) = row[0] { return name }
+                return ""
+            }
+        }
+    }
+
     static func detach(_ db: Database) throws {
         try db.execute("PRAGMA main.cache_size = -4096; PRAGMA work.cache_size = -4096")
         try db.execute("DETACH DATABASE src")
@@ -67,7 +72,10 @@ struct PushdownStage {
         return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?mode=ro"
     }
 
-    func run() throws {
+    /// Runs the step. Returns the mappings made by a policy whose rows were then found by
+    /// key (`keptSourceKeys`).
+    @discardableResult
+    func run() throws -> Set<Int> {
         for index in context.plan.mappings.indices where !context.isDone(.create, mapping: index) {
             if let create = plan.creates.first(where: { $0.mapping == index }) {
                 try inSQLite { try self.create(create) }
@@ -75,10 +83,35 @@ struct PushdownStage {
                 try CreateStage(context: context, index: index).run()
             }
         }
-        for index in plan.relates.indices where !plan.relates[index].isEmpty && !context.isDone(.relate, mapping: index) {
-            try inSQLite { try relate(index) }
+        // Decided from the rows made, so a resumed run decides alike; both plans have the
+        // same statements in the same order, so a checkpoint's count of them holds for either.
+        let kept = try Set(plan.rowByRow.keys.filter(keptSourceKeys))
+        let relates = kept.isEmpty ? plan.relates : try Self.makePlan(context, keptRows: kept).relates
+        for index in relates.indices where !relates[index].isEmpty && !context.isDone(.relate, mapping: index) {
+            try inSQLite { try relate(index, statements: relates[index]) }
         }
         try Self.detach(context.destination)
+        return kept
+    }
+
+    /// Whether every source row of policy mapping `index` made exactly one row, under its
+    /// own key, in a table no other target writes and that holds no other rows. (Rows made
+    /// by a policy get the next free keys; from a source with keys 1…n, all of whose rows
+    /// pass, those are the source keys.) Then links to and from those rows need no join
+    /// through the associations.
+    private func keptSourceKeys(_ index: Int) throws -> Bool {
+        let step = context.plan
+        let db = context.destination
+        let mapping = step.mappings[index]
+        let table = step.destinationLayout.table(of: mapping.destinationEntity)
+        guard step.targets.filter({ step.destinationLayout.table(of: $0.entity).name == table.name }).count == 1 else { return false }
+        let source = step.sourceLayout.table(of: mapping.sourceEntity)
+        let all = source.condition(alias: "s").map { " WHERE \($0)" } ?? ""
+        let sourceRows = try db.scalarInt("SELECT count(*) FROM src.\(Database.quote(source.name)) s\(all)")
+        let rows = try db.scalarInt("SELECT count(*) FROM main.\(Database.quote(table.name))")
+        let associations = try db.rows("SELECT count(*), total(destination IS NOT source) FROM work.association WHERE mapping = \(mapping.targets[0])")[0]
+        guard case .integer(let made) = associations[0], case .real(let moved) = associations[1] else { return false }
+        return made == sourceRows && rows == sourceRows && moved == 0
     }
 
     /// Runs pushed statements: a stop request interrupts them, and their errors are worded.
@@ -182,12 +215,11 @@ struct PushdownStage {
         context.event(.finished, .create, mapping: mapping.name, done: done, total: total)
     }
 
-    private func relate(_ index: Int) throws {
+    private func relate(_ index: Int, statements: [PushdownPlan.Relate]) throws {
         let started = Date()
         let db = context.destination
         let step = context.plan
         let mapping = step.mappings[index]
-        let statements = plan.relates[index]
         let resume = context.resumePoint(.relate, mapping: index)
         var done = resume?.key.count == 1 ? Int(resume!.key[0]) : 0
         context.event(.started, .relate, mapping: mapping.name, done: done, total: statements.count)
