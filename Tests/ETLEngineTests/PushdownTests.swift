@@ -156,6 +156,16 @@ final class PushdownTests: XCTestCase {
             """)
     }
 
+    /// 700 books and the policy pipeline with both of Books' relationships.
+    func booksPolicyStep() throws -> (source: String, pipeline: String) {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 700, seed: 4, to: source)
+        let pipeline = try booksPolicyPipeline(relationships: """
+            "users": "destinations('Users', $source.users)", "authors": "destinations('Authors', $source)"
+            """)
+        return (source, pipeline)
+    }
+
     func runBoth(_ pipeline: String, _ policies: [String: Policy], source: String) throws -> (pushed: RunSummary, rows: RunSummary) {
         var summaries: [RunSummary] = []
         for pushdown in [true, false] {
@@ -179,11 +189,7 @@ final class PushdownTests: XCTestCase {
     /// Only the policy's mapping is made row by row; its links (from its associations) and
     /// the links to its rows (Users.books) are written inside SQLite, with the same result.
     func testAPolicyMappingIsMadeRowByRowAndTheRestOfTheStepInsideSQLite() throws {
-        let source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 700, seed: 4, to: source)
-        let pipeline = try booksPolicyPipeline(relationships: """
-            "users": "destinations('Users', $source.users)", "authors": "destinations('Authors', $source)"
-            """)
+        let (source, pipeline) = try booksPolicyStep()
         let (pushed, _) = try runBoth(pipeline, ["books": Self.booksPolicy], source: source)
         XCTAssertEqual(pushed.notes, ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite"])
         let books = pushed.mappings[1]
@@ -197,20 +203,16 @@ final class PushdownTests: XCTestCase {
         XCTAssertGreaterThan(try db.scalarInt("SELECT count(*) FROM Book_users"), 0)
     }
 
-    /// A policy that makes one row of every source row (Books from a store with keys 1…n,
-    /// all kept): its rows have their source rows' keys, so their links are found by key,
-    /// with the same store as row by row. One book dropped and the rows are found through
-    /// the associations again.
     static let upperTitles = Policy(create: { book, output in
         output.rows[0].values["title"] = book.string("title").map { .string($0.uppercased()) } ?? .null
     })
 
+    /// A policy that makes one row of every source row (Books from a store with keys 1…n,
+    /// all kept): its rows have their source rows' keys, so their links are found by key,
+    /// with the same store as row by row. One book dropped and the rows are found through
+    /// the associations again.
     func testAPolicysRowsUnderTheirSourceKeysAreLinkedByKey() throws {
-        let source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 700, seed: 4, to: source)
-        let pipeline = try booksPolicyPipeline(relationships: """
-            "users": "destinations('Users', $source.users)", "authors": "destinations('Authors', $source)"
-            """)
+        let (source, pipeline) = try booksPolicyStep()
         let (pushed, _) = try runBoth(pipeline, ["books": Self.upperTitles], source: source)
         XCTAssertEqual(pushed.notes, ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite, finding its rows by key (each has its source row's key)"])
         let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
@@ -283,11 +285,7 @@ final class PushdownTests: XCTestCase {
     /// A stop inside the policy's rows and one inside the links: both resume to the store of
     /// a run that never stopped.
     func testAStepWithAPolicyResumesInsideEitherPart() throws {
-        let source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 700, seed: 4, to: source)
-        let pipeline = try booksPolicyPipeline(relationships: """
-            "users": "destinations('Users', $source.users)", "authors": "destinations('Authors', $source)"
-            """)
+        let (source, pipeline) = try booksPolicyStep()
         // (Books linked through their associations, then by key.)
         for policy in [Self.booksPolicy, Self.upperTitles] {
             for (stage, mapping) in [(Stage.create, "Books"), (Stage.relate, "Users")] {

@@ -104,7 +104,7 @@ struct PushdownStage {
         let db = context.destination
         let mapping = step.mappings[index]
         let table = step.destinationLayout.table(of: mapping.destinationEntity)
-        guard step.targets.filter({ step.destinationLayout.table(of: $0.entity).name == table.name }).count == 1 else { return false }
+        guard step.writersByTable[table.name] == 1 else { return false }
         let source = step.sourceLayout.table(of: mapping.sourceEntity)
         let all = source.condition(alias: "s").map { " WHERE \($0)" } ?? ""
         let sourceRows = try db.scalarInt("SELECT count(*) FROM src.\(Database.quote(source.name)) s\(all)")

@@ -9,10 +9,7 @@ extension StepPlan {
     /// join table instead of translating every key (and a row keeps its identity from
     /// version to version). Both engines follow this rule, so they write the same store.
     public var sourceKeyTargets: Set<Int> {
-        var writers: [String: Int] = [:]
-        for target in targets {
-            writers[destinationLayout.table(of: target.entity).name, default: 0] += 1
-        }
+        let writers = writersByTable
         var result = Set<Int>()
         for (index, target) in targets.enumerated() {
             let mapping = mappings[target.mapping]
@@ -22,5 +19,14 @@ extension StepPlan {
             }
         }
         return result
+    }
+
+    /// How many of the step's targets write each destination table.
+    public var writersByTable: [String: Int] {
+        var writers: [String: Int] = [:]
+        for target in targets {
+            writers[destinationLayout.table(of: target.entity).name, default: 0] += 1
+        }
+        return writers
     }
 }
