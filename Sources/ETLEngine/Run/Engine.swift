@@ -25,6 +25,9 @@ public struct RunOptions: Sendable {
     public var lockTimeout: Int32 = 5_000
     /// Source rows that may be rejected (kept in the reject file) before the run fails.
     public var maxRejects = 0
+    /// Runs on each step's finished destination just before it is validated: for tests
+    /// that damage a store to prove validation catches it, whichever executor built it.
+    public var beforeValidation: (@Sendable (Database) throws -> Void)?
 
     public init(chunkSize: Int, workers: Int, replace: ReplacePolicy = .refuse) {
         self.chunkSize = chunkSize
@@ -200,37 +203,16 @@ public struct Engine {
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
         do {
-            var pushedDown = false
-            var rowByRow = Set<Int>()
-            if options.pushdown {
-                let (stage, reason) = try PushdownStage.prepare(context)
-                if let stage {
-                    let byKey = try stage.run()
-                    pushedDown = true
-                    rowByRow = Set(stage.plan.rowByRow.keys)
-                    for (index, why) in stage.plan.rowByRow.sorted(by: { $0.key < $1.key }) {
-                        let found = byKey.contains(index) ? ", finding its rows by key (each has its source row's key)" : ""
-                        run.notes.append("step \(step.name): mapping \(step.mappings[index].name) was created row by row (\(why)); the rest of the step ran inside SQLite\(found)")
-                    }
-                } else if let reason {
-                    run.notes.append("step \(step.name) ran row by row, not inside SQLite: \(reason)")
-                }
-            }
-            if !pushedDown {
-                for index in step.mappings.indices {
-                    try CreateStage(context: context, index: index).run()
-                }
-                for index in step.mappings.indices {
-                    try RelateStage(context: context, index: index).run()
-                }
-            }
+            let execution = try stepExecutor(for: context, pushdown: options.pushdown).execute()
+            run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: 0, key: [], done: 0, total: 3), durable: false)
             try db.transaction {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }
             try step.destinationLayout.finish(db)
-            try ValidateStage(context: context, pushedDown: pushedDown, rowByRow: rowByRow).run()
+            try options.beforeValidation?(db)
+            try ValidateStage(context: context, associationsKept: execution.associationsKept).run()
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)

@@ -4,15 +4,15 @@ import ETLPipeline
 
 /// Checks the store a step built before anything uses it. Every problem is listed with
 /// the entity, attribute or relationship and up to five row keys.
+///
+/// The checks do not depend on how the step ran (`StepExecutor`): row counts, required
+/// values, every link and SQLite's foreign-key and quick checks run on a store built
+/// inside SQLite exactly as on one built row by row. Only the associations' own
+/// bookkeeping is counted where associations were kept.
 struct ValidateStage {
     let context: StepContext
-    /// The step ran inside SQLite: it kept no associations to count, and every link it
-    /// wrote joined the destination rows at both ends (see `PushdownPlan`), so those
-    /// checks are left out.
-    var pushedDown = false
-    /// Mappings of a pushed-down step that were created row by row all the same (a
-    /// policy's): they kept their associations, which are counted.
-    var rowByRow = Set<Int>()
+    /// Mappings whose rows were recorded in `work.association` (see `StepExecution`).
+    let associationsKept: Set<Int>
 
     /// The expression type that reads a raw SQLite value as itself.
     static func type(of value: SQLValue) -> ExprType {
@@ -38,7 +38,7 @@ struct ValidateStage {
         var madeBy: [String: [Int]] = [:]
         for (index, target) in plan.targets.enumerated() {
             madeBy[target.entity, default: []].append(index)
-            guard !pushedDown || rowByRow.contains(target.mapping) else { continue }
+            guard associationsKept.contains(target.mapping) else { continue }
             let counters = context.counters[index]
             let associated = Int(try db.scalarInt("SELECT count(*) FROM work.association WHERE mapping = \(index)"))
             if associated != counters.associated {
@@ -83,7 +83,7 @@ struct ValidateStage {
         // 3. Every link points at an existing row, whatever the layout declares (Core Data
         //    declares no foreign keys), and SQLite finds the file sound.
         var checked = Set<String>()
-        for entity in plan.destinationModel.entities where !pushedDown {
+        for entity in plan.destinationModel.entities {
             for r in plan.destinationModel.relationships(of: entity.name) {
                 let target = layout.table(of: r.destination)
                 let own = layout.table(of: entity.name)
@@ -105,7 +105,7 @@ struct ValidateStage {
                 }
             }
         }
-        let dangling = pushedDown ? [] : try db.rows("SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 5")
+        let dangling = try db.rows("SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 5")
         for row in dangling {
             problems.append("a row of \(row[0].sqlLiteral) (rowid \(row[1].sqlLiteral)) points at a missing row of \(row[2].sqlLiteral)")
         }

@@ -1,0 +1,15 @@
+/// A step inside SQLite (`PushdownStage`): mappings with a policy are still created row
+/// by row, and only they keep associations.
+struct PushdownExecutor: StepExecutor {
+    let stage: PushdownStage
+
+    func execute() throws -> StepExecution {
+        let byKey = try stage.run()
+        let step = stage.context.plan
+        let notes = stage.plan.rowByRow.sorted(by: { $0.key < $1.key }).map { index, why in
+            let found = byKey.contains(index) ? ", finding its rows by key (each has its source row's key)" : ""
+            return "step \(step.name): mapping \(step.mappings[index].name) was created row by row (\(why)); the rest of the step ran inside SQLite\(found)"
+        }
+        return StepExecution(notes: notes, associationsKept: Set(stage.plan.rowByRow.keys))
+    }
+}

@@ -1,0 +1,18 @@
+/// A step row by row: every mapping's create stage (extract → transform → load), then
+/// every mapping's relate stage, each chunked and checkpointed.
+struct RowByRowExecutor: StepExecutor {
+    let context: StepContext
+    /// Why the step could not run inside SQLite; nil when push-down was turned off.
+    let reason: String?
+
+    func execute() throws -> StepExecution {
+        for index in context.plan.mappings.indices {
+            try CreateStage(context: context, index: index).run()
+        }
+        for index in context.plan.mappings.indices {
+            try RelateStage(context: context, index: index).run()
+        }
+        let notes = reason.map { ["step \(context.plan.name) ran row by row, not inside SQLite: \($0)"] } ?? []
+        return StepExecution(notes: notes, associationsKept: Set(context.plan.mappings.indices))
+    }
+}
