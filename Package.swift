@@ -41,8 +41,8 @@ let package = Package(
         .target(name: "ETLTestSupport", path: "Tests/ETLTestSupport"),
         .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore", "ETLTestSupport"]),
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
-        .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline"]),
+        .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline", "ETLTestSupport"]),
         .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "PostSectionsPolicy", "ETLTestSupport"]),
-        .testTarget(name: "etlTests", dependencies: ["ETL"]),
+        .testTarget(name: "etlTests", dependencies: ["ETL", "ETLTestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLTestSupport
 
 /// `etl batch` as a user runs it, on an archive of Core Data books stores of mixed
 /// versions (v1, v2, v3) with broken ones among them.
@@ -393,8 +394,9 @@ final class BatchCommandTests: XCTestCase {
         let archive = try makeArchive { !$0.hasPrefix("2021/") && !$0.contains("truncated") && !$0.contains("other-app") }
         let stores = archive.all
         XCTAssertEqual(stores.count, 48)
-        let seed = UInt64(Date().timeIntervalSince1970 * 1000)
-        var random = SplitMix64(seed: seed)
+        // A new seed each run, named in every failure; ETL_TEST_SEED replays one.
+        let seed = TestSeed(default: UInt64(Date().timeIntervalSince1970 * 1000), name: "testKilledBatchResumesWithoutRedoingFinishedStores")
+        var random = SplitMix64(seed: seed.value)
         let arguments = ["batch", "upgrade.json", "--stores", "archive", "--jobs", "2", "--chunk-size", "7", "--progress", "json"]
 
         let reference = try etl(arguments + ["--out", "reference"])

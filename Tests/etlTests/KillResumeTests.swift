@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLTestSupport
 
 /// kill -9 at moments spread over every stage, resume each time, and end with the same
 /// store as an uninterrupted run: invariant 3 of DESIGN.md, with a real process.
@@ -17,6 +18,15 @@ final class KillResumeTests: XCTestCase {
     }
 
     override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    /// The kill moments are random (a new seed each run, to explore); every failure names
+    /// the seed, and `ETL_TEST_SEED` replays it.
+    var seed: TestSeed?
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        let hint = seed.map { " (\($0.replayHint))" } ?? ""
+        super.recordFailure(withDescription: description + hint, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
@@ -119,7 +129,9 @@ final class KillResumeTests: XCTestCase {
         let source = path("v1.sqlite")
         try BooksSample.write(rows: rows, seed: 21, to: source)
         let common = ["run", Self.pipeline, "--source", source, "--chunk-size", String(chunkSize), "--workers", "2", "--progress", "json"] + options
-        var random = SplitMix64(seed: UInt64(Date().timeIntervalSince1970))
+        let seed = TestSeed(default: UInt64(Date().timeIntervalSince1970), name: name)
+        self.seed = seed
+        var random = SplitMix64(seed: seed.value)
 
         let reference = try run(common + ["--destination", path("reference.sqlite")], killAt: nil, random: &random)
         XCTAssertEqual(reference.status, 0, reference.stderr)
