@@ -37,8 +37,9 @@ let package = Package(
         // Benchmark (d) of Benchmarks/run.py: `etl` plus a policy doing the Books mapping's
         // attribute work in Swift (Benchmarks/pipelines/books-v1-v2-closure.json).
         .executableTarget(name: "etl-bench-closure", dependencies: ["ETL", "ETLCommandLine"], path: "Benchmarks/Closure"),
-        // What every test target needs of the shared fixtures (copy, skip or fail).
-        .target(name: "ETLTestSupport", path: "Tests/ETLTestSupport"),
+        // What every test target shares: the fixtures (copy, skip or fail), temporary folders,
+        // the `etl` process, store dumps, seeds.
+        .target(name: "ETLTestSupport", dependencies: ["ETLStore"], path: "Tests/ETLTestSupport"),
         .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore", "ETLTestSupport"]),
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline", "ETLTestSupport"]),

@@ -8,13 +8,13 @@ final class DeterminismTests: XCTestCase {
         let folder = try TemporaryFolder()
         let source = folder.path("v1.sqlite")
         try BooksSample.write(rows: 1500, seed: 9, to: source)
-        var dumps: [String] = []
+        var dumps: [[String]] = []
         for (workers, chunk) in [(1, 1000), (4, 7), (3, 64), (2, 1)] {
             let destination = folder.path("v3-\(workers)-\(chunk).sqlite")
             try migrateBooks(source: source, destination: destination, chunkSize: chunk, workers: workers)
             dumps.append(try storeDump(destination))
         }
-        XCTAssertGreaterThan(dumps[0].count, 50_000)
+        XCTAssertGreaterThan(dumps[0].count, 5_000, "dump lines")
         for other in dumps.dropFirst() {
             XCTAssertEqual(other, dumps[0])
         }

@@ -30,11 +30,7 @@ enum SharedFixtures {
 
     /// A fresh temporary folder, removed after the test.
     static func temporaryFolder(for test: XCTestCase) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("etl-coredata-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        test.addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        return folder
+        try TemporaryFolder.forTest(test, prefix: "etl-coredata")
     }
 }
 

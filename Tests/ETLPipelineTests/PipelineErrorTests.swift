@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import ETLTestSupport
 import ETLModel
 import ETLPipeline
 
@@ -169,9 +170,8 @@ final class PipelineErrorTests: XCTestCase {
 
 extension PipelineErrorTests {
     func testConfinementRefusesPathsOutsideThePipelinesFolder() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-confine-" + UUID().uuidString)
+        let folder = try TemporaryFolder.forTest(self, prefix: "etl-confine")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("models"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         func spec(_ store: String) throws -> PipelineSpec {
             try PipelineSpec.decode(Array("""
                 { "format": 1,

@@ -1,19 +1,14 @@
 import Foundation
 import XCTest
 import ETLStore
+import ETLTestSupport
 
 final class DatabaseTests: XCTestCase {
-    private var folder: URL!
+    private var temporary: TemporaryFolder!
+    private var folder: URL! { temporary?.url }
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("etl-store-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        if let folder { try? FileManager.default.removeItem(at: folder) }
-    }
+    override func setUpWithError() throws { temporary = try TemporaryFolder(prefix: "etl-store-tests") }
+    override func tearDown() { temporary = nil }
 
     private func path(_ name: String) -> String {
         folder.appendingPathComponent(name).path

@@ -3,38 +3,21 @@ import XCTest
 import ETLStore
 import ETLTestSupport
 
-/// The shared fixtures beside the repository (`../shared/fixtures` from the package root).
-///
-/// Tests never open a file in shared/ itself, not even read-only: `copy` puts a private,
-/// writable copy in a fresh temporary folder and returns it.
-enum Fixtures {
-    static var root: URL { FixtureSet.root }
-
-    /// Copies `relativePath` (below `shared/fixtures`, e.g. "coredata-rename-chain/Example_v1.0.0.sqlite")
-    /// into a new temporary folder and returns the copy (skipped, or failed under
-    /// `ETL_REQUIRE_FIXTURES=1`, when the fixtures are missing).
-    static func copy(_ relativePath: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-fixture-\(UUID().uuidString)", isDirectory: true)
-        return try FixtureSet.copy(relativePath, into: folder, file: file, line: line)
-    }
-}
-
 /// The real Core Data stores of `shared/fixtures/coredata-rename-chain`, read through `Database`.
 final class FixtureStoreTests: XCTestCase {
     static let versions = ["1.0.0", "1.1.0", "1.1.2", "1.2.0", "2.0.0"]
 
     /// A private copy of one store of the rename chain, removed after the test.
     private func store(_ version: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        let copy = try Fixtures.copy("coredata-rename-chain/Example_v\(version).sqlite", file: file, line: line)
-        addTeardownBlock { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        return copy
+        try FixtureSet.copy("coredata-rename-chain/Example_v\(version).sqlite", into: TemporaryFolder.forTest(self, prefix: "etl-fixture"),
+                            file: file, line: line)
     }
 
     func testFixtureCopiesLiveOutsideShared() throws {
         let copy = try store("1.0.0")
-        XCTAssertFalse(copy.standardizedFileURL.path.hasPrefix(Fixtures.root.path), copy.path)
+        XCTAssertFalse(copy.standardizedFileURL.path.hasPrefix(FixtureSet.root.path), copy.path)
         XCTAssertTrue(FileManager.default.isWritableFile(atPath: copy.path))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: Fixtures.root.appendingPathComponent("coredata-rename-chain/Example_v1.0.0.sqlite").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: FixtureSet.root.appendingPathComponent("coredata-rename-chain/Example_v1.0.0.sqlite").path))
     }
 
     func testEachStoreOpensReadOnlyWithCoreDataTables() throws {

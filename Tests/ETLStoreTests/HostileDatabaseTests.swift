@@ -1,21 +1,16 @@
 import Foundation
 import XCTest
 import ETLStore
+import ETLTestSupport
 
 /// A hardened connection (`Database(path:mode:hardened: true)`, `harden()`): what a file
 /// nobody vouches for can no longer make SQLite do.
 final class HostileDatabaseTests: XCTestCase {
-    private var folder: URL!
+    private var temporary: TemporaryFolder!
+    private var folder: URL! { temporary?.url }
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("etl-hostile-db-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        if let folder { try? FileManager.default.removeItem(at: folder) }
-    }
+    override func setUpWithError() throws { temporary = try TemporaryFolder(prefix: "etl-hostile-db") }
+    override func tearDown() { temporary = nil }
 
     private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 

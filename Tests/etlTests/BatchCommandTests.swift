@@ -6,20 +6,14 @@ import ETLTestSupport
 /// `etl batch` as a user runs it, on an archive of Core Data books stores of mixed
 /// versions (v1, v2, v3) with broken ones among them.
 final class BatchCommandTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static var executable: URL { Bundle.main.bundleURL.appendingPathComponent("etl") }
+    static var root: URL { repositoryRoot }
     static var bundle: String { root.appendingPathComponent("pipelines/models/Books.xcdatamodeld").path }
 
-    var folder: URL!
+    var temporary: TemporaryFolder!
+    var folder: URL! { temporary?.url }
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-batch-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-    }
+    override func setUpWithError() throws { temporary = try TemporaryFolder(prefix: "etl-batch") }
+    override func tearDown() { temporary = nil }
 
     override class func tearDown() {
         templateLock.lock()
@@ -148,12 +142,7 @@ final class BatchCommandTests: XCTestCase {
 
     // MARK: Running etl
 
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var killed: Bool
-    }
+    typealias Outcome = ToolRun
 
     /// Runs `etl` in the test's folder; with `killAfter`, SIGKILLs it once that many stores
     /// have finished (read from `--progress json`) and a pause of `pause` microseconds passed.
@@ -162,56 +151,14 @@ final class BatchCommandTests: XCTestCase {
     }
 
     static func etl(_ arguments: [String], in folder: URL, killAfter: Int? = nil, pause: UInt32 = 0) throws -> Outcome {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // stdout on its own thread, so neither pipe can fill up and block the child.
-        let stdoutData = LockedData()
-        let stdoutHandle = out.fileHandleForReading
-        let reader = Thread { stdoutData.set(stdoutHandle.readDataToEndOfFile()) }
-        reader.start()
-        var stderr = Data()
-        var killed = false
+        guard let killAfter else { return try ToolProcess.run(arguments, in: folder) }
         var finished = 0
-        var buffer = Data()
-        while true {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            stderr.append(chunk)
-            guard let killAfter, !killed else { continue }
-            buffer.append(chunk)
-            while let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                if let event = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                   event["kind"] as? String == "store-finished" {
-                    finished += 1
-                }
-                if !killed && finished >= killAfter {
-                    usleep(pause)
-                    kill(process.processIdentifier, SIGKILL)
-                    killed = true
-                }
-            }
+        return try ToolProcess.run(arguments, in: folder) { line in
+            if line.contains("\"kind\":\"store-finished\"") { finished += 1 }
+            guard finished >= killAfter else { return false }
+            usleep(pause)
+            return true
         }
-        process.waitUntilExit()
-        while !stdoutData.isSet { usleep(1000) }
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdoutData.data, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self),
-                       killed: killed && process.terminationReason == .uncaughtSignal)
-    }
-
-    final class LockedData: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Data?
-        func set(_ data: Data) { lock.lock(); value = data; lock.unlock() }
-        var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value != nil }
-        var data: Data { lock.lock(); defer { lock.unlock() }; return value ?? Data() }
     }
 
     // MARK: Checks
@@ -219,26 +166,11 @@ final class BatchCommandTests: XCTestCase {
     /// Every table but Z_METADATA (whose store UUID is new in every run), each ordered by
     /// all its columns.
     func dump(_ path: String) throws -> [String] {
-        let db = try Database(path: path, mode: .readOnly)
-        defer { db.close() }
-        var lines: [String] = []
-        for table in try db.tables() where table.name != "Z_METADATA" {
-            lines.append("## \(table.name)")
-            let n = table.columns.count
-            for row in try db.rows("SELECT * FROM \(Database.quote(table.name)) ORDER BY " + (1...n).map(String.init).joined(separator: ",")) {
-                lines.append(row.map(\.sqlLiteral).joined(separator: "|"))
-            }
-        }
-        return lines
+        try storeDump(path, excluding: ["Z_METADATA"])
     }
 
     func assertSameStore(_ a: String, _ b: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let left = try dump(a), right = try dump(b)
-        XCTAssertGreaterThan(left.count, 20, "an empty store proves nothing: \(a)", file: file, line: line)
-        if left != right {
-            let index = left.indices.first { $0 < right.count && left[$0] != right[$0] } ?? min(left.count, right.count)
-            XCTFail("\(a) and \(b) differ at dump line \(index + 1) (\(left.count) vs \(right.count) lines)", file: file, line: line)
-        }
+        try ETLTestSupport.assertSameStore(a, b, excluding: ["Z_METADATA"], file: file, line: line)
     }
 
     /// Rows per entity of a result, and the version it is at.

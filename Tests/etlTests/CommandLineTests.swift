@@ -1,52 +1,26 @@
 import XCTest
 import Foundation
 import ETL
+import ETLTestSupport
 
 /// The `etl` executable as a user runs it: exit codes, messages, help.
 final class CommandLineTests: XCTestCase {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Result = ToolRun
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var root: URL { repositoryRoot }
 
-    /// The `etl` built beside this test bundle.
-    static var executable: URL {
-        Bundle.main.bundleURL.appendingPathComponent("etl")
-    }
+    var temporary: TemporaryFolder!
+    var folder: URL! { temporary?.url }
 
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-cli-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-    }
+    override func setUpWithError() throws { temporary = try TemporaryFolder(prefix: "etl-cli") }
+    override func tearDown() { temporary = nil }
 
     func etl(_ arguments: String...) throws -> Result {
         try run(arguments)
     }
 
     func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes to the end before waiting, so a full pipe cannot block the child.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        try ToolProcess.run(arguments, in: folder)
     }
 
     var pipeline: String { Self.root.appendingPathComponent("pipelines/books.json").path }
@@ -128,25 +102,13 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testTheExampleProgramIsEtlWithItsPolicy() throws {
-        let example = Bundle.main.bundleURL.appendingPathComponent("post-sections")
-        let sample = Process()
-        sample.executableURL = example
-        sample.arguments = ["make-sample", folder.appendingPathComponent("posts-v2.sqlite").path, "50"]
-        try sample.run()
-        sample.waitUntilExit()
-        XCTAssertEqual(sample.terminationStatus, 0)
-        let process = Process()
-        process.executableURL = example
-        process.arguments = ["run", Self.root.appendingPathComponent("Examples/PostSections/posts.json").path,
-                             "--source", folder.appendingPathComponent("posts-v2.sqlite").path,
-                             "--destination", folder.appendingPathComponent("posts-v3.sqlite").path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, stdout)
+        let sample = try ToolProcess.run(["make-sample", folder.appendingPathComponent("posts-v2.sqlite").path, "50"], program: "post-sections")
+        XCTAssertEqual(sample.status, 0, sample.stderr)
+        let run = try ToolProcess.run(["run", Self.root.appendingPathComponent("Examples/PostSections/posts.json").path,
+                                       "--source", folder.appendingPathComponent("posts-v2.sqlite").path,
+                                       "--destination", folder.appendingPathComponent("posts-v3.sqlite").path], program: "post-sections")
+        let stdout = run.stdout
+        XCTAssertEqual(run.status, 0, stdout)
         XCTAssertTrue(stdout.contains("Posts/Section  Post → Section"), stdout)
     }
 

@@ -1,22 +1,19 @@
 import XCTest
 import Foundation
 import ETL
+import ETLTestSupport
 
 /// The destination's file system fills up during the run (here: the file size limit of
 /// `ulimit -f`, which makes writes fail as a full disk does): a clear error naming the
 /// folder and the space, the source intact, and the same command resumes once there is room.
 final class FullDiskTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     func testARunThatRunsOutOfSpaceResumesOnceThereIsRoom() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-full-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.forTest(self, prefix: "etl-full")
         let source = folder.appendingPathComponent("v1.sqlite").path
         try BooksSample.write(rows: 20_000, seed: 3, to: source)
         let before = try Data(contentsOf: URL(fileURLWithPath: source))
-        let etl = Bundle.main.bundleURL.appendingPathComponent("etl").path
-        let pipeline = Self.root.appendingPathComponent("pipelines/books.json").path
+        let etl = ToolProcess.executable("etl").path
+        let pipeline = repositoryPath("pipelines/books.json")
         let destination = folder.appendingPathComponent("v3.sqlite").path
         let command = "'\(etl)' run '\(pipeline)' --source '\(source)' --destination '\(destination)' --chunk-size 200 --progress none"
 
@@ -44,16 +41,9 @@ final class FullDiskTests: XCTestCase {
         }
     }
 
+    /// Standard output and error together, as a shell user would read them.
     func shell(_ script: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try ToolProcess.run(["-c", script], program: "/bin/sh")
+        return (run.status, run.stdout + run.stderr)
     }
 }

@@ -6,18 +6,14 @@ import ETLTestSupport
 /// kill -9 at moments spread over every stage, resume each time, and end with the same
 /// store as an uninterrupted run: invariant 3 of DESIGN.md, with a real process.
 final class KillResumeTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static var executable: URL { Bundle.main.bundleURL.appendingPathComponent("etl") }
+    static var root: URL { repositoryRoot }
     static var pipeline: String { root.appendingPathComponent("pipelines/books.json").path }
 
-    var folder: URL!
+    var temporary: TemporaryFolder!
+    var folder: URL! { temporary?.url }
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-kill-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+    override func setUpWithError() throws { temporary = try TemporaryFolder(prefix: "etl-kill") }
+    override func tearDown() { temporary = nil }
 
     /// The kill moments are random (a new seed each run, to explore); every failure names
     /// the seed, and `ETL_TEST_SEED` replays it.
@@ -48,47 +44,19 @@ final class KillResumeTests: XCTestCase {
         var description: String { "step \(step) \(stage) \(mapping ?? "") at \(Int(fraction * 100)) %" }
     }
 
-    struct Outcome {
-        var status: Int32
-        var killed: Bool
-        var stderr: String
-        var stdout: String
-    }
+    typealias Outcome = ToolRun
 
     /// Runs `etl run` with JSON progress; SIGKILLs it (after a random pause of up to 15 ms)
     /// when an event matches `target`. Returns how the process ended.
     func run(_ arguments: [String], killAt target: Target?, random: inout SplitMix64) throws -> Outcome {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let err = Pipe(), out = Pipe()
-        process.standardError = err
-        process.standardOutput = out
-        try process.run()
-        var killed = false
-        var text = ""
-        var buffer = Data()
         let pause = UInt32(random.below(15_000))
-        while true {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            while let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                text += String(decoding: line, as: UTF8.self) + "\n"
-                guard !killed, let target,
-                      let event = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                      target.matches(event) else { continue }
-                usleep(pause)
-                kill(process.processIdentifier, SIGKILL)
-                killed = true
-            }
+        guard let target else { return try ToolProcess.run(arguments) }
+        return try ToolProcess.run(arguments) { line in
+            guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  target.matches(event) else { return false }
+            usleep(pause)
+            return true
         }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, killed: killed && process.terminationReason == .uncaughtSignal,
-                       stderr: text, stdout: String(decoding: stdout, as: UTF8.self))
     }
 
     /// Row by row: twelve moments over every stage of both steps, in order.
@@ -181,28 +149,13 @@ final class KillResumeTests: XCTestCase {
         let source = path("v1.sqlite")
         try BooksSample.write(rows: 4000, seed: 22, to: source)
         let destination = path("v3.sqlite")
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["run", Self.pipeline, "--source", source, "--destination", destination, "--chunk-size", "20", "--progress", "json", "--no-pushdown"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = Pipe()
-        try process.run()
-        // Wait until a chunk of the relate stage was loaded (so its checkpoint exists).
-        var seen = ""
-        func relating() -> Bool {
-            seen.split(separator: "\n").contains { $0.contains("\"kind\":\"advanced\"") && $0.contains("\"stage\":\"relate\"") }
+        // SIGINT once a chunk of the relate stage was loaded (so its checkpoint exists).
+        let interrupted = try ToolProcess.run(["run", Self.pipeline, "--source", source, "--destination", destination,
+                                               "--chunk-size", "20", "--progress", "json", "--no-pushdown"], signal: SIGINT) { line in
+            line.contains("\"kind\":\"advanced\"") && line.contains("\"stage\":\"relate\"")
         }
-        while !relating() {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
-        kill(process.processIdentifier, SIGINT)
-        let rest = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stderr = seen + String(decoding: rest, as: UTF8.self)
-        XCTAssertEqual(process.terminationStatus, 130, stderr.suffix(1000).description)
+        let stderr = interrupted.stderr
+        XCTAssertEqual(interrupted.status, 130, stderr.suffix(1000).description)
         XCTAssertTrue(stderr.contains("interrupted. Progress is saved in \(destination).etl-checkpoint. Run the same command again to resume."),
                       stderr.suffix(1000).description)
         XCTAssertTrue(FileManager.default.fileExists(atPath: destination + ".etl-checkpoint"))
