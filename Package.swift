@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: CSQLite/CZstd → ETLStore → ETLModel → ETLPipeline
+// Dependencies point one way: CSQLite/CZstd → ETLStore, ETLDocument → ETLModel → ETLPipeline
 // → ETLEngine → ETL → etl. A module never imports one listed after it.
 let package = Package(
     name: "etl",
@@ -21,7 +21,9 @@ let package = Package(
         .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
                        providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .target(name: "ETLStore", dependencies: ["CSQLite"]),
-        .target(name: "ETLModel", dependencies: ["ETLStore"]),
+        // JSON documents with the line, column and path of every value, for errors that point.
+        .target(name: "ETLDocument"),
+        .target(name: "ETLModel", dependencies: ["ETLStore", "ETLDocument"]),
         .target(name: "ETLPipeline", dependencies: ["ETLModel"]),
         .target(name: "ETLEngine", dependencies: ["ETLPipeline", "CZstd"]),
         .target(name: "ETL", dependencies: ["ETLEngine", .product(name: "Prometheus", package: "swift-prometheus")]),
@@ -41,6 +43,7 @@ let package = Package(
         // the `etl` process, store dumps, seeds.
         .target(name: "ETLTestSupport", dependencies: ["ETLStore"], path: "Tests/ETLTestSupport"),
         .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore", "ETLTestSupport"]),
+        .testTarget(name: "ETLDocumentTests", dependencies: ["ETLDocument"]),
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline", "ETLTestSupport"]),
         .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "PostSectionsPolicy", "ETLTestSupport"]),

@@ -1,5 +1,5 @@
 import XCTest
-import ETLModel
+import ETLDocument
 
 /// A comparable copy of a parsed value, without positions.
 indirect enum JSONValue: Equatable, CustomStringConvertible {
