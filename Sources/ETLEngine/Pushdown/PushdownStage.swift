@@ -34,12 +34,7 @@ struct PushdownStage {
         try SQLTranslator.registerValueFunction(on: db)
         try SQLTranslator.register(context.policies.functions, on: db)
         try db.execute("ATTACH DATABASE \(SQLValue.text(readOnlyURI(context.sourcePath)).sqlLiteral) AS src")
-        // Memory stays flat: 4 MiB of cache per file, filled alike by a small store and a
-        // big one (SQLite's sorter takes as much again as the main cache). Larger caches
-        // made the runs slower, not faster: big sorts run better in small pieces, and pages
-        // looked up at random do not stay cached while a statement fills the cache with
-        // the rows it writes.
-        try db.execute("PRAGMA src.cache_size = -4096; PRAGMA main.cache_size = -4096; PRAGMA work.cache_size = -4096")
+        try db.execute(PageCache.pragmas("src", "main", "work"))
         for create in plan.creates {
             if let query = create.nullKey, try !db.rows(query).isEmpty {
                 try detach(db)
@@ -61,7 +56,7 @@ struct PushdownStage {
     }
 
     static func detach(_ db: Database) throws {
-        try db.execute("PRAGMA main.cache_size = -4096; PRAGMA work.cache_size = -4096")
+        try db.execute(PageCache.pragmas("main", "work"))
         try db.execute("DETACH DATABASE src")
     }
 

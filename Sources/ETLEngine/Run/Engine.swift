@@ -279,12 +279,12 @@ public struct Engine {
     /// The file is private until the final rename, which is preceded by an fsync: per-commit
     /// durability buys nothing here and costs a lot. A rollback journal keeps every chunk's
     /// transaction atomic across the store and the work file, even when the process is
-    /// killed mid-commit. Page caches are fixed (4 MiB each) so memory stays flat whatever
+    /// killed mid-commit. Page caches are fixed (`PageCache`) so memory stays flat whatever
     /// the store's size.
     private func configure(_ db: Database, area: WorkArea) throws {
-        try db.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -4096")
+        try db.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; " + PageCache.pragmas("main"))
         try db.execute("ATTACH DATABASE \(SQLValue.text(area.work).sqlLiteral) AS work")
-        try db.execute("PRAGMA work.journal_mode = DELETE; PRAGMA work.synchronous = OFF; PRAGMA work.cache_size = -4096")
+        try db.execute("PRAGMA work.journal_mode = DELETE; PRAGMA work.synchronous = OFF; " + PageCache.pragmas("work"))
     }
 
     private func openIntermediate(_ path: String) throws -> Database {
