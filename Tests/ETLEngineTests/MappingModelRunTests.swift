@@ -3,6 +3,7 @@ import Foundation
 import ETLStore
 import ETL
 import ETLTestSupport
+import CarMakersPolicy
 
 /// Xcode mapping models run as pipeline steps: `{ "from", "to", "mappingModel" }` in a
 /// bundle pipeline, on the real stores and mapping models of the corpus.
@@ -24,6 +25,11 @@ final class MappingModelRunTests: XCTestCase {
               "destination": { "store": "\(folder.path(out))", "layout": "coredata", "version": "\(version)" },
               "steps": [ \(steps) ] }
             """)
+    }
+
+    /// The dump of every table but Z_METADATA, whose store UUID each run makes anew.
+    func tablesButMetadata(_ name: String) throws -> [String] {
+        try storeDump(folder.path(name)).components(separatedBy: "## ").filter { !$0.hasPrefix("Z_METADATA") }
     }
 
     // MARK: ctdatastoremanager
@@ -51,14 +57,74 @@ final class MappingModelRunTests: XCTestCase {
         let out = try Database(path: folder.path("by-mapping-models.sqlite"), mode: .readOnly)
         XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZENTITY WHERE ZDATE IS NOT NULL"), 3, "every date carried through both hops")
         XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZENTITY WHERE ZNAME IS NULL AND ZATTRIBUTE IS NULL"), 3)
-        // Every table but Z_METADATA, whose store UUID each run of this old store (which
-        // has none of its own) makes anew.
-        let dumps = try ["by-mapping-models.sqlite", "by-hand.sqlite"].map { name in
-            try storeDump(folder.path(name)).components(separatedBy: "## ").filter { !$0.hasPrefix("Z_METADATA") }
-        }
+        let dumps = try ["by-mapping-models.sqlite", "by-hand.sqlite"].map(tablesButMetadata)
         XCTAssertEqual(dumps[0].filter { $0.hasPrefix("ZENTITY") }.first?.split(separator: "\n").count, 4, "a header and three rows")
         XCTAssertEqual(dumps[0], dumps[1])
         XCTAssertEqual(try bytes(store.path), before, "the source must not change")
+    }
+
+    // MARK: coredataplus-samplemodel and the ported V2to3MakerPolicy
+
+    /// The example's pipeline `name` (Examples/CarMakers) beside a copy of the fixture set,
+    /// as the example's instructions lay it out.
+    func examplePipeline(_ name: String) throws -> String {
+        _ = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel", into: folder.url.appendingPathComponent("fixtures"))
+        let path = folder.path(name)
+        try FileManager.default.copyItem(atPath: repositoryPath("Examples/CarMakers/\(name)"), toPath: path)
+        return path
+    }
+
+    /// What CoreDataPlus's own test expects of V2 → V3, on the store `path`.
+    func assertMakersAndPreviousOwners(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let source = try Database(path: folder.path("fixtures/coredataplus-samplemodel/SampleModel_V2.sqlite"), mode: .readOnly)
+        let out = try Database(path: path, mode: .readOnly)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZMAKER"), 10, file: file, line: line)
+        XCTAssertEqual(try out.scalarInt("SELECT count(DISTINCT ZNAME) FROM ZMAKER"), 10, file: file, line: line)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZCAR"), 125, file: file, line: line)
+        // Every car is linked to the maker named in its V2 row (matched by number plate).
+        let makers = try out.rows("SELECT c.ZNUMBERPLATE, m.ZNAME FROM ZCAR c LEFT JOIN ZMAKER m ON m.Z_PK = c.ZCREATEDBY ORDER BY 1")
+        XCTAssertEqual(makers, try source.rows("SELECT ZNUMBERPLATE, ZMAKER FROM ZCAR ORDER BY 1"), file: file, line: line)
+        // A car with an owner has exactly that owner among its previous owners (the join
+        // table is both Car.previousOwners and Person.previousCars); one without has none.
+        let table = try out.tables().map(\.name).first { $0.hasPrefix("Z_") && $0.hasSuffix("PREVIOUSOWNERS") || $0.hasSuffix("PREVIOUSCARS") }
+        let join = try XCTUnwrap(table, "the many-to-many join table", file: file, line: line)
+        let columns = try out.tables().first { $0.name == join }!.columns.map(\.name)
+        let carColumn = try XCTUnwrap(columns.first { $0.contains("CARS") || $0.contains("PREVIOUSCARS") }, "\(columns)", file: file, line: line)
+        let personColumn = try XCTUnwrap(columns.first { $0 != carColumn }, file: file, line: line)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZCAR WHERE ZOWNER IS NOT NULL"), 118, file: file, line: line)
+        XCTAssertEqual(try out.rows("SELECT \(carColumn), \(personColumn) FROM \(join) ORDER BY 1, 2"),
+                       try out.rows("SELECT Z_PK, ZOWNER FROM ZCAR WHERE ZOWNER IS NOT NULL ORDER BY 1, 2"), file: file, line: line)
+    }
+
+    func testSampleModelV2UpgradesThroughTheMappingModelWithThePortedPolicy() throws {
+        let path = try examplePipeline("v2-to-v3.json")
+        let summary = try Migration(pipeline: path, policies: CarMakers.policies).run()
+        XCTAssertEqual(summary.mappings.map(\.mapping), ["CarToCar", "LuxuryCarToLuxuryCar", "PersonToPerson", "SportCarToSportCar",
+                                                         "CarToCar/Maker", "LuxuryCarToLuxuryCar/Maker", "SportCarToSportCar/Maker"])
+        // Makers shared by SportCar and LuxuryCar are made once (5 + 5 + 0 of 125 cars).
+        XCTAssertEqual(summary.mappings.suffix(3).map(\.written), [5, 5, 0])
+        try assertMakersAndPreviousOwners(folder.path("SampleModel_V3.sqlite"))
+    }
+
+    func testThePolicyFreePipelineWithUniqueByWritesTheSameStore() throws {
+        let byPolicy = try examplePipeline("v2-to-v3.json")
+        try FileManager.default.copyItem(atPath: repositoryPath("Examples/CarMakers/v2-to-v3-uniqueBy.json"), toPath: folder.path("v2-to-v3-uniqueBy.json"))
+        _ = try Migration(pipeline: byPolicy, policies: CarMakers.policies).run()
+        _ = try Migration(pipeline: folder.path("v2-to-v3-uniqueBy.json")).run()
+        try assertMakersAndPreviousOwners(folder.path("SampleModel_V3-uniqueBy.sqlite"))
+        XCTAssertEqual(try tablesButMetadata("SampleModel_V3.sqlite"), try tablesButMetadata("SampleModel_V3-uniqueBy.sqlite"))
+    }
+
+    func testAMappingModelWhosePolicyIsNotRegisteredSaysWhichClassItNeeds() throws {
+        let path = try examplePipeline("v2-to-v3.json")
+        XCTAssertThrowsError(try Migration(pipeline: path, policies: ["SomethingElse": Policy()]).run()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("$.steps[0].mappingModel"), text)
+            XCTAssertTrue(text.contains("entity mapping CarToCar of ") && text.contains("V2toV3.xcmappingmodel"), text)
+            XCTAssertTrue(text.contains("needs the migration policy class REPLACE_AT_RUNTIME.V2to3MakerPolicy"), text)
+            XCTAssertTrue(text.contains("no etl policy is registered as 'V2to3MakerPolicy' (registered policies: SomethingElse)"), text)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("SampleModel_V3.sqlite")))
     }
 
     func testAMappingModelOfAnotherHopIsRefusedBeforeARowIsRead() throws {
