@@ -46,6 +46,6 @@ let package = Package(
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline"]),
         .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "PostSectionsPolicy", "CarMakersPolicy", "ETLTestSupport"]),
-        .testTarget(name: "etlTests", dependencies: ["ETL"]),
+        .testTarget(name: "etlTests", dependencies: ["ETL", "ETLTestSupport"]),
     ]
 )
