@@ -94,7 +94,8 @@ public struct XCMappingModel: Sendable {
     public static func xmlFile(of path: String) -> String {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        return exists && !isDirectory.boolValue ? path : URL(fileURLWithPath: path).appendingPathComponent("xcmapping.xml").path
+        // Built by hand, not through URL: errors name the file as the user gave it.
+        return exists && !isDirectory.boolValue ? path : (path.hasSuffix("/") ? path : path + "/") + "xcmapping.xml"
     }
 
     /// Reads `Name.xcmappingmodel` (the folder) or its `xcmapping.xml`.
