@@ -106,6 +106,42 @@ final class MappingModelRunTests: XCTestCase {
         try assertMakersAndPreviousOwners(folder.path("SampleModel_V3.sqlite"))
     }
 
+    func testStoppedWhileMakersAreSharedItResumesToTheSameStore() throws {
+        let path = try examplePipeline("v2-to-v3.json")
+        var straight = Migration(pipeline: path, policies: CarMakers.policies)
+        straight.destination = folder.path("straight.sqlite")
+        _ = try straight.run()
+        // One car per chunk: stops after some of the LuxuryCar rows (which make the first BMW,
+        // Lamborghini… Makers) and of the SportCar rows (which only find them).
+        // The checkpoint of the first stop is put back before resuming: as after a kill
+        // between a chunk's commit and its checkpoint, every row loaded since (Makers of the
+        // LuxuryCar rows among them) is rolled back, their unique keys with them, and loaded again.
+        let checkpoint = folder.path("SampleModel_V3.sqlite.etl-checkpoint")
+        for mapping in ["LuxuryCarToLuxuryCar", "SportCarToSportCar"] {
+            let cancellation = Cancellation()
+            var migration = Migration(pipeline: path, policies: CarMakers.policies)
+            migration.chunkSize = 1
+            migration.workers = 1
+            migration.cancellation = cancellation
+            XCTAssertThrowsError(try migration.run { event in
+                if event.stage == .create, event.mapping == mapping, event.done >= 2 { cancellation.cancel() }
+            }) { error in
+                guard case MigrationError.interrupted = error else { return XCTFail("expected interrupted, got \(error)") }
+            }
+            if mapping == "LuxuryCarToLuxuryCar" { try FileManager.default.copyItem(atPath: checkpoint, toPath: checkpoint + ".first") }
+        }
+        try FileManager.default.removeItem(atPath: checkpoint)
+        try FileManager.default.moveItem(atPath: checkpoint + ".first", toPath: checkpoint)
+        var resumed = Migration(pipeline: path, policies: CarMakers.policies)
+        resumed.chunkSize = 1
+        resumed.workers = 1
+        let summary = try resumed.run()
+        XCTAssertNotNil(summary.resumed)
+        XCTAssertGreaterThan(summary.redoneRows, 0, "rows loaded after the first checkpoint were loaded again")
+        try assertMakersAndPreviousOwners(folder.path("SampleModel_V3.sqlite"))
+        XCTAssertEqual(try tablesButMetadata("SampleModel_V3.sqlite"), try tablesButMetadata("straight.sqlite"))
+    }
+
     func testThePolicyFreePipelineWithUniqueByWritesTheSameStore() throws {
         let byPolicy = try examplePipeline("v2-to-v3.json")
         try FileManager.default.copyItem(atPath: repositoryPath("Examples/CarMakers/v2-to-v3-uniqueBy.json"), toPath: folder.path("v2-to-v3-uniqueBy.json"))
