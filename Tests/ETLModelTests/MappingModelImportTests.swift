@@ -82,7 +82,8 @@ final class MappingModelImportTests: XCTestCase {
 
     /// A mapping model of the corpus's SampleModel2 → SampleModel3 with one Person mapping
     /// whose property mappings and source filter are given.
-    func personMapping(filter: String? = nil, attributes: [String: String] = [:], archived: [String: [UInt8]] = [:]) throws -> URL {
+    func personMapping(filter: String? = nil, sourceExpression: [UInt8]? = nil, attributes: [String: String] = [:],
+                       archived: [String: [UInt8]] = [:]) throws -> URL {
         let folder = try SharedFixtures.temporaryFolder(for: self).appendingPathComponent("Test.xcmappingmodel")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var objects = ""
@@ -94,6 +95,7 @@ final class MappingModelImportTests: XCTestCase {
                 ?? "<attribute name=\"valueexpressiondata\" type=\"binary\">\(Data(archived[name]!).base64EncodedString())</attribute>"
             objects += "<object type=\"XDDEVATTRIBUTEMAPPING\" id=\"\(id)\"><attribute name=\"name\" type=\"string\">\(name)</attribute>\(value)</object>\n"
         }
+        let sourceAttribute = sourceExpression.map { "<attribute name=\"sourceexpressiondata\" type=\"binary\">\(Data($0).base64EncodedString())</attribute>" } ?? ""
         let filterAttribute = filter.map { "<attribute name=\"sourcefilterpredicatestring\" type=\"string\">\($0.replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "\"", with: "&quot;"))</attribute>" } ?? ""
         let xml = """
             <?xml version="1.0" standalone="no"?>
@@ -108,7 +110,7 @@ final class MappingModelImportTests: XCTestCase {
               <attribute name="destinationname" type="string">Person</attribute>
               <attribute name="mappingtypename" type="string">Undefined</attribute>
               <attribute name="mappingnumber" type="int16">1</attribute>
-              \(filterAttribute)
+              \(filterAttribute)\(sourceAttribute)
               <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="\(ids.joined(separator: " "))"></relationship>
             </object>
             \(objects)
@@ -148,6 +150,11 @@ final class MappingModelImportTests: XCTestCase {
         XCTAssertEqual(person.filter, "$source.firstName != null && ( $source.lastName == 'O''Neil' || ! ( $source.updatedAt < 10 ) )")
     }
 
+    func testTheArchivedDefaultFetchGivesItsPredicateAsTheFilter() throws {
+        let person = try importPerson(try personMapping(sourceExpression: Self.fetchPeopleWithFirstNames))
+        XCTAssertEqual(person.filter, "$source.firstName != null")
+    }
+
     func testAFilterEtlCannotSayIsRefusedWithTheFilterAndWhatToWrite() throws {
         XCTAssertThrowsError(try importPerson(try personMapping(filter: "firstName BEGINSWITH 'A'"))) { error in
             let text = "\(error)"
@@ -168,6 +175,13 @@ final class MappingModelImportTests: XCTestCase {
             XCTAssertTrue(text.contains("\"$source.firstName\""), "the expression to write instead: \(text)")
         }
     }
+
+    /// `FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Person",
+    /// "firstName != nil"), $manager.sourceContext, NO)`, Core Data's default source fetch with
+    /// a predicate, archived the same way.
+    static let fetchPeopleWithFirstNames = Array(Data(base64Encoded: """
+        YnBsaXN0MDDUAQIDBAUGW15ZJGFyY2hpdmVyWCRvYmplY3RzVCR0b3BYJHZlcnNpb25fEA9OU0tleWVkQXJjaGl2ZXKvEBkHCBESGR4fICMoKSsuNDcRQEJDREdMT1JYVSRudWxs1AkKCwwNDg8QViRjbGFzc18QEE5TRXhwcmVzc2lvblR5cGVeTlNGUkV4cHJlc3Npb25fEA9OU01PQ0V4cHJlc3Npb26AGBAygA6AF1dtYW5hZ2Vy0hMUFRZYJGNsYXNzZXNaJGNsYXNzbmFtZaMWFxhfEBROU1ZhcmlhYmxlRXhwcmVzc2lvblxOU0V4cHJlc3Npb25YTlNPYmplY3TTCQoaGxwdWk5TVmFyaWFibGWAAxACgAJfEDFmZXRjaFJlcXVlc3RGb3JTb3VyY2VFbnRpdHlOYW1lZDpwcmVkaWNhdGVTdHJpbmc6VlBlcnNvbtITFCEioyIXGF8QGU5TQ29uc3RhbnRWYWx1ZUV4cHJlc3Npb27TCSQKJSYnXxAPTlNDb25zdGFudFZhbHVlgAeABhAAXxAQZmlyc3ROYW1lICE9IG5pbNMJJAolKieACdITFCwtoi0YV05TQXJyYXnSCS8wMVpOUy5vYmplY3RzgAuiMjOACIAK0hMUNTajNhcYXxAUTlNGdW5jdGlvbkV4cHJlc3Npb27VCTgKOTo7PD0+P1tOU0FyZ3VtZW50c1lOU09wZXJhbmReTlNTZWxlY3Rvck5hbWWADYAMEASABIAF0wkKGhscQYAPXxAQdmFsdWVGb3JLZXlQYXRoOl1zb3VyY2VDb250ZXh00hMURUajRhcYXxAcTlNLZXlQYXRoU3BlY2lmaWVyRXhwcmVzc2lvbtMJCkhJSktZTlNLZXlQYXRogBMQCoAS0gkvME2hToAU0hMUUFGkUTYXGF8QE05TS2V5UGF0aEV4cHJlc3Npb27VCTgKOTpTVFVWV4AWgBUQA4AQgBHSExRZWqNaFxhfEBhOU0ZldGNoUmVxdWVzdEV4cHJlc3Npb27RXF1Ucm9vdIABEgABhqAACAARABsAJAApADIARABgAGYAbwB2AIkAmACqAKwArgCwALIAugC/AMgA0wDXAO4A+wEEAQsBFgEYARoBHAFQAVcBXAFgAXwBgwGVAZcBmQGbAa4BtQG3AbwBvwHHAcwB1wHZAdwB3gHgAeUB6QIAAgsCFwIhAjACMgI0AjYCOAI6AkECQwJWAmQCaQJtAowCkwKdAp8CoQKjAqgCqgKsArECtgLMAtcC2QLbAt0C3wLhAuYC6gMFAwgDDQMPAAAAAAAAAgEAAAAAAAAAXwAAAAAAAAAAAAAAAAAAAxQ=
+        """, options: .ignoreUnknownCharacters)!)
 
     /// `FUNCTION($source.name, "capitalizedString")`, archived as Xcode archives expressions
     /// (made with Python's plistlib, whose binary writer stores UIDs as Apple's does).

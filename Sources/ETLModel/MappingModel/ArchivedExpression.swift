@@ -10,7 +10,7 @@
 /// | NSVariableExpression | 2 | `NSVariable` |
 /// | NSKeyPathExpression, NSFunctionExpression | 3, 4 | `NSOperand`, `NSSelectorName`, `NSArguments` |
 /// | NSKeyPathSpecifierExpression | 10 | `NSKeyPath` |
-/// | NSFetchRequestExpression | 50 | `NSRequest` (or the first expression field) |
+/// | NSFetchRequestExpression | 50 | `NSFRExpression` (the request), `NSMOCExpression` (the context) |
 ///
 /// `$source.owner` is a function expression: `valueForKeyPath:` on the variable `source`
 /// with the key path specifier `owner`. Anything else is kept as `.unsupported`, so that
@@ -62,9 +62,11 @@ public indirect enum ArchivedExpression: Sendable, Equatable, CustomStringConver
             }
             return .function(operand: operand, selector: selector, arguments: arguments)
         case "NSFetchRequestExpression":
-            let request = fields["NSRequest"] ?? fields.sorted { $0.key < $1.key }.first {
-                if case .object(let name, _) = $0.value { return name.hasSuffix("Expression") }
-                return false
+            // The request is `NSFRExpression` (the context, `$manager.sourceContext`, is
+            // `NSMOCExpression`); another expression field is taken for a request otherwise.
+            let request = fields["NSFRExpression"] ?? fields.sorted { $0.key < $1.key }.first {
+                guard $0.key != "NSMOCExpression", case .object(let name, _) = $0.value else { return false }
+                return name.hasSuffix("Expression")
             }?.value
             guard let request else { throw Malformed(reason: "\(className) without a request expression") }
             return .fetch(request: try decode(request))
