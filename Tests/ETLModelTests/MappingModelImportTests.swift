@@ -66,6 +66,35 @@ final class MappingModelImportTests: XCTestCase {
         XCTAssertEqual(step.notes.filter { $0.contains("left out (setting one side sets both)") }.count, 2, "\(step.notes)")
     }
 
+    func testAToManyOverSeveralMappingsWhoseInverseIsNotSetIsRefused() throws {
+        let (mapping, bundle) = try sampleModel()
+        // CarToCar no longer sets previousOwners: Person.previousCars is then the only side
+        // linking Car rows, which are rows of three mappings.
+        let xml = try String(contentsOfFile: mapping.file, encoding: .utf8)
+        try xml.replacingOccurrences(of: "idrefs=\"z131 z125 z123\"", with: "idrefs=\"z131 z125\"")
+            .write(toFile: mapping.file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try step(XCMappingModel.load(path: mapping.path), bundle)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("entity mapping PersonToPerson, relationship previousCars: links rows of several mappings "
+                                        + "(CarToCar, LuxuryCarToLuxuryCar, SportCarToSportCar)"), text)
+            XCTAssertTrue(text.contains("set the inverse Car.previousOwners in each of those mappings"), text)
+        }
+    }
+
+    func testARelationshipExpressionThatIsNoMappingLookupIsRefused() throws {
+        let (mapping, bundle) = try sampleModel()
+        let xml = try String(contentsOfFile: mapping.file, encoding: .utf8)
+        // Person.cars written as the bare source relationship, not through a mapping.
+        try xml.replacingOccurrences(of: "<attribute name=\"name\" type=\"string\">cars</attribute>\n        <relationship name=\"entitymapping\" type=\"1/1\" destination=\"XDDEVENTITYMAPPING\" idrefs=\"z111\">",
+                                     with: "<attribute name=\"valueexpressionstring\" type=\"string\">$source.cars</attribute><attribute name=\"name\" type=\"string\">cars</attribute>\n        <relationship name=\"entitymapping\" type=\"1/1\" destination=\"XDDEVENTITYMAPPING\" idrefs=\"z111\">")
+            .write(toFile: mapping.file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try step(XCMappingModel.load(path: mapping.path), bundle)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("entity mapping PersonToPerson, relationship cars: value expression $source.cars has no pipeline equivalent"), text)
+            XCTAssertTrue(text.contains("\"destinations('Mapping', $source.cars)\""), text)
+        }
+    }
+
     func testTheTestMigrationStoreMappingsCarryTheSameNamedAttributes() throws {
         let folder = try SharedFixtures.copy("coredata-corpus/ctdatastoremanager", for: self)
         let bundle = try ModelBundle.load(path: folder.appendingPathComponent("TestMigrationStore.xcdatamodeld").path)
@@ -83,7 +112,7 @@ final class MappingModelImportTests: XCTestCase {
     /// A mapping model of the corpus's SampleModel2 → SampleModel3 with one Person mapping
     /// whose property mappings and source filter are given.
     func personMapping(filter: String? = nil, sourceExpression: [UInt8]? = nil, attributes: [String: String] = [:],
-                       archived: [String: [UInt8]] = [:]) throws -> URL {
+                       archived: [String: [UInt8]] = [:], entityMappingXML: String = "") throws -> URL {
         let folder = try SharedFixtures.temporaryFolder(for: self).appendingPathComponent("Test.xcmappingmodel")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var objects = ""
@@ -110,7 +139,7 @@ final class MappingModelImportTests: XCTestCase {
               <attribute name="destinationname" type="string">Person</attribute>
               <attribute name="mappingtypename" type="string">Undefined</attribute>
               <attribute name="mappingnumber" type="int16">1</attribute>
-              \(filterAttribute)\(sourceAttribute)
+              \(filterAttribute)\(sourceAttribute)\(entityMappingXML)
               <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="\(ids.joined(separator: " "))"></relationship>
             </object>
             \(objects)
@@ -153,6 +182,23 @@ final class MappingModelImportTests: XCTestCase {
     func testTheArchivedDefaultFetchGivesItsPredicateAsTheFilter() throws {
         let person = try importPerson(try personMapping(sourceExpression: Self.fetchPeopleWithFirstNames))
         XCTAssertEqual(person.filter, "$source.firstName != null")
+    }
+
+    func testASourceExpressionOtherThanTheDefaultFetchIsRefused() throws {
+        let folder = try personMapping(entityMappingXML: "<attribute name=\"sourceexpressionstring\" type=\"string\">$manager.people</attribute>")
+        XCTAssertThrowsError(try importPerson(folder)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("entity mapping PersonToPerson: source expression $manager.people is not Core Data's default fetch"), text)
+            XCTAssertTrue(text.contains("\"filter\""), text)
+        }
+    }
+
+    func testAnAttributeOfTheFileEtlDoesNotReadIsRefusedNotIgnored() throws {
+        let folder = try personMapping(entityMappingXML: "<attribute name=\"sourcefetchlimit\" type=\"int32\">10</attribute>")
+        XCTAssertThrowsError(try importPerson(folder)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("entity mapping PersonToPerson: attribute 'sourcefetchlimit' of an entity mapping is not one etl reads"), text)
+        }
     }
 
     func testAFilterEtlCannotSayIsRefusedWithTheFilterAndWhatToWrite() throws {
