@@ -70,6 +70,8 @@ final class MappingCommandTests: XCTestCase {
         let notes = try assertShownStepsRun(set: "coredataplus-samplemodel", bundle: "SampleModel.xcdatamodeld", store: "SampleModel_V2.sqlite",
                                             mappingModels: ["MappingModels/V2toV3.xcmappingmodel"], to: "SampleModel3", program: "car-makers")
         XCTAssertTrue(notes[0].contains("note: entity mapping Maker adds entity Maker"), notes[0])
+        XCTAssertTrue(notes[0].contains("note: entity mapping CarToCar names the migration policy class REPLACE_AT_RUNTIME.V2to3MakerPolicy: "
+                                        + "etl runs the policy the program registered as 'V2to3MakerPolicy'"), notes[0])
         let out = try Database(path: folder.appendingPathComponent("out.sqlite").path, mode: .readOnly)
         XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZMAKER"), 10)
     }

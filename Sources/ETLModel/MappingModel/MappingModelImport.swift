@@ -108,6 +108,9 @@ private struct Translation {
                     throw refuse(m, nil, "source filter \"\(predicate)\": \(error); write the mapping's \"filter\" in the pipeline language instead (docs/pipeline.md, Expressions)")
                 }
             }
+            if let className = m.policyClassName, let name = m.policyName {
+                notes.append("entity mapping \(m.name) names the migration policy class \(className): etl runs the policy the program registered as '\(name)'")
+            }
             if !m.userInfo.isEmpty {
                 notes.append("entity mapping \(m.name) has user info (\(m.userInfo.keys.sorted().joined(separator: ", "))): etl passes none to policies; put its values in the ported policy")
             }
