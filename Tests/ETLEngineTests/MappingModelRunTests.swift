@@ -98,7 +98,10 @@ final class MappingModelRunTests: XCTestCase {
 
     func testSampleModelV2UpgradesThroughTheMappingModelWithThePortedPolicy() throws {
         let path = try examplePipeline("v2-to-v3.json")
+        let store = folder.path("fixtures/coredataplus-samplemodel/SampleModel_V2.sqlite")
+        let before = try bytes(store)
         let summary = try Migration(pipeline: path, policies: CarMakers.policies).run()
+        XCTAssertEqual(try bytes(store), before, "the source must not change")
         XCTAssertEqual(summary.mappings.map(\.mapping), ["CarToCar", "LuxuryCarToLuxuryCar", "PersonToPerson", "SportCarToSportCar",
                                                          "CarToCar/Maker", "LuxuryCarToLuxuryCar/Maker", "SportCarToSportCar/Maker"])
         // Makers shared by SportCar and LuxuryCar are made once (5 + 5 + 0 of 125 cars).

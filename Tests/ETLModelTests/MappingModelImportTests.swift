@@ -95,6 +95,24 @@ final class MappingModelImportTests: XCTestCase {
         }
     }
 
+    func testALookupThroughAMappingTheFileDoesNotHaveIsRefused() throws {
+        let (mapping, bundle) = try sampleModel()
+        let xml = try String(contentsOfFile: mapping.file, encoding: .utf8)
+        // SportCar's owner, written through a mapping name that does not exist.
+        let owner = "<attribute name=\"name\" type=\"string\">owner</attribute>\n        <relationship name=\"entitymapping\" type=\"1/1\" destination=\"XDDEVENTITYMAPPING\" idrefs=\"z103\">"
+        XCTAssertTrue(xml.contains(owner))
+        let lookup = "FUNCTION($manager, &quot;destinationInstancesForEntityMappingNamed:sourceInstances:&quot;, &quot;PeopleToPeople&quot;, $source.owner)"
+        try xml.replacingOccurrences(of: owner, with: "<attribute name=\"valueexpressionstring\" type=\"string\">\(lookup)</attribute>" + owner)
+            .write(toFile: mapping.file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try step(XCMappingModel.load(path: mapping.path), bundle)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("entity mapping SportCarToSportCar, relationship owner: value expression "
+                                        + "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \"PeopleToPeople\", $source.owner) "
+                                        + "names entity mapping PeopleToPeople, which is not one of the file's mappings that make rows"), text)
+            XCTAssertTrue(text.contains("\"destination('Mapping', $source.owner)\""), text)
+        }
+    }
+
     func testTheTestMigrationStoreMappingsCarryTheSameNamedAttributes() throws {
         let folder = try SharedFixtures.copy("coredata-corpus/ctdatastoremanager", for: self)
         let bundle = try ModelBundle.load(path: folder.appendingPathComponent("TestMigrationStore.xcdatamodeld").path)
