@@ -36,6 +36,9 @@ let package = Package(
         // The policy example of the README: v2 Posts become v3 Posts with a Section each.
         .target(name: "PostSectionsPolicy", dependencies: ["ETL"], path: "Examples/PostSections/Policy"),
         .executableTarget(name: "post-sections", dependencies: ["PostSectionsPolicy", "ETLCommandLine"], path: "Examples/PostSections/Sources"),
+        // The mapping-model example: CoreDataPlus's V2to3MakerPolicy ported, for V2toV3.xcmappingmodel.
+        .target(name: "CarMakersPolicy", dependencies: ["ETL"], path: "Examples/CarMakers/Policy"),
+        .executableTarget(name: "car-makers", dependencies: ["CarMakersPolicy", "ETLCommandLine"], path: "Examples/CarMakers/Sources"),
         // Benchmark (d) of Benchmarks/run.py: `etl` plus a policy doing the Books mapping's
         // attribute work in Swift (Benchmarks/pipelines/books-v1-v2-closure.json).
         .executableTarget(name: "etl-bench-closure", dependencies: ["ETL", "ETLCommandLine"], path: "Benchmarks/Closure"),
@@ -46,7 +49,7 @@ let package = Package(
         .testTarget(name: "ETLDocumentTests", dependencies: ["ETLDocument"]),
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline", "ETLTestSupport"]),
-        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "PostSectionsPolicy", "ETLTestSupport"]),
+        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "PostSectionsPolicy", "CarMakersPolicy", "ETLTestSupport"]),
         .testTarget(name: "etlTests", dependencies: ["ETL", "ETLTestSupport"]),
     ]
 )

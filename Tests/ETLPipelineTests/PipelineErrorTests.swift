@@ -194,3 +194,24 @@ extension PipelineErrorTests {
         XCTAssertThrowsError(try spec("escape/in.sqlite").checkConfined())
     }
 }
+
+extension PipelineErrorTests {
+    func testConfinementRefusesAMappingModelOutsideThePipelinesFolder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-confine-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func spec(_ mappingModel: String) throws -> PipelineSpec {
+            try PipelineSpec.decode(Array("""
+                { "format": 1, "models": "Model.xcdatamodeld",
+                  "source": { "store": "in.sqlite", "layout": "coredata" },
+                  "destination": { "store": "out.sqlite", "layout": "coredata" },
+                  "steps": [ { "from": "V1", "to": "V2", "mappingModel": "\(mappingModel)" } ] }
+                """.utf8), file: folder.appendingPathComponent("p.json").path)
+        }
+        XCTAssertEqual(try spec("V1toV2.xcmappingmodel").steps.first?.mappingModel, folder.appendingPathComponent("V1toV2.xcmappingmodel").path)
+        XCTAssertNoThrow(try spec("V1toV2.xcmappingmodel").checkConfined())
+        XCTAssertThrowsError(try spec("../V1toV2.xcmappingmodel").checkConfined()) { error in
+            XCTAssertEqual((error as? DocumentError)?.path, "$.steps[0].mappingModel")
+        }
+    }
+}

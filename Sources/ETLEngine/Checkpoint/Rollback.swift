@@ -31,10 +31,11 @@ struct Rollback {
                 guard let key = keyColumns[table] else { continue }
                 try database.run("DELETE FROM \(q(table)) WHERE \(q(key)) >= ?", [.integer(next)])
             }
+            let scopes = plan.uniqueKeyScopes
             for index in plan.targets.indices where plan.targets[index].mapping >= mapping {
                 let table = layout.table(of: plan.targets[index].entity).name
                 try database.run("DELETE FROM work.unique_key WHERE mapping = ? AND destination >= ?",
-                                 [.integer(Int64(index)), .integer(nextKeys[table] ?? 1)])
+                                 [.integer(Int64(scopes[index])), .integer(nextKeys[table] ?? 1)])
             }
             return undone
         }

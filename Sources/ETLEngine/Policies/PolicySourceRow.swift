@@ -51,7 +51,9 @@ public struct PolicyOutput: Sendable {
         public var values: [String: Value]
         /// When set, one destination row per distinct key across the whole mapping: later
         /// rows with the same key are associated with the first (the lookup table lives in
-        /// the work file and is checkpointed with the rows).
+        /// the work file and is checkpointed with the rows). Rows of a `creates` entity share
+        /// the table with every mapping of the step making that entity with unique keys
+        /// (`StepPlan.uniqueKeyScopes`), like Core Data's find-or-create in the migration's context.
         public var uniqueKey: Value?
 
         public init(entity: String? = nil, values: [String: Value] = [:], uniqueKey: Value? = nil) {

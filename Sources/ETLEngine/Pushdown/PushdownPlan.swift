@@ -91,9 +91,13 @@ struct PushdownPlan {
         var kinds: [Kind] = []
         var rowByRow: [Int: String] = [:]
         let keeping = step.sourceKeyTargets
+        let scopes = step.uniqueKeyScopes
         for (index, mapping) in step.mappings.enumerated() {
             let name = "mapping \(mapping.name)"
             if mapping.forEach != nil { throw NotPushable(reason: "\(name) has a forEach") }
+            if scopes[index] != index {
+                throw NotPushable(reason: "\(name) shares its uniqueBy keys with mapping \(step.targets[scopes[index]].name)")
+            }
             if let policyName = mapping.policy {
                 // Declared links of the policy's rows are found through its associations; links
                 // a relate hook computes are not, so such a step runs row by row as a whole.

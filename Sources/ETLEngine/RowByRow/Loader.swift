@@ -31,6 +31,7 @@ final class Loader {
         let db = context.destination
         let q = Database.quote
         let keeping = context.plan.sourceKeyTargets
+        let scopes = context.plan.uniqueKeyScopes
         for target in context.plan.mappings[index].targets {
             let plan = context.plan.targets[target]
             let destination = layout.table(of: plan.entity)
@@ -43,8 +44,10 @@ final class Loader {
                 insert: try db.prepare("INSERT INTO \(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ") VALUES ("
                                        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"),
                 associate: try db.prepare("INSERT INTO work.association (mapping, destination, source, item) VALUES (\(target), ?, ?, ?)"),
-                findUnique: try db.prepare("SELECT destination FROM work.unique_key WHERE mapping = \(target) AND key = ?"),
-                addUnique: try db.prepare("INSERT INTO work.unique_key (mapping, key, destination, source) VALUES (\(target), ?, ?, ?)"))
+                // Keys are looked up in the target's scope: rows of the same entity another
+                // mapping of the step made under the same key are found too.
+                findUnique: try db.prepare("SELECT destination FROM work.unique_key WHERE mapping = \(scopes[target]) AND key = ?"),
+                addUnique: try db.prepare("INSERT INTO work.unique_key (mapping, key, destination, source) VALUES (\(scopes[target]), ?, ?, ?)"))
         }
     }
 

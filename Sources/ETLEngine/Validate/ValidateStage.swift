@@ -36,6 +36,7 @@ struct ValidateStage {
         // 1. Every source row that passed the filter has its association (times fan-out),
         //    and every destination row was made by a mapping.
         var madeBy: [String: [Int]] = [:]
+        let scopes = plan.uniqueKeyScopes
         for (index, target) in plan.targets.enumerated() {
             madeBy[target.entity, default: []].append(index)
             guard associationsKept.contains(target.mapping) else { continue }
@@ -44,9 +45,15 @@ struct ValidateStage {
             if associated != counters.associated {
                 problems.append("mapping \(target.name): \(counters.associated) source rows passed, but \(associated) have a destination row")
             }
-            let distinct = Int(try db.scalarInt("SELECT count(DISTINCT destination) FROM work.association WHERE mapping = \(index)"))
-            if distinct != counters.written {
-                problems.append("mapping \(target.name): wrote \(counters.written) rows, but associations point at \(distinct)")
+            // Targets sharing unique keys are counted together: one may be associated with a
+            // row another wrote.
+            guard scopes[index] == index else { continue }
+            let scope = plan.targets.indices.filter { scopes[$0] == index }
+            let list = scope.map(String.init).joined(separator: ",")
+            let written = scope.reduce(0) { $0 + context.counters[$1].written }
+            let distinct = Int(try db.scalarInt("SELECT count(DISTINCT destination) FROM work.association WHERE mapping IN (\(list))"))
+            if distinct != written {
+                problems.append("mapping \(scope.map { plan.targets[$0].name }.joined(separator: ", ")): wrote \(written) rows, but associations point at \(distinct)")
             }
         }
         for entity in plan.destinationModel.entities where !entity.isAbstract {

@@ -232,6 +232,13 @@ struct CoreDataNames: Sendable, Equatable {
             names.numbers[name] = Int(n)
             listed.append(name)
         }
+        // Core Data's lightweight migration leaves a renamed entity's Z_NAME at the old name,
+        // its renaming identifier (the corpus's SampleModel_V2: LuxuryCar as ExpensiveSportCar).
+        for entity in model.entities where names.numbers[entity.name] == nil {
+            if let old = entity.renamingIdentifier, model.entity(named: old) == nil, let number = names.numbers[old] {
+                names.numbers[entity.name] = number
+            }
+        }
         let missingEntities = model.entities.map(\.name).filter { names.numbers[$0] == nil }
         guard missingEntities.isEmpty else {
             throw CoreDataStoreError(store: db.path, "entit\(missingEntities.count == 1 ? "y" : "ies") "

@@ -31,7 +31,7 @@ public struct Planner {
             let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind) : destinationKind.layout(for: to)
             let planned: (mappings: [MappingPlan], targets: [TargetPlan])
             if let step = hop.step {
-                planned = try planMappings(step, source: from, destination: to)
+                planned = try planMappings(try mappingModelStep(step, from: from, to: to), source: from, destination: to)
             } else {
                 planned = try inferredMappings(spec, from: from, to: to)
             }
@@ -118,7 +118,9 @@ public struct Planner {
             guard explicit[from] == nil else { throw step.cursor.error("two steps start from version \(step.from!)") }
             explicit[from] = (to, step)
         }
-        var chain = Chain(models: bundle.versions, hops: [], files: bundleFiles(spec.models!))
+        // A mapping model is part of the pipeline: editing it changes the run's identity.
+        let mappingModels = spec.steps.compactMap(\.mappingModel).map(XCMappingModel.xmlFile(of:))
+        var chain = Chain(models: bundle.versions, hops: [], files: bundleFiles(spec.models!) + mappingModels)
         var k = start
         while k < target {
             if let (to, step) = explicit[k], to <= target {

@@ -2,7 +2,7 @@ import Foundation
 import ETLModel
 
 extension PipelineSpec {
-    /// With `--confine`: refuses a pipeline whose paths (stores, models, template) lead
+    /// With `--confine`: refuses a pipeline whose paths (stores, models, template, mapping models) lead
     /// outside the pipeline file's folder — through `..`, an absolute path or a symlink —
     /// so a pipeline from elsewhere cannot make etl read or write beyond its folder.
     public func checkConfined() throws {
@@ -23,6 +23,7 @@ extension PipelineSpec {
         if models == nil {
             for step in steps { try check(step.to, step.toCursor) }
         }
+        for step in steps { try check(step.mappingModel, step.mappingModelCursor) }
     }
 
     /// The path with symlinks resolved in the part of it that exists (the rest may not

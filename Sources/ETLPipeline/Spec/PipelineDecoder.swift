@@ -92,7 +92,7 @@ extension PipelineSpec {
 
     static func decodeStep(_ cursor: JSONCursor, index: Int, isLast: Bool, destinationModel: String?, folder: String,
                            bundle: Bool) throws -> StepSpec {
-        let o = try cursor.object(keys: bundle ? ["name", "from", "to", "mappings"] : ["name", "to", "mappings"])
+        let o = try cursor.object(keys: bundle ? ["name", "from", "to", "mappings", "mappingModel"] : ["name", "to", "mappings"])
         let name = try o.optional("name")?.nonEmptyString()
         let toCursor = o.optional("to")
         var from: String?
@@ -110,6 +110,15 @@ extension PipelineSpec {
             throw cursor.error("missing required key 'to': every step but the last names the model file it produces")
         }
         let stepName = name ?? (bundle ? "\(from!) to \(to)" : "step \(index + 1)")
+        if let mappingModelCursor = o.optional("mappingModel") {
+            // The mappings are the mapping model's, read once the plan knows the hop's versions.
+            if let mappings = o.optional("mappings") {
+                throw mappings.error("a step takes its mappings from \"mappingModel\" or from \"mappings\", not both")
+            }
+            return StepSpec(name: stepName, from: from, to: to, toCursor: toCursor, mappings: [], cursor: cursor,
+                            mappingModel: resolve(try mappingModelCursor.nonEmptyString(), folder: folder),
+                            mappingModelCursor: mappingModelCursor)
+        }
         let mappingsCursor = try o.required("mappings")
         var mappings: [MappingSpec] = []
         var names: Set<String> = []

@@ -68,6 +68,10 @@ public struct StepSpec: Sendable {
     public var toCursor: JSONCursor?
     public var mappings: [MappingSpec]
     public var cursor: JSONCursor
+    /// With a bundle: an Xcode mapping model (`Name.xcmappingmodel`) whose entity mappings
+    /// are the step's, imported when the plan knows the hop's versions (`mappings` is empty).
+    public var mappingModel: String? = nil
+    public var mappingModelCursor: JSONCursor? = nil
 }
 
 /// One entity mapping (NSEntityMapping).

@@ -1,0 +1,117 @@
+import Foundation
+
+/// A source filter's `NSPredicate` format string as a pipeline filter expression.
+///
+/// The forms pipelines can express: comparisons (`==` `=` `!=` `<>` `<` `<=` `=<` `>` `>=`
+/// `=>`) between key paths of the source row and constants (numbers, quoted strings, `nil`,
+/// `YES` / `NO` / `TRUE` / `FALSE`), joined by `AND` / `OR` / `NOT` (or `&&` `||` `!`) and
+/// parentheses; `TRUEPREDICATE` and `FALSEPREDICATE`. A key path `name` becomes
+/// `$source.name`.
+///
+///     try PredicateTranslation.filter("maker != nil AND year >= 2000")
+///     // "$source.maker != null && $source.year >= 2000"
+///
+/// Anything else (`BEGINSWITH`, `CONTAINS`, `LIKE`, `IN`, `ANY`, `SUBQUERY`, `$variables`,
+/// `%@`, `FUNCTION`, `@count`) is an error naming the word.
+enum PredicateTranslation {
+    struct Untranslatable: Error, CustomStringConvertible {
+        var word: String
+        var description: String {
+            "'\(word)' has no pipeline equivalent etl knows (it translates comparisons of key paths with constants, AND, OR, NOT)"
+        }
+    }
+
+    /// nil: every row passes (`TRUEPREDICATE`, or nothing written).
+    static func filter(_ predicate: String) throws -> String? {
+        let trimmed = predicate.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty || trimmed.uppercased() == "TRUEPREDICATE" { return nil }
+        var out: [String] = []
+        var i = trimmed.startIndex
+        let characters = trimmed
+        while i < characters.endIndex {
+            let c = characters[i]
+            if c.isWhitespace { i = characters.index(after: i); continue }
+            if c == "\"" || c == "'" {
+                var j = characters.index(after: i)
+                var value = ""
+                while j < characters.endIndex, characters[j] != c {
+                    if characters[j] == "\\", characters.index(after: j) < characters.endIndex { j = characters.index(after: j) }
+                    value.append(characters[j])
+                    j = characters.index(after: j)
+                }
+                guard j < characters.endIndex else { throw Untranslatable(word: String(characters[i...])) }
+                out.append("'" + value.replacingOccurrences(of: "'", with: "''") + "'")
+                i = characters.index(after: j)
+                continue
+            }
+            if c.isNumber || (c == "-" && characters.index(after: i) < characters.endIndex && characters[characters.index(after: i)].isNumber) {
+                var j = characters.index(after: i)
+                while j < characters.endIndex, characters[j].isNumber || characters[j] == "." { j = characters.index(after: j) }
+                out.append(String(characters[i..<j]))
+                i = j
+                continue
+            }
+            if c.isLetter || c == "_" {
+                var j = i
+                while j < characters.endIndex, characters[j].isLetter || characters[j].isNumber || characters[j] == "_" || characters[j] == "." {
+                    j = characters.index(after: j)
+                }
+                let word = String(characters[i..<j])
+                i = j
+                switch word.uppercased() {
+                case "AND": out.append("&&")
+                case "OR": out.append("||")
+                case "NOT": out.append("!")
+                case "NIL", "NULL": out.append("null")
+                case "YES", "TRUE": out.append("true")
+                case "NO", "FALSE": out.append("false")
+                case "TRUEPREDICATE": out.append("true")
+                case "FALSEPREDICATE": out.append("false")
+                case "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN", "BETWEEN", "ANY", "ALL", "SOME", "NONE",
+                     "SUBQUERY", "FUNCTION", "SELF":
+                    throw Untranslatable(word: word)
+                default:
+                    let path = word.hasPrefix("SELF.") ? String(word.dropFirst(5)) : word
+                    guard !path.isEmpty, !path.hasSuffix("."), !path.contains("..") else { throw Untranslatable(word: word) }
+                    out.append("$source.\(path)")
+                }
+                continue
+            }
+            // Operators, longest first.
+            let rest = characters[i...]
+            let operators: [(String, String)] = [("==", "=="), ("!=", "!="), ("<>", "!="), ("<=", "<="), ("=<", "<="), (">=", ">="), ("=>", ">="),
+                                                 ("&&", "&&"), ("||", "||"), ("=", "=="), ("<", "<"), (">", ">"), ("!", "!"), ("(", "("), (")", ")")]
+            guard let (written, translated) = operators.first(where: { rest.hasPrefix($0.0) }) else {
+                throw Untranslatable(word: String(rest.prefix { !$0.isWhitespace }))
+            }
+            out.append(translated)
+            i = characters.index(i, offsetBy: written.count)
+        }
+        return negationsWrapped(out).joined(separator: " ")
+    }
+
+    /// `NOT a < 10` negates the comparison, but `!` binds tighter than `<` in a pipeline
+    /// expression: what follows a negation, up to the next AND / OR at its level, is put in
+    /// parentheses.
+    static func negationsWrapped(_ tokens: [String]) -> [String] {
+        var out: [String] = []
+        var i = 0
+        while i < tokens.count {
+            out.append(tokens[i])
+            if tokens[i] == "!", i + 1 < tokens.count, tokens[i + 1] != "(" {
+                var depth = 0, j = i + 1
+                while j < tokens.count {
+                    if tokens[j] == "(" { depth += 1 }
+                    if tokens[j] == ")" { if depth == 0 { break }; depth -= 1 }
+                    if depth == 0, tokens[j] == "&&" || tokens[j] == "||" { break }
+                    j += 1
+                }
+                out += ["("] + negationsWrapped(Array(tokens[(i + 1)..<j])) + [")"]
+                i = j
+                continue
+            }
+            i += 1
+        }
+        return out
+    }
+}

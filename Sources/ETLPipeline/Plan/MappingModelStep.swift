@@ -1,0 +1,36 @@
+import Foundation
+import ETLModel
+
+extension Planner {
+    /// A bundle step that names an Xcode mapping model, `{ "from": "V2", "to": "V3",
+    /// "mappingModel": "V2toV3.xcmappingmodel" }`: its entity mappings imported against the
+    /// hop's two versions, as the same step written in JSON (what `etl mapping show` prints)
+    /// read by the same decoder. So a mapping model and its printed step plan alike, and an
+    /// error in the translation points at that printed step.
+    ///
+    /// Checked before any row is read: the mapping model was made between the hop's versions
+    /// (by the version names of its recorded model paths), every expression translates, and
+    /// every policy class it names has an etl policy registered under the class's name.
+    func mappingModelStep(_ step: StepSpec, from: Model, to: Model) throws -> StepSpec {
+        guard let path = step.mappingModel, let cursor = step.mappingModelCursor else { return step }
+        let mapping = try XCMappingModel.load(path: path)
+        guard mapping.sourceVersion == from.version, mapping.destinationVersion == to.version else {
+            throw cursor.error("\(path) maps \(mapping.sourceVersion) → \(mapping.destinationVersion) (its source and destination models: "
+                + "\(mapping.sourceModelPath), \(mapping.destinationModelPath)), but this step goes \(from.version) → \(to.version)")
+        }
+        let imported = try MappingModelImport.step(mapping, source: from, destination: to)
+        for m in imported.mappings {
+            guard let name = m.policy, !policies.contains(where: { $0.name == name }) else { continue }
+            let className = mapping.entityMappings.first { $0.name == m.name }?.policyClassName ?? name
+            let known = policies.isEmpty ? "no policies are registered in this program"
+                : "registered policies: " + policies.map(\.name).sorted().joined(separator: ", ")
+            throw cursor.error("entity mapping \(m.name) of \(path) needs the migration policy class \(className): no etl policy is registered "
+                + "as '\(name)' (\(known)). Port the class to an etl Policy and register it under that name (ETLCommand.main(policies:), see the README)")
+        }
+        let root = try JSONCursor.parse(Array(imported.json().utf8), file: "\(path) (as the pipeline step etl mapping show prints)")
+        var decoded = try PipelineSpec.decodeStep(root, index: 0, isLast: false, destinationModel: nil,
+                                                  folder: URL(fileURLWithPath: path).deletingLastPathComponent().path, bundle: true)
+        decoded.name = step.name
+        return decoded
+    }
+}
