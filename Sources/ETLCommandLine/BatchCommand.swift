@@ -114,6 +114,9 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Progress on standard error: auto (a status line on a terminal, log lines otherwise), bar, lines, json (one event per line), none.")
     var progress: ProgressStyle = .auto
 
+    @Flag(help: "Write nothing: say for each store whether the batch would migrate it (from which version), skip it (up to date) or refuse it (why).")
+    var dryRun = false
+
     func validate() throws {
         if (out == nil) == !inPlace {
             throw ValidationError(inPlace ? "--out and --in-place exclude each other: choose one"
@@ -146,6 +149,10 @@ struct BatchCommand: ParsableCommand {
             throw CLIFailure(message: "--stores \(stores) names no store (below \(list.base))", code: ExitStatus.badInput)
         }
         let selected = list.shard(shard)
+        if dryRun {
+            print(BatchPlanTable.render(Batch.plan(pipeline: pipeline, stores: selected, policies: policies)))
+            return
+        }
         let tag = shard.isWhole ? "all" : shard.fileTag
         func expand(_ path: String) -> String {
             BatchStoreList.absolute(path.replacingOccurrences(of: "{shard}", with: tag), in: folder)

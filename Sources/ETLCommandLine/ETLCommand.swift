@@ -34,7 +34,7 @@ public struct ETLCommand: ParsableCommand {
               2  bad usage or a bad pipeline or model file; nothing was read
               3  etl batch: some stores failed (each with its reason); the others are done
             """,
-        subcommands: [RunCommand.self, BatchCommand.self, StatusCommand.self, InspectCommand.self, RejectsCommand.self, SampleCommand.self])
+        subcommands: [RunCommand.self, PlanCommand.self, BatchCommand.self, StatusCommand.self, InspectCommand.self, ModelCommand.self, RejectsCommand.self, SampleCommand.self])
 
     /// Runs the command line with these policies and expression functions available to
     /// every pipeline that names them.

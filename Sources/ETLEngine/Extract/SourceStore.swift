@@ -37,6 +37,10 @@ public final class SourceStore: @unchecked Sendable {
             throw MigrationError.badSource(path: path, reason: "no such file")
         }
         guard !isDirectory.boolValue else { throw MigrationError.badSource(path: path, reason: "is a folder, not a store file") }
+        // SQLite reads an empty file as an empty database; no store is ever 0 bytes long.
+        if ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue == 0 {
+            throw MigrationError.badSource(path: path, reason: "is an empty file (0 bytes), not a SQLite store")
+        }
         let companions = [path + "-wal", path + "-shm"]
         let existing = companions.filter { fm.fileExists(atPath: $0) }
         let size = { ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
