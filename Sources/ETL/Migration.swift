@@ -124,6 +124,25 @@ public struct Migration: Sendable {
         })
     }
 
+    /// The destinations in `folders` (not below them) with a checkpoint of a run of this
+    /// pipeline file: where `etl status` looks when no destination is given and the
+    /// pipeline's own has none (a run given `--destination`).
+    public func destinationsWithCheckpoints(in folders: [String]) -> [String] {
+        let fm = FileManager.default
+        let suffix = ".etl-checkpoint"
+        let pipelineFile = absolute(pipeline)
+        var found: [String] = []
+        for folder in Set(folders.map(absolute)).sorted() {
+            for name in ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasSuffix(suffix) {
+                let destination = folder + "/" + name.dropLast(suffix.count)
+                guard let checkpoint = try? CheckpointFile(destination: destination).read(),
+                      absolute(checkpoint.identity.pipelineFile) == pipelineFile else { continue }
+                found.append(destination)
+            }
+        }
+        return found
+    }
+
     private func absolute(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.path
     }

@@ -68,7 +68,8 @@ public struct PlanReport: Sendable, Codable, Equatable {
     /// checked, its version detected, drops counted), else from the pipeline alone.
     public static func make(_ migration: Migration) throws -> PlanReport {
         let spec = try migration.spec()
-        guard FileManager.default.fileExists(atPath: spec.source.store) else {
+        // A source given on the command line must exist; the pipeline's own may not yet.
+        guard migration.source != nil || FileManager.default.fileExists(atPath: spec.source.store) else {
             // No store to read: the pipeline alone (Core Data names by convention; a bundle
             // pipeline then needs the source's "version").
             let policies = migration.policies

@@ -16,7 +16,7 @@ struct InspectCommand: ParsableCommand {
 
             Examples:
               etl inspect data/books-v1.sqlite
-              etl inspect data/books-v1.sqlite --models pipelines/models/books-v1.json --models pipelines/models/books-v2.json
+              etl inspect v2.sqlite --models books-v1.json --models books-v2.json
               etl inspect archive/Example.sqlite --models Model.xcdatamodeld --json
             """)
 

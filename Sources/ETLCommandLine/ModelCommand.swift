@@ -29,7 +29,7 @@ struct ModelCommand: ParsableCommand {
                 Examples:
                   etl model from-store data/books-v1.sqlite > models/books-v1.json
                   etl model from-store notes.sqlite --version notes-v1 > notes-v1.json
-                  etl model from-store Example.sqlite --models Model.xcdatamodeld > current.json
+                  etl model from-store Example.sqlite --models Model.xcdatamodeld > v2.json
                 """)
 
         @Argument(help: "The store file.")

@@ -90,7 +90,7 @@ public struct Engine {
                 file.remove()
                 return RunSummary(source: source, destination: destination, backup: nil, resumed: checkpoint.position,
                                   redoneRows: 0, mappings: checkpoint.finished + checkpoint.counters,
-                                  seconds: Date().timeIntervalSince(started))
+                                  seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
             }
         } else {
             // Files of a run that died before its first checkpoint hold nothing to keep.
@@ -159,10 +159,18 @@ public struct Engine {
         area.removeAll(stepCount: plan.steps.count)
         file.remove()
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
-                                 redoneRows: redone, mappings: run.finished, seconds: Date().timeIntervalSince(started))
+                                 redoneRows: redone, mappings: run.finished,
+                                 seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
         summary.notes = notes() + run.notes
         summary.rejectFile = rejects
         return summary
+    }
+
+    /// The mappings' seconds a resumed run carries over from the runs it continues: the
+    /// summary's total counts them too, so it is never less than the mappings' sum.
+    private static func earlierSeconds(_ checkpoint: Checkpoint?) -> Double {
+        guard let checkpoint else { return 0 }
+        return (checkpoint.finished + checkpoint.counters).reduce(0) { $0 + $1.seconds }
     }
 
     private static func isInterruption(_ error: Error) -> Bool {
