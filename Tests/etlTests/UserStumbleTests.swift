@@ -100,3 +100,24 @@ extension CommandLineTests {
         XCTAssertEqual(try etl("rejects", "v2.sqlite.rejects.jsonl.zst").status, 0)
     }
 }
+
+extension CommandLineTests {
+    func testShellCompletionScriptsKnowEveryCommand() throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try etl("--generate-completion-script", shell)
+            XCTAssertEqual(script.status, 0, script.stderr)
+            for word in ["plan", "from-store", "dry-run", "mermaid", "models"] {
+                XCTAssertTrue(script.stdout.contains(word), "\(shell) completion lacks \(word)")
+            }
+        }
+        // The bash script is valid bash.
+        let file = folder.appendingPathComponent("etl.bash")
+        try Data(try etl("--generate-completion-script", "bash").stdout.utf8).write(to: file)
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/bin/bash")
+        check.arguments = ["-n", file.path]
+        try check.run()
+        check.waitUntilExit()
+        XCTAssertEqual(check.terminationStatus, 0)
+    }
+}
