@@ -313,7 +313,7 @@ public final class Batch: @unchecked Sendable {
         // place after validation).
         if prior?.status == .started, prior?.outputExisted == false, exists, !checkpoint.exists,
            !fm.fileExists(atPath: destination + ".etl-tmp") {
-            let plan = try migration.plan()
+            let plan = try migration.planReadingSource()
             result.fromVersion = plan.sourceVersion
             result.toVersion = plan.targetVersion
             result.status = .done
@@ -414,7 +414,7 @@ public final class Batch: @unchecked Sendable {
         var migration = migration(source: original, destination: path, cancellation: Cancellation())
         migration.replace = .backup
         migration.restart = false
-        let plan = try migration.plan()
+        let plan = try migration.planReadingSource()
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
         let checkpoint = CheckpointFile(destination: path)
