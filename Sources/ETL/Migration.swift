@@ -118,7 +118,9 @@ public struct Migration: Sendable {
         let plan = try plan()
         let file = CheckpointFile(destination: plan.destinationPath)
         let checkpoint = try file.read()
-        let files = WorkArea.existingFiles(destination: plan.destinationPath, stepCount: plan.steps.count) + (file.exists ? [file.path] : [])
+        // The run's own hops, which its source's version may have made fewer than the pipeline's.
+        let stepCount = checkpoint.map { max(1, $0.identity.models.count - 1) } ?? plan.steps.count
+        let files = WorkArea.existingFiles(destination: plan.destinationPath, stepCount: stepCount) + (file.exists ? [file.path] : [])
         return (checkpoint, file, files.map { path in
             (path, ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0)
         })

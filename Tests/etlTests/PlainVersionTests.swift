@@ -62,3 +62,21 @@ extension CommandLineTests {
         XCTAssertTrue(run.stdout.contains("v2 to v3  Files"), run.stdout)
     }
 }
+
+extension CommandLineTests {
+    func testInspectWithAModelFileAsJSON() throws {
+        let store = Self.root.appendingPathComponent("data/books-v1.sqlite").path
+        let result = try etl("inspect", store, "--models", Self.root.appendingPathComponent("pipelines/models/books-v1.json").path, "--json")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(json["layout"] as? String, "plain")
+        XCTAssertEqual(json["version"] as? String, "books-v1")
+        XCTAssertEqual(json["versionEvidence"] as? String, "schema")
+        let entities = try XCTUnwrap(json["entities"] as? [[String: Any]])
+        let book = try XCTUnwrap(entities.first { $0["entity"] as? String == "Book" })
+        XCTAssertEqual(book["rows"] as? Int, 2000)
+        let columns = try XCTUnwrap(book["columns"] as? [[String: String]])
+        XCTAssertEqual(columns.map { $0["name"] ?? "" }, ["id", "title", "authorName", "fileURL", "published", "price"])
+        XCTAssertEqual(columns.first { $0["name"] == "fileURL" }?["type"], "URI VARCHAR")
+    }
+}
