@@ -76,9 +76,10 @@ struct PlanCommand: ParsableCommand {
                 lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(m.runs): \(m.why)")
             }
             for drop in hop.drops {
+                let uncounted = report.source != nil && index > 0 ? " (not counted: this hop reads the store the hop before it writes)" : ""
                 let count = drop.count.map { n in
                     drop.kind == "entity" ? ", \(n) rows in the source" : drop.kind == "attribute" ? ", \(n) non-null values in the source" : ", \(n) links in the source"
-                } ?? ""
+                } ?? uncounted
                 lines.append("  drops \(drop.kind) \(drop.name)\(count)")
             }
             if !hop.newEntities.isEmpty { lines.append("  new entities, empty: " + hop.newEntities.joined(separator: ", ")) }
