@@ -1,3 +1,4 @@
+import Foundation
 import ETL
 
 /// `etl batch --dry-run`: one line per store, then the counts.
@@ -21,5 +22,11 @@ enum BatchPlanTable {
         lines.append("")
         lines.append("dry run, nothing written: \(count(.migrate)) to migrate, \(count(.skip)) up to date, \(count(.refuse)) refused, of \(plans.count) stores")
         return lines.joined(separator: "\n")
+    }
+
+    static func json(_ plans: [BatchStorePlan]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(plans), as: UTF8.self)
     }
 }

@@ -112,6 +112,12 @@ extension CommandLineTests {
                      "dry run, nothing written: 1 to migrate, 1 up to date, 1 refused, of 3 stores"] {
             XCTAssertTrue(dry.stdout.contains(part), "dry run lacks '\(part)':\n\(dry.stdout)")
         }
+        let json = try etl("batch", pipeline, "--stores", "archive", "--out", "upgraded", "--dry-run", "--json")
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let plans = try JSONDecoder().decode([BatchStorePlan].self, from: Data(json.stdout.utf8))
+        XCTAssertEqual(plans.map { "\($0.store) \($0.decision.rawValue) \($0.fromVersion ?? "-") \($0.hops)" },
+                       ["a-v1.sqlite migrate books-v1 2", "b-v3.sqlite skip books-v3 0", "c-empty.sqlite refuse - 0"])
+        XCTAssertEqual(try etl("batch", pipeline, "--stores", "archive", "--out", "upgraded", "--json").status, 2, "--json without --dry-run")
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("upgraded").path))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: archive.path).sorted(), ["a-v1.sqlite", "b-v3.sqlite", "c-empty.sqlite"])
     }
