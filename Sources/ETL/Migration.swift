@@ -47,15 +47,38 @@ public struct Migration: Sendable {
         try plan(source: nil)
     }
 
+    /// Plans from the source store as it is: opened (and checked to be in the pipeline's
+    /// layout), its version detected among the pipeline's model versions, so that the plan
+    /// holds only the hops the store still needs (none when it is up to date). What
+    /// `etl batch` and `etl plan --source` decide from; `run` plans the same way.
+    public func planReadingSource() throws -> Plan {
+        try planWithSource().plan
+    }
+
+    func planWithSource() throws -> (plan: Plan, store: SourceStore) {
+        let spec = try spec()
+        // The pipeline alone first, so a wrong pipeline is reported before a missing store.
+        if spec.models == nil && spec.source.layout != "coredata" { _ = try plan(source: nil) }
+        let store = try openSource(spec)
+        return (try plan(source: store), store)
+    }
+
     /// Plans with the source store open when the plan needs it: a Core Data source's real
     /// names, or a bundle's version detection.
     func plan(source store: SourceStore?) throws -> Plan {
         let spec = try spec()
         var store = store
         if store == nil && (spec.models != nil || spec.source.layout == "coredata") {
-            store = try SourceStore(path: spec.source.store, check: false, busyTimeout: Int32(lockTimeout * 1000))
+            store = try openSource(spec)
         }
         return try Planner(policies: policies.signatures, functions: policies.functions).plan(spec, source: store?.database)
+    }
+
+    /// Opens the source read-only and refuses a store in the other layout (`SourceSchemaCheck`).
+    func openSource(_ spec: PipelineSpec) throws -> SourceStore {
+        let store = try SourceStore(path: spec.source.store, check: false, busyTimeout: Int32(lockTimeout * 1000))
+        try SourceSchemaCheck.checkLayout(store.database, path: store.path, expected: LayoutKind(rawValue: spec.source.layout)!)
+        return store
     }
 
     func spec() throws -> PipelineSpec {
@@ -68,10 +91,15 @@ public struct Migration: Sendable {
     }
 
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
-        let spec = try spec()
-        // Opened first only when planning needs it, so a wrong pipeline is reported before a missing store.
-        let store = spec.models != nil || spec.source.layout == "coredata" ? try SourceStore(path: spec.source.store, check: false, busyTimeout: Int32(lockTimeout * 1000)) : nil
-        let plan = try plan(source: store)
+        let (plan, store) = try planWithSource()
+        // Like `batch`, a run makes the destination's folder: nothing is written before the
+        // pipeline, the source and its version were found good.
+        let folder = URL(fileURLWithPath: plan.destinationPath).deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw MigrationError.badDestination(path: plan.destinationPath, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
+        }
         var options = RunOptions(chunkSize: chunkSize ?? plan.spec.options.chunkSize,
                                  workers: workers ?? plan.spec.options.workers, replace: replace)
         options.restart = restart
@@ -90,10 +118,31 @@ public struct Migration: Sendable {
         let plan = try plan()
         let file = CheckpointFile(destination: plan.destinationPath)
         let checkpoint = try file.read()
-        let files = WorkArea.existingFiles(destination: plan.destinationPath, stepCount: plan.steps.count) + (file.exists ? [file.path] : [])
+        // The run's own hops, which its source's version may have made fewer than the pipeline's.
+        let stepCount = checkpoint.map { max(1, $0.identity.models.count - 1) } ?? plan.steps.count
+        let files = WorkArea.existingFiles(destination: plan.destinationPath, stepCount: stepCount) + (file.exists ? [file.path] : [])
         return (checkpoint, file, files.map { path in
             (path, ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0)
         })
+    }
+
+    /// The destinations in `folders` (not below them) with a checkpoint of a run of this
+    /// pipeline file: where `etl status` looks when no destination is given and the
+    /// pipeline's own has none (a run given `--destination`).
+    public func destinationsWithCheckpoints(in folders: [String]) -> [String] {
+        let fm = FileManager.default
+        let suffix = ".etl-checkpoint"
+        let pipelineFile = absolute(pipeline)
+        var found: [String] = []
+        for folder in Set(folders.map(absolute)).sorted() {
+            for name in ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasSuffix(suffix) {
+                let destination = folder + "/" + name.dropLast(suffix.count)
+                guard let checkpoint = try? CheckpointFile(destination: destination).read(),
+                      absolute(checkpoint.identity.pipelineFile) == pipelineFile else { continue }
+                found.append(destination)
+            }
+        }
+        return found
     }
 
     private func absolute(_ path: String) -> String {

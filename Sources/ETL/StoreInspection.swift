@@ -6,10 +6,17 @@ import ETLEngine
 /// What `etl inspect` reports about a store: its layout, entities and row counts, WAL
 /// state, Core Data metadata and, given a model bundle, its version.
 public struct StoreInspection: Sendable {
-    public struct EntityCount: Sendable {
+    public struct EntityCount: Sendable, Codable {
         public var entity: String
         public var table: String
         public var rows: Int
+        /// The table's columns with their declared types, in table order.
+        public var columns: [Column] = []
+    }
+
+    public struct Column: Sendable, Codable {
+        public var name: String
+        public var type: String
     }
 
     public var path: String
@@ -25,12 +32,26 @@ public struct StoreInspection: Sendable {
     public var version: Result<DetectedVersion, VersionDetectionError>?
 
     public static func inspect(path: String, bundle: String? = nil) throws -> StoreInspection {
+        try inspect(path: path, models: bundle.map { [$0] } ?? [])
+    }
+
+    /// Describes the store at `path`. With `models` — a bundle (`Name.xcdatamodeld`) or JSON
+    /// model files — the store is checked as a run checks its source (`SourceSchemaCheck`:
+    /// the same errors for the same file) and its version is detected among them. `layout`
+    /// is the layout the store is expected in: by default Core Data's for a bundle, plain
+    /// for model files.
+    public static func inspect(path: String, models: [String], layout expected: LayoutKind? = nil) throws -> StoreInspection {
+        let path = URL(fileURLWithPath: path).standardizedFileURL.path
         // Sizes first: opening a WAL store read-only may create an empty -wal beside it.
         let fm = FileManager.default
         let size = ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
         let wal = ((try? fm.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.int64Value
         let source = try SourceStore(path: path)
         let db = source.database
+        let versions = try models.count == 1 && models[0].hasSuffix(".xcdatamodeld") ? ModelBundle.load(path: models[0]).versions
+            : models.map { try ModelFile.load(path: $0) }
+        let expected = expected ?? (models.isEmpty ? nil : models[0].hasSuffix(".xcdatamodeld") ? .coredata : .plain)
+        if let expected { try SourceSchemaCheck.checkLayout(db, path: path, expected: expected) }
         let header = FileHandle(forReadingAtPath: path).map { handle -> Data in
             defer { try? handle.close() }
             return handle.readData(ofLength: 20)
@@ -58,25 +79,36 @@ public struct StoreInspection: Sendable {
                 let table = "Z" + root.name.uppercased()
                 guard tables.contains(where: { $0.name == table }) else { continue }
                 let count = try db.scalarInt("SELECT count(*) FROM \(Database.quote(table)) WHERE Z_ENT = ?", [.integer(number)])
-                entities.append(EntityCount(entity: entry.name, table: table, rows: Int(count)))
+                entities.append(EntityCount(entity: entry.name, table: table, rows: Int(count),
+                                            columns: tables.first { $0.name == table }.map(columns) ?? []))
             }
         } else {
             for table in tables {
                 entities.append(EntityCount(entity: table.name, table: table.name,
-                                            rows: Int(try db.scalarInt("SELECT count(*) FROM \(Database.quote(table.name))"))))
+                                            rows: Int(try db.scalarInt("SELECT count(*) FROM \(Database.quote(table.name))")),
+                                            columns: columns(table)))
             }
         }
         var version: Result<DetectedVersion, VersionDetectionError>?
-        if let bundle {
-            let models = try ModelBundle.load(path: bundle)
+        if !versions.isEmpty {
+            let kind: LayoutKind = isCoreData ? .coredata : .plain
             do {
-                version = .success(try VersionDetector.detect(store: db, versions: models.versions,
-                                                              layout: isCoreData ? .coredata : .plain))
+                version = .success(try VersionDetector.detect(store: db, versions: versions, layout: kind))
             } catch let error as VersionDetectionError {
+                // A plain store is checked as a run checks its source, so both name the same
+                // missing table or column (with the tables the store has).
+                if kind == .plain, let closest = versions.first(where: { $0.version == error.closestVersion }) {
+                    try SourceSchemaCheck.checkTables(db, path: path, layout: PlainLayout(model: closest),
+                                                      entities: closest.entities.filter { !$0.isAbstract }.map(\.name))
+                }
                 version = .failure(error)
             }
         }
         return StoreInspection(path: path, bytes: size, layout: isCoreData ? "coredata" : "plain", entities: entities,
                                journal: journal, walBytes: wal, metadata: metadata, version: version)
+    }
+
+    private static func columns(_ table: TableInfo) -> [Column] {
+        table.columns.map { Column(name: $0.name, type: $0.declaredType) }
     }
 }

@@ -114,6 +114,12 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Progress on standard error: auto (a status line on a terminal, log lines otherwise), bar, lines, json (one event per line), none.")
     var progress: ProgressStyle = .auto
 
+    @Flag(help: "Write nothing: say for each store whether the batch would migrate it (from which version), skip it (up to date) or refuse it (why).")
+    var dryRun = false
+
+    @Flag(help: "With --dry-run: print the decisions as a JSON array (store, decision, fromVersion, toVersion, hops, reason).")
+    var json = false
+
     func validate() throws {
         if (out == nil) == !inPlace {
             throw ValidationError(inPlace ? "--out and --in-place exclude each other: choose one"
@@ -126,6 +132,7 @@ struct BatchCommand: ParsableCommand {
         if let storeTimeout, storeTimeout <= 0 { throw ValidationError("--store-timeout must be a positive number of seconds") }
         if shardCount != nil && shard != "auto" { throw ValidationError("--shard-count goes with --shard auto (with --shard INDEX/COUNT the count is in it)") }
         if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be at least 1") }
+        if json && !dryRun { throw ValidationError("--json goes with --dry-run (a batch's own results: --report FILE)") }
     }
 
     func run() throws {
@@ -146,6 +153,11 @@ struct BatchCommand: ParsableCommand {
             throw CLIFailure(message: "--stores \(stores) names no store (below \(list.base))", code: ExitStatus.badInput)
         }
         let selected = list.shard(shard)
+        if dryRun {
+            let plans = Batch.plan(pipeline: pipeline, stores: selected, policies: policies)
+            print(json ? try BatchPlanTable.json(plans) : BatchPlanTable.render(plans))
+            return
+        }
         let tag = shard.isWhole ? "all" : shard.fileTag
         func expand(_ path: String) -> String {
             BatchStoreList.absolute(path.replacingOccurrences(of: "{shard}", with: tag), in: folder)

@@ -31,11 +31,12 @@ public struct ETLCommand: ParsableCommand {
               0  done
               1  the migration failed (bad store, validation, a row that failed); nothing was replaced
               130, 143  stopped by SIGINT or SIGTERM after saving a checkpoint: run the same command to resume
-              2  bad usage or a bad pipeline or model file; nothing was read
+              2  bad usage, an unknown command, a bad pipeline or model file, or a source store
+                 that does not exist; nothing was read
               3  etl batch: some stores failed (each with its reason); the others are done
             """,
-        subcommands: [RunCommand.self, BatchCommand.self, StatusCommand.self, InspectCommand.self, RejectsCommand.self, SampleCommand.self,
-                      MappingCommand.self])
+        subcommands: [RunCommand.self, PlanCommand.self, BatchCommand.self, StatusCommand.self, InspectCommand.self, ModelCommand.self,
+                      MappingCommand.self, RejectsCommand.self, SampleCommand.self])
 
     /// Runs the command line with these policies and expression functions available to
     /// every pipeline that names them.
@@ -55,6 +56,16 @@ public struct ETLCommand: ParsableCommand {
             print(ETLVersion.current)
             return
         }
+        // An unknown command is an error, even with --help after it: ArgumentParser would
+        // print the top-level help and exit 0, as if `etl validate --help` had worked.
+        if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-") {
+            let names = configuration.subcommands.map { $0._commandName } + ["help"]
+            if !names.contains(first) {
+                let hint = closestName(to: first, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+                printError("error: unknown command '\(first)'\(hint); the commands are \(names.dropLast().joined(separator: ", ")). See 'etl --help'.")
+                Foundation.exit(ExitStatus.badInput)
+            }
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -71,6 +82,10 @@ public struct ETLCommand: ParsableCommand {
             printError("error: \(error)")
             code = ExitStatus.badInput
         // Errors of a store or of the run: each already names the file and the place.
+        // A source that does not exist: nothing was read, like a bad pipeline.
+        case MigrationError.badSource(_, SourceStore.noSuchFile):
+            printError("error: \(error)")
+            code = ExitStatus.badInput
         case is MigrationError, is VersionDetectionError, is CoreDataStoreError:
             printError("error: \(error)")
             code = ExitStatus.failed

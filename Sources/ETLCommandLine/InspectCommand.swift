@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ETL
+import ETLModel
 
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -8,22 +9,42 @@ struct InspectCommand: ParsableCommand {
         abstract: "Describe a store: layout, entities and row counts, WAL state, Core Data metadata, version.",
         discussion: """
             The store is opened read-only and left byte-for-byte as it was (a -wal file is \
-            read, never checkpointed). With --models, says which version of the bundle the \
-            store is at, or what differs from the closest one.
+            read, never checkpointed). With --models — a bundle, or JSON model files — the \
+            store is checked as `etl run` checks a source (same errors for the same file: \
+            wrong layout, missing table or column), and the version it is at is named, or \
+            what differs from the closest one.
 
             Examples:
               etl inspect data/books-v1.sqlite
-              etl inspect archive/Example.sqlite --models Model.xcdatamodeld
+              etl inspect v2.sqlite --models books-v1.json --models books-v2.json
+              etl inspect archive/Example.sqlite --models Model.xcdatamodeld --json
             """)
 
     @Argument(help: "The store file.")
     var store: String
 
-    @Option(help: "A model bundle (Name.xcdatamodeld) to detect the store's version with.")
-    var models: String?
+    @Option(help: ArgumentHelp("A model bundle (Name.xcdatamodeld), or a JSON model file (repeat for several), to check the store against and detect its version with.", valueName: "bundle-or-model"))
+    var models: [String] = []
+
+    @Option(help: "The layout the store should be in: plain or coredata (default: coredata with a bundle, plain with model files).")
+    var layout: LayoutKind?
+
+    @Flag(help: "Print the report as one JSON object, for scripts.")
+    var json = false
+
+    func validate() throws {
+        if models.count > 1, models.contains(where: { $0.hasSuffix(".xcdatamodeld") }) {
+            throw ValidationError("--models takes one bundle, or JSON model files: not both")
+        }
+    }
 
     func run() throws {
-        let report = try StoreInspection.inspect(path: store, bundle: models)
+        let report = try StoreInspection.inspect(path: store, models: models, layout: layout)
+        if json {
+            print(try InspectionJSON(report).encoded())
+            if case .failure(let error)? = report.version { throw CLIFailure(message: "\(report.path): \(error.message)") }
+            return
+        }
         print("store    \(report.path) (\(report.bytes) bytes)")
         print("layout   \(report.layout)")
         print("journal  \(report.journal)" + (report.walBytes.map { ", -wal file of \($0) bytes" + ($0 > 0 ? " (read with the store)" : "") } ?? ""))
@@ -46,7 +67,58 @@ struct InspectCommand: ParsableCommand {
         for e in report.entities {
             print(e.entity.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                   + e.table.padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: "%6d", e.rows))
+            print(String(repeating: " ", count: width + 2) + "columns: " + e.columns.map { $0.type.isEmpty ? $0.name : "\($0.name) \($0.type)" }.joined(separator: ", "))
         }
-        if case .failure? = report.version { throw CLIFailure(message: "\(store) matches no version of \(models ?? "")") }
+        if case .failure(let error)? = report.version { throw CLIFailure(message: "\(report.path): \(error.message)") }
+    }
+}
+
+extension LayoutKind: ExpressibleByArgument {}
+
+/// `etl inspect --json`: the report as scripts read it.
+struct InspectionJSON: Encodable {
+    struct Metadata: Encodable {
+        var storeUUID: String?
+        var storeType: String?
+        var versionHashEntities: [String]
+        var versionIdentifiers: [String]
+    }
+    var path: String
+    var bytes: Int64
+    var layout: String
+    var journal: String
+    var walBytes: Int64?
+    var metadata: Metadata?
+    var version: String?
+    var versionEvidence: String?
+    var versionError: String?
+    var entities: [StoreInspection.EntityCount]
+
+    init(_ report: StoreInspection) {
+        path = report.path
+        bytes = report.bytes
+        layout = report.layout
+        journal = report.journal
+        walBytes = report.walBytes
+        metadata = report.metadata.map {
+            Metadata(storeUUID: $0.storeUUID, storeType: $0.storeType, versionHashEntities: $0.versionHashes.keys.sorted(),
+                     versionIdentifiers: $0.versionIdentifiers)
+        }
+        switch report.version {
+        case .success(let detected)?:
+            version = detected.version
+            versionEvidence = detected.evidence == .schema ? "schema" : "schema and version hashes"
+        case .failure(let error)?:
+            versionError = error.message
+        case nil:
+            break
+        }
+        entities = report.entities
+    }
+
+    func encoded() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }

@@ -56,7 +56,8 @@ final class ProgressDisplay: @unchecked Sendable {
                 let what: String
                 switch event.stage {
                 case .create: what = "\(event.done) rows"
-                case .relate: what = "\(event.done) associations"
+                // Inside SQLite a relate stage is a few statements, each setting many links.
+                case .relate: what = event.links.map { "\($0) links set by \(event.done) statement\(event.done == 1 ? "" : "s")" } ?? "\(event.done) associations"
                 case .validate: what = "\(event.done) checks passed"
                 case .finalize: what = "store moved into place"
                 }

@@ -19,12 +19,14 @@ struct RunCommand: ParsableCommand {
 
             Examples:
               etl run pipelines/books.json
-              etl run pipelines/books.json --source archive/a.sqlite --destination out/a-v3.sqlite --backup
+              etl run pipelines/books.json --source archive/a.sqlite \\
+                  --destination out/a-v3.sqlite --backup
               etl run pipelines/books.json --chunk-size 5000 --workers 4
               etl run pipelines/books.json --restart
 
-            Exit codes: 0 done; 1 the migration failed (nothing replaced); 2 bad usage or bad \
-            pipeline; 130 / 143 stopped by SIGINT / SIGTERM (resumable).
+            Exit codes: 0 done; 1 the migration failed (nothing replaced); 2 bad usage, a bad \
+            pipeline, or a source store that does not exist (nothing read); 130 / 143 stopped by \
+            SIGINT / SIGTERM (resumable).
             """)
 
     @Argument(help: "The pipeline file (JSON, format 1; see docs/pipeline.md).")

@@ -9,9 +9,9 @@ struct SampleCommand: ParsableCommand {
         discussion: """
             The same --rows and --seed give the same store, byte for byte, on every machine.
 
-            Example:
-              etl sample books --version 1 --rows 50000 --seed 7 --out out/books-v1.sqlite
-              etl sample books --layout coredata --rows 1000 --out out/books-v1-coredata.sqlite
+            Examples:
+              etl sample books --rows 50000 --seed 7 --out out/books-v1.sqlite
+              etl sample books --layout coredata --rows 1000 --out out/v1-cd.sqlite
             """)
 
     @Argument(help: "The sample to write. Only 'books' exists.")

@@ -9,7 +9,10 @@ struct StatusCommand: ParsableCommand {
         discussion: """
             Reads the checkpoint beside the destination (DESTINATION.etl-checkpoint): step, \
             stage, mapping, rows done / total, when it was written, and the work files a \
-            resume will continue with. Prints "no run in progress" when there is none.
+            resume will continue with. Without --destination, looks beside the pipeline's \
+            destination; when there is no checkpoint there, it looks for one of this pipeline \
+            in the current folder and the destination's folder (a run given --destination), \
+            and otherwise prints "no run in progress", naming the checkpoint file it looked for.
 
             Example:
               etl status pipelines/books.json
@@ -26,9 +29,23 @@ struct StatusCommand: ParsableCommand {
         var migration = Migration(pipeline: pipeline)
         migration.policies = ProgramPolicies.shared.registry
         migration.destination = destination
-        let status = try migration.status()
+        var status = try migration.status()
+        if status.checkpoint == nil, destination == nil {
+            let folders = [FileManager.default.currentDirectoryPath, (status.file.path as NSString).deletingLastPathComponent]
+            let found = migration.destinationsWithCheckpoints(in: folders)
+            if found.count == 1 {
+                print("found a run of this pipeline with --destination \(found[0])")
+                migration.destination = found[0]
+                status = try migration.status()
+            } else if found.count > 1 {
+                print("runs of this pipeline are in progress at several destinations: name one with --destination")
+                for path in found { print("  \(path)") }
+                return
+            }
+        }
         guard let checkpoint = status.checkpoint else {
-            print("no run in progress" + (status.files.isEmpty ? "" : " (work files without a checkpoint will be removed by the next run)"))
+            print("no run in progress: there is no \(status.file.path)"
+                  + (status.files.isEmpty ? "" : " (work files without a checkpoint will be removed by the next run)"))
             for file in status.files { print("  \(file.path)  \(file.bytes) bytes") }
             return
         }

@@ -11,7 +11,10 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
         case .decimal, .double, .float: return "REAL"
         case .date: return "TIMESTAMP"
-        case .string, .uri: return "VARCHAR"
+        case .string: return "VARCHAR"
+        // Text affinity (it holds CHAR), and a name that tells a URI from a string, so
+        // `etl model from-store` reads back the type the column was made for.
+        case .uri: return "URI VARCHAR"
         case .binary, .uuid, .transformable: return "BLOB"
         }
     }

@@ -51,19 +51,31 @@ final class BadInputTests: XCTestCase {
     }
 
     func testSourceOfAnotherModelVersion() throws {
-        // A v3 store is not a v1 store: refused before any row is read, naming what is missing.
+        // A v3 store is a store of neither version of a v1 → v2 pipeline: refused before any
+        // row is read, naming what is missing.
         try migrateBooks(source: source, destination: destination)
         let before = try bytes(destination)
-        assertMigrationError(try migrateBooks(source: destination, destination: folder.path("again.sqlite")),
-                             contains: [destination, "no column authorName", "books-v1"])
+        let pipeline = try folder.pipeline("v1-v2.json", """
+            { "format": 1,
+              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
+              "destination": { "store": "v2.sqlite", "model": "MODELS/books-v2.json" },
+              "steps": [ { "mappings": [
+                { "name": "Books", "source": "Book", "destination": "Book", "attributes": { "title": "$source.title" } } ] } ] }
+            """)
+        var migration = Migration(pipeline: pipeline)
+        migration.source = destination
+        migration.destination = folder.path("again.sqlite")
+        assertMigrationError(try migration.run(), contains: [destination, "no column authorName", "books-v1", "Its columns: id, title"])
         XCTAssertEqual(try bytes(destination), before)
-        try assertNothingWritten(besides: ["v1.sqlite", "v3.sqlite"])
+        try assertNothingWritten(besides: ["v1.sqlite", "v3.sqlite", "v1-v2.json"])
     }
 
-    func testMissingDestinationFolder() throws {
+    func testRunCreatesAMissingDestinationFolder() throws {
+        // Like `etl batch`, a run makes the folders of its destination.
         let target = folder.path("no/such/folder/v3.sqlite")
-        assertMigrationError(try migrateBooks(source: source, destination: target), contains: [target, "does not exist"])
-        try assertNothingWritten(besides: ["v1.sqlite"])
+        let summary = try migrateBooks(source: source, destination: target)
+        XCTAssertEqual(summary.destination, target)
+        XCTAssertEqual(try Database(path: target, mode: .readOnly).scalarInt("SELECT count(*) FROM Book"), 400)
     }
 
     func testUnwritableDestination() throws {

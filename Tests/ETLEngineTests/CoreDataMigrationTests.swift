@@ -77,7 +77,7 @@ final class CoreDataMigrationTests: XCTestCase {
     func testAStoreOfAnotherAppIsRefusedNamingWhatDiffers() throws {
         let chain = try copyFixtures()
         let books = folder.path("books.sqlite")
-        try BooksSample.write(rows: 50, seed: 1, to: books)
+        try BooksSample.write(rows: 50, seed: 1, to: books, layout: .coredata)
         let pipeline = try folder.pipeline("other.json", """
             { "format": 1, "models": "\(chain.path)/Model.xcdatamodeld",
               "source": { "store": "\(books)", "layout": "coredata" },
@@ -87,6 +87,11 @@ final class CoreDataMigrationTests: XCTestCase {
             let text = "\(error)"
             XCTAssertTrue(text.contains(books), text)
             XCTAssertTrue(text.contains("ZBASICENTITY") || text.contains("BasicEntity"), text)
+        }
+        // The same app's store in the plain layout is named as such.
+        try BooksSample.write(rows: 50, seed: 1, to: books)
+        XCTAssertThrowsError(try Migration(pipeline: pipeline).run()) { error in
+            XCTAssertTrue("\(error)".contains("\(books): is a plain SQLite store (it has no Z_PRIMARYKEY and Z_METADATA)"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("out.sqlite")))
     }

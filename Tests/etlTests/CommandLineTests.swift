@@ -62,9 +62,11 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testMigrationFailureExitsOne() throws {
-        let run = try etl("run", pipeline, "--source", "missing.sqlite", "--destination", "v3.sqlite")
+        try Data("not a store, but long enough to have a header of sorts: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789".utf8)
+            .write(to: folder.appendingPathComponent("notes.sqlite"))
+        let run = try etl("run", pipeline, "--source", "notes.sqlite", "--destination", "v3.sqlite")
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.stderr.contains("missing.sqlite: no such file"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("notes.sqlite: is not a SQLite database"), run.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("v3.sqlite").path))
     }
 

@@ -174,7 +174,7 @@ final class KillResumeTests: XCTestCase {
         XCTAssertEqual(reference.status, 0)
         XCTAssertEqual(try dump(destination), try dump(path("reference.sqlite")))
         let after = try run(["status", Self.pipeline, "--destination", destination], killAt: nil, random: &random)
-        XCTAssertEqual(after.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "no run in progress")
+        XCTAssertEqual(after.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "no run in progress: there is no \(destination).etl-checkpoint")
     }
 
     /// The `redone` counts of the resumed events in a run's JSON progress.

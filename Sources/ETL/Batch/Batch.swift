@@ -313,7 +313,7 @@ public final class Batch: @unchecked Sendable {
         // place after validation).
         if prior?.status == .started, prior?.outputExisted == false, exists, !checkpoint.exists,
            !fm.fileExists(atPath: destination + ".etl-tmp") {
-            let plan = try migration.plan()
+            let plan = try migration.planReadingSource()
             result.fromVersion = plan.sourceVersion
             result.toVersion = plan.targetVersion
             result.status = .done
@@ -328,8 +328,8 @@ public final class Batch: @unchecked Sendable {
             throw BatchStoreError("its result \(destination) already exists (left by an earlier batch?) and is not replaced: "
                                   + "remove it, or run with --restart to migrate every store again")
         }
-        try checkNotEmpty(store.path)
-        let plan = try migration.plan()
+        // Read from the store: its layout checked, its version detected (up to date: skipped).
+        let plan = try migration.planReadingSource()
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
         if plan.steps.isEmpty {
@@ -366,12 +366,11 @@ public final class Batch: @unchecked Sendable {
             return
         }
         try recordStart(store, output: path, outputExisted: true)
-        try checkNotEmpty(path)
         for companion in ["-wal", "-journal"] where BatchFiles.size(path + companion) > 0 {
             throw BatchStoreError("has a non-empty \(path + companion): replacing the store in place would leave it beside the new store. "
                                   + "Let the app (or `sqlite3 STORE 'PRAGMA wal_checkpoint(TRUNCATE)'`) fold it into the store first, or migrate with --out")
         }
-        let plan = try migration(source: path, destination: path, cancellation: cancellation).plan()
+        let plan = try migration(source: path, destination: path, cancellation: cancellation).planReadingSource()
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
         if plan.steps.isEmpty {
@@ -415,7 +414,7 @@ public final class Batch: @unchecked Sendable {
         var migration = migration(source: original, destination: path, cancellation: Cancellation())
         migration.replace = .backup
         migration.restart = false
-        let plan = try migration.plan()
+        let plan = try migration.planReadingSource()
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
         let checkpoint = CheckpointFile(destination: path)
@@ -470,12 +469,6 @@ public final class Batch: @unchecked Sendable {
         result.rows = BatchReport.rows(summary, plan: plan)
         result.notes += summary.notes
         if let rejects = summary.rejectFile { result.notes.append("rejected rows are kept in \(rejects)") }
-    }
-
-    private func checkNotEmpty(_ path: String) throws {
-        if FileManager.default.fileExists(atPath: path), BatchFiles.size(path) == 0 {
-            throw BatchStoreError("is an empty file (0 bytes), not a SQLite store")
-        }
     }
 }
 

@@ -60,7 +60,8 @@ public enum BooksSample {
                                              bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
             layout = coreData
         } else {
-            layout = kind.layout(for: modelV1)
+            // As an app's own store: required columns declared NOT NULL.
+            layout = PlainLayout(model: modelV1, declaresRequired: true)
         }
         // Names come from the layout, so one generator serves both layouts.
         let q = Database.quote

@@ -18,6 +18,8 @@ public final class SourceStore: @unchecked Sendable {
     public let database: Database
     /// Files SQLite created beside the store for this run.
     private let created: [String]
+    /// The reason of a source store that does not exist (`etl` exits 2 for it: nothing was read).
+    public static let noSuchFile = "no such file"
 
     /// Opens `path` read-only and hardened (see `Hardening`: the file is treated as
     /// hostile), checks that it is a SQLite database, and with `check` runs SQLite's quick
@@ -34,9 +36,13 @@ public final class SourceStore: @unchecked Sendable {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw MigrationError.badSource(path: path, reason: "no such file")
+            throw MigrationError.badSource(path: path, reason: SourceStore.noSuchFile)
         }
         guard !isDirectory.boolValue else { throw MigrationError.badSource(path: path, reason: "is a folder, not a store file") }
+        // SQLite reads an empty file as an empty database; no store is ever 0 bytes long.
+        if ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue == 0 {
+            throw MigrationError.badSource(path: path, reason: "is an empty file (0 bytes), not a SQLite store")
+        }
         let companions = [path + "-wal", path + "-shm"]
         let existing = companions.filter { fm.fileExists(atPath: $0) }
         let size = { ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }

@@ -3,13 +3,13 @@
 struct PushdownExecutor: StepExecutor {
     let stage: PushdownStage
 
-    func execute() throws -> StepExecution {
+    func execute() throws -> StepOutcome {
         let byKey = try stage.run()
         let step = stage.context.plan
         let notes = stage.plan.rowByRow.sorted(by: { $0.key < $1.key }).map { index, why in
             let found = byKey.contains(index) ? ", finding its rows by key (each has its source row's key)" : ""
             return "step \(step.name): mapping \(step.mappings[index].name) was created row by row (\(why)); the rest of the step ran inside SQLite\(found)"
         }
-        return StepExecution(notes: notes, associationsKept: Set(stage.plan.rowByRow.keys))
+        return StepOutcome(notes: notes, associationsKept: Set(stage.plan.rowByRow.keys))
     }
 }

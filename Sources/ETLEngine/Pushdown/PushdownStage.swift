@@ -236,7 +236,7 @@ struct PushdownStage {
             context.event(.advanced, .relate, mapping: mapping.name, done: done, total: statements.count)
         }
         context.counters[index].seconds += Date().timeIntervalSince(started)
-        context.event(.finished, .relate, mapping: mapping.name, done: done, total: statements.count)
+        context.event(.finished, .relate, mapping: mapping.name, done: done, total: statements.count, links: context.counters[index].related)
     }
 
     /// The keys of a target table when they are contiguous (every key from the lowest to

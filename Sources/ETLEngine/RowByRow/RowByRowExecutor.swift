@@ -5,7 +5,7 @@ struct RowByRowExecutor: StepExecutor {
     /// Why the step could not run inside SQLite; nil when push-down was turned off.
     let reason: String?
 
-    func execute() throws -> StepExecution {
+    func execute() throws -> StepOutcome {
         for index in context.plan.mappings.indices {
             try CreateStage(context: context, index: index).run()
         }
@@ -13,6 +13,6 @@ struct RowByRowExecutor: StepExecutor {
             try RelateStage(context: context, index: index).run()
         }
         let notes = reason.map { ["step \(context.plan.name) ran row by row, not inside SQLite: \($0)"] } ?? []
-        return StepExecution(notes: notes, associationsKept: Set(context.plan.mappings.indices))
+        return StepOutcome(notes: notes, associationsKept: Set(context.plan.mappings.indices))
     }
 }

@@ -93,7 +93,7 @@ public struct Engine {
                 file.remove()
                 return RunSummary(source: source, destination: destination, backup: nil, resumed: checkpoint.position,
                                   redoneRows: 0, mappings: checkpoint.finished + checkpoint.counters,
-                                  seconds: Date().timeIntervalSince(started))
+                                  seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
             }
         } else {
             // Files of a run that died before its first checkpoint hold nothing to keep.
@@ -162,10 +162,18 @@ public struct Engine {
         area.removeAll(stepCount: plan.steps.count)
         file.remove()
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
-                                 redoneRows: redone, mappings: run.finished, seconds: Date().timeIntervalSince(started))
+                                 redoneRows: redone, mappings: run.finished,
+                                 seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
         summary.notes = notes() + run.notes
         summary.rejectFile = rejects
         return summary
+    }
+
+    /// The mappings' seconds a resumed run carries over from the runs it continues: the
+    /// summary's total counts them too, so it is never less than the mappings' sum.
+    private static func earlierSeconds(_ checkpoint: Checkpoint?) -> Double {
+        guard let checkpoint else { return 0 }
+        return (checkpoint.finished + checkpoint.counters).reduce(0) { $0 + $1.seconds }
     }
 
     private static func isInterruption(_ error: Error) -> Bool {
@@ -365,49 +373,8 @@ public struct Engine {
     /// store of another version fails before any work, naming what is missing.
     private func checkSourceSchema(_ db: Database) throws {
         guard let step = plan.steps.first else { return }
-        let layout = step.sourceLayout
-        let path = plan.sourcePath
-        var entities = Set<String>()
-        for m in step.mappings {
-            entities.insert(m.sourceEntity)
-            if let item = m.itemEntity { entities.insert(item) }
-        }
-        for entity in entities.sorted() {
-            let table = layout.table(of: entity)
-            let found: TableInfo?
-            do { found = try db.table(named: table.name) } catch {
-                throw MigrationError.badSource(path: path, reason: "cannot read the schema: \(error)")
-            }
-            guard let info = found else {
-                throw MigrationError.badSource(path: path, reason: "has no table \(table.name) for entity \(entity): is it a store of model \(layout.model.version) in the \(layout.name) layout?")
-            }
-            try SourceStore.checkKey(db, path: path, table: table.name, keyColumn: table.keyColumn)
-            for attribute in layout.model.attributes(of: entity) {
-                let column = layout.column(ofAttribute: attribute.name, entity: entity)
-                guard info.column(named: column) != nil else {
-                    throw MigrationError.badSource(path: path, reason: "table \(table.name) has no column \(column) for \(entity).\(attribute.name): is it a store of model \(layout.model.version)?")
-                }
-            }
-        }
-        try checkSourceJoinTables(db)
-    }
-}
-
-extension Engine {
-    /// The join tables the first step reads must be base tables: never read a view of the store.
-    fileprivate func checkSourceJoinTables(_ db: Database) throws {
-        guard let step = plan.steps.first else { return }
-        let layout = step.sourceLayout
-        var checked = Set<String>()
-        for entity in layout.model.entities {
-            for r in layout.model.relationships(of: entity.name) {
-                guard case .joinTable(let table, _, _) = layout.storage(ofRelationship: r.name, entity: entity.name),
-                      checked.insert(table).inserted else { continue }
-                if try db.table(named: table) == nil {
-                    throw MigrationError.badSource(path: plan.sourcePath, reason: "has no table \(table) for \(entity.name).\(r.name): is it a store of model \(layout.model.version)?")
-                }
-            }
-        }
+        let entities = step.mappings.flatMap { [$0.sourceEntity] + ($0.itemEntity.map { [$0] } ?? []) }
+        try SourceSchemaCheck.checkTables(db, path: plan.sourcePath, layout: step.sourceLayout, entities: entities)
     }
 }
 

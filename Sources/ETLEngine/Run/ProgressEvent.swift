@@ -31,4 +31,7 @@ public struct ProgressEvent: Sendable, Codable {
     /// With `.resumed`: source rows that had been loaded after the last checkpoint and are
     /// loaded again (at most one chunk per worker).
     public var redone: Int?
+    /// A relate stage run inside SQLite counts statements in `done`/`total`; this is the
+    /// links they set so far.
+    public var links: Int?
 }

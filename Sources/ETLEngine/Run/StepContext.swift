@@ -88,9 +88,9 @@ final class StepContext {
         try commitHandler(position)
     }
 
-    func event(_ kind: ProgressEvent.Kind, _ stage: Stage, mapping: String? = nil, done: Int = 0, total: Int = 0) {
+    func event(_ kind: ProgressEvent.Kind, _ stage: Stage, mapping: String? = nil, done: Int = 0, total: Int = 0, links: Int? = nil) {
         report(ProgressEvent(kind: kind, step: plan.index + 1, stepCount: stepCount, stepName: plan.name,
-                             stage: stage, mapping: mapping, done: done, total: total))
+                             stage: stage, mapping: mapping, done: done, total: total, links: links))
     }
 
     /// A row that keeps its source key: the watermark moves past it (source keys come in

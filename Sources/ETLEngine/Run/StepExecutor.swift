@@ -6,11 +6,11 @@ import ETLStore
 /// same way whichever ran (`ValidateStage`).
 protocol StepExecutor {
     /// Creates and relates every mapping of the step, from the context's resume position.
-    func execute() throws -> StepExecution
+    func execute() throws -> StepOutcome
 }
 
 /// What an executor tells the rest of the run.
-struct StepExecution {
+struct StepOutcome {
     /// Lines for the summary: how the step ran, and why.
     var notes: [String]
     /// Mappings whose rows were recorded in `work.association` (those made row by row);

@@ -11,7 +11,7 @@ import ETLPipeline
 /// bookkeeping is counted where associations were kept.
 struct ValidateStage {
     let context: StepContext
-    /// Mappings whose rows were recorded in `work.association` (see `StepExecution`).
+    /// Mappings whose rows were recorded in `work.association` (see `StepOutcome`).
     let associationsKept: Set<Int>
 
     /// The expression type that reads a raw SQLite value as itself.

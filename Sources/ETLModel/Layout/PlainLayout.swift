@@ -18,8 +18,17 @@ public struct PlainLayout: StoreLayout {
     public let model: Model
     public var name: String { "plain" }
     public var dateEpoch: Double { 0 }
+    /// Declare required attributes `NOT NULL`, as an app's own store does (`etl sample`).
+    /// Off for the stores a run writes: validation checks required values once the rows are
+    /// in and names every row missing one, where a NOT NULL would stop the load at the first.
+    public var declaresRequired = false
 
     public init(model: Model) { self.model = model }
+
+    public init(model: Model, declaresRequired: Bool) {
+        self.model = model
+        self.declaresRequired = declaresRequired
+    }
 
     public func table(of entity: String) -> EntityTable {
         let root = model.root(of: entity)
@@ -70,7 +79,7 @@ public struct PlainLayout: StoreLayout {
             var seen = Set<String>()
             for member in members {
                 for a in model.entity(named: member)!.attributes where seen.insert(a.name).inserted {
-                    columns.append("\(q(a.name)) \(a.type.columnType)")
+                    columns.append("\(q(a.name)) \(a.type.columnType)" + (declaresRequired && !a.isOptional ? " NOT NULL" : ""))
                 }
                 for r in model.entity(named: member)!.relationships {
                     if case .foreignKey(_, let column) = storage(ofRelationship: r.name, entity: member), seen.insert(column).inserted {

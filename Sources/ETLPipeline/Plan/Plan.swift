@@ -31,4 +31,7 @@ public struct StepPlan: Sendable {
     public var targets: [TargetPlan] = []
     /// True for a lightweight step derived from the two versions alone.
     public var isInferred: Bool = false
+    /// For an inferred step: what the inference decided, its dropped entities and properties
+    /// included (what `etl plan` shows).
+    public var inferred: InferredStep?
 }

@@ -18,7 +18,7 @@ public struct Planner {
     /// Plans `spec`. `source` is the source store opened read-only: a Core Data source's real
     /// table names are read from it, and with a model bundle its version is detected from it.
     public func plan(_ spec: PipelineSpec, source: Database? = nil) throws -> Plan {
-        let chain = try spec.models == nil ? fileChain(spec) : bundleChain(spec, source: source)
+        let chain = try spec.models == nil ? fileChain(spec, source: source) : bundleChain(spec, source: source)
         let sourceKind = LayoutKind(rawValue: spec.source.layout)!
         let destinationKind = LayoutKind(rawValue: spec.destination.layout)!
         let first = chain.hops.first?.from ?? 0
@@ -30,15 +30,18 @@ public struct Planner {
             // Intermediate stores use the destination's layout: only the ends are the user's.
             let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind) : destinationKind.layout(for: to)
             let planned: (mappings: [MappingPlan], targets: [TargetPlan])
+            var inferred: InferredStep?
             if let step = hop.step {
                 planned = try planMappings(try mappingModelStep(step, from: from, to: to), source: from, destination: to)
             } else {
-                planned = try inferredMappings(spec, from: from, to: to)
+                let made = try inferredMappings(spec, from: from, to: to)
+                planned = (made.mappings, made.targets)
+                inferred = made.inferred
             }
             steps.append(StepPlan(index: index, name: hop.step?.name ?? "\(from.version) to \(to.version) (inferred)",
                                   sourceModel: from, destinationModel: to, sourceLayout: sourceLayout,
                                   destinationLayout: destinationLayout, mappings: planned.mappings, targets: planned.targets,
-                                  isInferred: hop.step == nil))
+                                  isInferred: hop.step == nil, inferred: inferred))
             sourceLayout = destinationLayout
         }
         return Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
@@ -52,8 +55,12 @@ public struct Planner {
         var files: [String]
     }
 
-    /// Without a bundle: the source's model file, then each step's.
-    func fileChain(_ spec: PipelineSpec) throws -> Chain {
+    /// Without a bundle: the source's model file, then each step's. Given the store, the
+    /// chain starts at the version its schema matches (`VersionDetector`): a store already
+    /// at a later version of the chain skips the hops before it, one at the last is up to
+    /// date. A store no version matches starts at the source's model, whose checks then
+    /// say what is missing.
+    func fileChain(_ spec: PipelineSpec, source: Database?) throws -> Chain {
         var loaded: [String: Model] = [:]
         func model(_ path: String, cursor: JSONCursor) throws -> Model {
             if let m = loaded[path] { return m }
@@ -70,6 +77,12 @@ public struct Planner {
             chain.models.append(try model(step.to, cursor: step.toCursor ?? spec.destination.modelCursor!))
             chain.files.append(step.to)
             chain.hops.append((chain.models.count - 2, chain.models.count - 1, step))
+        }
+        if let source, spec.source.layout == LayoutKind.plain.rawValue, chain.models.count > 1,
+           let detected = try? VersionDetector.detect(store: source, versions: chain.models, layout: .plain),
+           let start = chain.models.lastIndex(where: { $0.version == detected.version }), start > 0 {
+            chain.hops.removeFirst(start)
+            if chain.hops.isEmpty { chain.models = [chain.models[start]] }
         }
         return chain
     }
@@ -164,7 +177,7 @@ public struct Planner {
 
     /// A lightweight step as mapping plans: every attribute and relationship the inference
     /// carries over becomes the expression a user would have written.
-    func inferredMappings(_ spec: PipelineSpec, from: Model, to: Model) throws -> (mappings: [MappingPlan], targets: [TargetPlan]) {
+    func inferredMappings(_ spec: PipelineSpec, from: Model, to: Model) throws -> (mappings: [MappingPlan], targets: [TargetPlan], inferred: InferredStep) {
         let inferred: InferredStep
         do {
             inferred = try InferredMapping.infer(from: from, to: to)
@@ -207,7 +220,8 @@ public struct Planner {
                                              attributes: attributes, relationships: relationships, uniqueBy: nil, forEach: nil,
                                              policy: nil, cursor: origin, sourceCursor: origin, destinationCursor: origin, policyCursor: nil))
         }
-        return try planMappings(step, source: from, destination: to)
+        let planned = try planMappings(step, source: from, destination: to)
+        return (planned.mappings, planned.targets, inferred)
     }
 
     func literal(_ value: SQLValue) -> String {

@@ -1,0 +1,32 @@
+import Foundation
+import ETLStore
+import ETLModel
+import ETLEngine
+
+/// The model of an existing store (`etl model from-store`), to start a pipeline from.
+///
+/// A plain store's schema is read (`PlainModelReader`). A Core Data store's schema does not
+/// say its attribute types, so its model comes from its bundle, and the store is the check:
+/// the version its schema (and version hashes) match is the one written. Given model files
+/// or a bundle, a plain store is checked the same way.
+public enum StoreModel {
+    public static func read(path: String, version: String? = nil, models: [String] = []) throws -> Model {
+        let path = URL(fileURLWithPath: path).standardizedFileURL.path
+        let store = try SourceStore(path: path)
+        let layout = try SourceSchemaCheck.layout(of: store.database)
+        if models.isEmpty {
+            guard layout == .plain else {
+                throw MigrationError.badSource(path: path, reason: "is a Core Data store, whose tables do not say its attribute types: "
+                    + "give the app's model bundle with --models Name.xcdatamodeld, and the version the store is at is written as a JSON model")
+            }
+            let name = version ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            return try PlainModelReader.read(store.database, version: name)
+        }
+        let versions = try models.count == 1 && models[0].hasSuffix(".xcdatamodeld") ? ModelBundle.load(path: models[0]).versions
+            : models.map { try ModelFile.load(path: $0) }
+        let detected = try VersionDetector.detect(store: store.database, versions: versions, layout: layout)
+        var model = versions.first { $0.version == detected.version }!
+        if let version { model.version = version }
+        return model
+    }
+}

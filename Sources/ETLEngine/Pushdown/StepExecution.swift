@@ -1,0 +1,76 @@
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// How a step will run — inside SQLite or row by row, mapping by mapping — decided before
+/// any row is read by the push-down planner itself (`PushdownPlan.make`), so `etl plan`
+/// shows what `etl run` will do, not a second opinion.
+///
+///     let execution = try StepExecution.of(plan.steps[0], policies: registry)
+///     execution.insideSQLite   // false
+///     execution.reason         // "mapping Files has a forEach"
+///
+/// One decision is left to the run: a `uniqueBy` mapping whose passing rows include one
+/// with a null key sends its step row by row (the data says so, not the pipeline).
+public struct StepExecution: Sendable, Equatable {
+    /// One mapping's way of running.
+    public struct Mapping: Sendable, Equatable {
+        public var name: String
+        public var insideSQLite: Bool
+        /// Why, in words: which statement makes the rows and how their keys are chosen, or
+        /// what sends the mapping row by row.
+        public var why: String
+    }
+
+    /// The step's rows are made by `INSERT … SELECT` statements (all of them, or all but
+    /// those of policy mappings).
+    public var insideSQLite: Bool
+    /// Why the whole step runs row by row, when it does.
+    public var reason: String?
+    public var mappings: [Mapping]
+
+    /// - Parameter pushdown: false for `etl run --no-pushdown`: every step row by row.
+    public static func of(_ step: StepPlan, policies: PolicyRegistry, pushdown: Bool = true) throws -> StepExecution {
+        let plan: PushdownPlan
+        do {
+            guard pushdown else { throw PushdownPlan.NotPushable(reason: "push-down is turned off (--no-pushdown)") }
+            // The destination's primary keys, read as the run reads them: from its tables.
+            let tables = try Database(path: ":memory:", mode: .create)
+            for sql in step.destinationLayout.tableSQL { try tables.execute(sql) }
+            plan = try PushdownPlan.make(step, policy: { $0.policy.flatMap { policies[$0] } }) { table in
+                try tables.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
+                    if case .text(let name) = row[0] { return name }
+                    return ""
+                }
+            }
+        } catch let error as PushdownPlan.NotPushable {
+            let mappings = step.mappings.map { mapping in
+                // The reason names the mapping that keeps the step row by row.
+                let own = "mapping \(mapping.name) "
+                return Mapping(name: mapping.name, insideSQLite: false,
+                               why: error.reason.hasPrefix(own) ? "it " + error.reason.dropFirst(own.count) : "with the rest of its step (\(error.reason))")
+            }
+            return StepExecution(insideSQLite: false, reason: error.reason, mappings: mappings)
+        }
+        let kinds = Dictionary(uniqueKeysWithValues: plan.creates.map { ($0.mapping, $0.kind) })
+        let mappings = step.mappings.enumerated().map { index, mapping -> Mapping in
+            if let why = plan.rowByRow[index] {
+                return Mapping(name: mapping.name, insideSQLite: false,
+                               why: "\(why): created row by row, its closures on the workers; its links are set inside SQLite")
+            }
+            let why: String
+            switch kinds[index] {
+            case .sourceKeys?:
+                why = "INSERT … SELECT in ranges of source keys; each row keeps its source row's key"
+            case .nextKeys?:
+                why = "INSERT … SELECT in ranges of source keys; rows get the next free keys of a table other mappings write too"
+            case .unique?:
+                why = "INSERT … SELECT of one row per distinct uniqueBy key (row by row instead if a passing row's key is null)"
+            case .rowByRow?, nil:
+                why = "created row by row"
+            }
+            return Mapping(name: mapping.name, insideSQLite: true, why: why)
+        }
+        return StepExecution(insideSQLite: true, reason: nil, mappings: mappings)
+    }
+}

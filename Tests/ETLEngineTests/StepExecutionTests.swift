@@ -1,0 +1,44 @@
+import XCTest
+import ETL
+import PostSectionsPolicy
+
+/// `etl plan`'s account of how a step runs is the push-down planner's own decision.
+final class StepExecutionTests: XCTestCase {
+    func testAPolicyMappingIsRowByRowAndTheRestInsideSQLite() throws {
+        let pipeline = repositoryPath("Examples/PostSections/posts.json")
+        // The example's policy has a relate hook: its whole step runs row by row.
+        let example = try Migration(pipeline: pipeline, policies: PostSections.policies).plan()
+        let withRelate = try StepExecution.of(example.steps[0], policies: PolicyRegistry(PostSections.policies))
+        XCTAssertFalse(withRelate.insideSQLite)
+        XCTAssertEqual(withRelate.reason, "mapping Posts has a policy with a relate hook")
+        XCTAssertEqual(withRelate.mappings.map(\.why), ["it has a policy with a relate hook"])
+
+        // The same policy with its create closure only: the mapping is made row by row, its links inside SQLite.
+        let createOnly = ["addSection": Policy(creates: PostSections.addSection.creates, create: PostSections.addSection.create)]
+        let plan = try Migration(pipeline: pipeline, policies: createOnly).plan()
+        let execution = try StepExecution.of(plan.steps[0], policies: PolicyRegistry(createOnly))
+        XCTAssertTrue(execution.insideSQLite)
+        XCTAssertNil(execution.reason)
+        XCTAssertEqual(execution.mappings.map(\.insideSQLite), [false])
+        XCTAssertTrue(execution.mappings[0].why.hasPrefix("it has a policy: created row by row"), execution.mappings[0].why)
+
+        let off = try StepExecution.of(plan.steps[0], policies: PolicyRegistry(createOnly), pushdown: false)
+        XCTAssertFalse(off.insideSQLite)
+        XCTAssertEqual(off.reason, "push-down is turned off (--no-pushdown)")
+    }
+
+    func testTheBooksStepsAreDecidedAsTheRunDecidesThem() throws {
+        let plan = try Migration(pipeline: repositoryPath("pipelines/books.json")).plan()
+        let first = try StepExecution.of(plan.steps[0], policies: PolicyRegistry())
+        XCTAssertEqual(first.mappings.map(\.insideSQLite), [true, true, true])
+        let second = try StepExecution.of(plan.steps[1], policies: PolicyRegistry())
+        XCTAssertEqual(second.reason, "mapping Files has a forEach")
+        XCTAssertEqual(second.mappings.map(\.why), ["with the rest of its step (mapping Files has a forEach)",
+                                                    "with the rest of its step (mapping Files has a forEach)",
+                                                    "with the rest of its step (mapping Files has a forEach)", "it has a forEach"])
+        // The run notes the same reason.
+        let folder = try TemporaryFolder()
+        let summary = try migrateBooks(source: repositoryPath("data/books-v1.sqlite"), destination: folder.path("v3.sqlite"))
+        XCTAssertTrue(summary.notes.contains("step v2 to v3 ran row by row, not inside SQLite: \(second.reason!)"), "\(summary.notes)")
+    }
+}
