@@ -62,6 +62,20 @@ final class CoreDataVersionHashTests: XCTestCase {
         XCTAssertEqual(checked.count, Self.corpusStores.count)
     }
 
+    /// Bookmarks V1 and V2 have the same schema: only their hashes tell them apart.
+    func testEveryBookmarksStoreIsDetectedByItsHashes() throws {
+        let bundle = try ModelBundle.load(path: SharedFixtures.copy("coredata-corpus/ddg-bookmarks/BookmarksModel.xcdatamodeld", for: self).path)
+        for (n, version) in ["BookmarksModel", "BookmarksModel 2", "BookmarksModel 3", "BookmarksModel 4", "BookmarksModel 5"].enumerated() {
+            let folder = try SharedFixtures.temporaryFolder(for: self)
+            let store = try FixtureSet.copy("coredata-corpus/ddg-bookmarks/Bookmarks_V\(n + 1).sqlite", into: folder)
+            _ = try FixtureSet.copy("coredata-corpus/ddg-bookmarks/Bookmarks_V\(n + 1).sqlite-wal", into: folder)
+            let found = try VersionDetector.detect(store: try Database(path: store.path, mode: .readOnly), versions: bundle.versions, layout: .coredata)
+            XCTAssertEqual(found.version, version, "Bookmarks_V\(n + 1)")
+            XCTAssertEqual(found.hashMatches, [version])
+            if n < 2 { XCTAssertEqual(found.schemaMatches, ["BookmarksModel", "BookmarksModel 2"]) }
+        }
+    }
+
     func testADerivedAttributeIsRefusedNamingTheEntity() throws {
         var count = Attribute(name: "bookCount", type: .integer64)
         count.derivation = "books.@count"

@@ -19,6 +19,11 @@ public struct VersionHashes: Sendable, Equatable {
     /// `NSStoreModelVersionHashesDigest`.
     public var digest: String
 
+    public init(entities: [String: Data], digest: String) {
+        self.entities = entities
+        self.digest = digest
+    }
+
     public init(model: Model) throws {
         var hashes: [String: Data] = [:]
         for entity in model.entities {

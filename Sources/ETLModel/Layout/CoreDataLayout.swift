@@ -1,3 +1,4 @@
+import Foundation
 import ETLStore
 
 /// Core Data's SQLite layout (NSSQLiteStoreType), so that stores written by apps can be
@@ -27,13 +28,19 @@ public struct CoreDataLayout: StoreLayout {
     public var dateEpoch: Double { 978_307_200 }
 
     /// Metadata of a store the app itself created at this model's version (an empty template
-    /// store will do). `finish` writes its version hashes (and their digest, framework version),
-    /// which this tool cannot compute. Without it the new store has no version hashes.
+    /// store will do). Optional: `finish` computes the version hashes from the model
+    /// (`VersionHashes`); a template's hashes must equal them (`checkVersionHashes`), and give
+    /// the hashes when the model has a feature whose hash cannot be computed with certainty.
     public var template: CoreDataMetadata?
 
     /// The `Z_UUID` `finish` writes. Nil: keep the UUID already in `Z_METADATA` (so a resumed
     /// finish writes the same one), or make a new one.
     public var storeUUID: String?
+
+    /// The metadata of the store being migrated: `finish` keeps its keys that are not model
+    /// keys (the app's own `setMetadata` keys, framework version, auto-vacuum level), and
+    /// replaces only the model keys. Set `storeUUID` to keep its UUID too.
+    public var carried: CoreDataMetadata?
 
     let names: CoreDataNames
 
@@ -54,9 +61,34 @@ public struct CoreDataLayout: StoreLayout {
         self.names = try CoreDataNames.introspect(model, store: store)
     }
 
-    /// True when `finish` will write version hashes (a template with hashes was given). When
-    /// false, the app will not recognise the store's version: the engine should warn.
-    public var hasVersionHashes: Bool { !(template?.versionHashes.isEmpty ?? true) }
+    /// True when `finish` will write version hashes (computed from the model, or a template's).
+    /// When false, the app will not recognise the store's version: the engine should warn.
+    public var hasVersionHashes: Bool { (try? versionHashes()) != nil }
+
+    /// The version hashes and digest `finish` writes: computed from the model; a template's
+    /// must be the same. Without a template, a model whose hashes cannot be computed with
+    /// certainty is refused (`VersionHashError`, naming the entity); with one, its hashes are used.
+    public func versionHashes() throws -> VersionHashes {
+        let given = template.flatMap { $0.versionHashes.isEmpty ? nil : $0 }
+        let computed: VersionHashes
+        do {
+            computed = try VersionHashes(model: model)
+        } catch let error as VersionHashError {
+            guard let given else { throw error }
+            return VersionHashes(entities: given.versionHashes, digest: given.versionHashesDigest ?? VersionHashes.digest(of: given.versionHashes))
+        }
+        if let given {
+            for entity in Set(computed.entities.keys).union(given.versionHashes.keys).sorted()
+            where computed.entities[entity] != given.versionHashes[entity] {
+                let why = computed.entities[entity] == nil ? "the template has a hash for \(entity), which model \(model.version) does not have"
+                    : given.versionHashes[entity] == nil ? "the template has no hash for entity \(entity)"
+                    : "entity \(entity)'s hash in the template differs from the one computed from model \(model.version)"
+                throw CoreDataStoreError(store: "", "the template was not created at model version \(model.version): \(why). "
+                    + "Take the template from a store the app created with model \(model.version), or leave the template out")
+            }
+        }
+        return computed
+    }
 
     /// `Z_ENT` of an entity.
     public func entityNumber(of entity: String) -> Int? { names.numbers[entity] }

@@ -28,7 +28,8 @@ public struct Planner {
             let from = chain.models[hop.from], to = chain.models[hop.to]
             let isLast = index == chain.hops.count - 1
             // Intermediate stores use the destination's layout: only the ends are the user's.
-            let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind) : destinationKind.layout(for: to)
+            let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind, source: sourceKind == .coredata ? source : nil)
+                : destinationKind.layout(for: to)
             let planned: (mappings: [MappingPlan], targets: [TargetPlan])
             if let step = hop.step {
                 planned = try planMappings(step, source: from, destination: to)
@@ -141,15 +142,32 @@ public struct Planner {
     }
 
     /// The destination's layout: with a template, its real names, table definitions and metadata.
-    func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind) throws -> any StoreLayout {
-        guard let template = spec.destination.template else { return kind.layout(for: model) }
+    /// A Core Data destination of a Core Data source keeps the source's store UUID and its
+    /// metadata keys other than the model keys (Core Data's own migration does the same).
+    func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind, source: Database?) throws -> any StoreLayout {
+        let carried = try source.flatMap { db in try db.table(named: "Z_METADATA") == nil ? nil : try CoreDataMetadata.read(db) }
+        guard let template = spec.destination.template else {
+            guard kind == .coredata else { return kind.layout(for: model) }
+            var layout = CoreDataLayout(model: model)
+            layout.carried = carried
+            layout.storeUUID = carried?.storeUUID
+            do {
+                _ = try layout.versionHashes()
+            } catch {
+                throw spec.destination.cursor.error("\(error)")
+            }
+            return layout
+        }
         guard FileManager.default.fileExists(atPath: template) else {
             throw spec.destination.templateCursor!.error("template store not found: \(template)")
         }
         do {
             let db = try Database(path: template, mode: .readOnly)
             let metadata = try CoreDataMetadata.read(db)
-            let layout = try CoreDataLayout(model: model, store: db, template: metadata)
+            var layout = try CoreDataLayout(model: model, store: db, template: metadata)
+            layout.carried = carried
+            layout.storeUUID = carried?.storeUUID
+            _ = try layout.versionHashes()
             let schema = try db.rows("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid")
                 .compactMap { row -> String? in if case .text(let sql) = row[0] { return sql } else { return nil } }
             return TemplatedLayout(base: layout, schema: schema)

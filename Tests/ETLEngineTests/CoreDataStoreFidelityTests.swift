@@ -1,0 +1,93 @@
+import XCTest
+import Foundation
+import ETLStore
+import ETLModel
+import ETL
+import ETLTestSupport
+
+/// The store Core Data would have written: version hashes computed from the model, the
+/// store's identity and metadata kept, keys kept, Core Data's indexes — checked against real
+/// stores of ../shared/fixtures/coredata-corpus (copied to a temporary folder).
+final class CoreDataStoreFidelityTests: XCTestCase {
+    var folder: TemporaryFolder!
+
+    override func setUpWithError() throws { folder = try TemporaryFolder() }
+    override func tearDown() { folder = nil }
+
+    /// Copies a corpus folder (stores with their -wal/-shm, model bundles).
+    func corpus(_ name: String) throws -> URL {
+        try FixtureSet.copy("coredata-corpus/\(name)", into: folder.url.appendingPathComponent("fixtures"))
+    }
+
+    func pipeline(bundle: URL, source: URL, destination: String, version: String? = nil, template: String? = nil,
+                  extra: String = "") throws -> String {
+        let versionKey = version.map { ", \"version\": \"\($0)\"" } ?? ""
+        let templateKey = template.map { ", \"template\": \"\($0)\"" } ?? ""
+        return try folder.pipeline("p-\(UUID().uuidString.prefix(6)).json", """
+            { "format": 1, "models": "\(bundle.path)",
+              "source": { "store": "\(source.path)", "layout": "coredata" },
+              "destination": { "store": "\(destination)", "layout": "coredata"\(versionKey)\(templateKey) }\(extra) }
+            """)
+    }
+
+    // MARK: Version hashes
+
+    /// Given the books Core Data pipeline and no template, when run, then the new store
+    /// carries books-v3's hashes and digest, and the summary has no warning about them.
+    func testTheBooksCoreDataPipelineNeedsNoTemplate() throws {
+        let source = folder.path("v1.sqlite"), destination = folder.path("v3.sqlite")
+        try BooksSample.write(rows: 200, seed: 2, to: source, layout: .coredata)
+        let summary = try migrateBooks(source: source, destination: destination, pipeline: repositoryPath("pipelines/books-coredata.json"))
+        XCTAssertFalse(summary.notes.contains { $0.contains("version hashes") }, "\(summary.notes)")
+        let bundle = try ModelBundle.load(path: repositoryPath("pipelines/models/Books.xcdatamodeld"))
+        let expected = try VersionHashes(model: try XCTUnwrap(bundle.version(named: "books-v3")))
+        let metadata = try CoreDataMetadata.read(try Database(path: destination, mode: .readOnly))
+        XCTAssertEqual(metadata.versionHashes, expected.entities)
+        XCTAssertEqual(metadata.versionHashesDigest, expected.digest)
+    }
+
+    /// Bookmarks V1 and V2 have the same schema but not the same hashes: a V1 store as the
+    /// template of version 2 is refused, naming the entity.
+    func testATemplateOfAnotherVersionIsRefusedNamingTheEntity() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let out = folder.path("out.sqlite")
+        let path = try pipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                source: bookmarks.appendingPathComponent("Bookmarks_V1.sqlite"), destination: out,
+                                version: "BookmarksModel 2", template: bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path)
+        XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("not created at model version BookmarksModel 2"), text)
+            XCTAssertTrue(text.contains("entity BookmarkEntity"), text)
+            XCTAssertTrue(text.contains(path), "names the pipeline: \(text)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
+    /// A target version with a derived attribute: its hash is not known with certainty, so
+    /// the run refuses before any work, naming the entity and asking for a template.
+    func testADerivedAttributeWithoutATemplateIsRefused() throws {
+        let bundle = folder.url.appendingPathComponent("Notes.xcdatamodeld")
+        for (version, extra) in [("n1", ""), ("n2", "<attribute name=\"length\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" derivationExpression=\"body.length\"/>")] {
+            let dir = bundle.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try Data("""
+                <model><entity name="Note"><attribute name="body" optional="YES" attributeType="String"/>\(extra)</entity></model>
+                """.utf8).write(to: dir.appendingPathComponent("contents"))
+        }
+        let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
+        let layout = CoreDataLayout(model: n1)
+        let store = try Database(path: folder.path("notes.sqlite"), mode: .create)
+        for sql in layout.schemaSQL() { try store.execute(sql) }
+        try layout.finish(store)
+        store.close()
+        let path = try pipeline(bundle: bundle, source: URL(fileURLWithPath: folder.path("notes.sqlite")),
+                                destination: folder.path("n2.sqlite"), version: "n2")
+        XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("entity Note"), text)
+            XCTAssertTrue(text.contains("derived"), text)
+            XCTAssertTrue(text.contains("template"), text)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("n2.sqlite")))
+    }
+}
