@@ -23,6 +23,9 @@ public struct StoreInspection: Sendable {
     public var metadata: CoreDataMetadata?
     /// With a bundle: the detected version, or why none fits.
     public var version: Result<DetectedVersion, VersionDetectionError>?
+    /// With a bundle and a store that carries version hashes: how they compare with each
+    /// version's, entity by entity.
+    public var hashComparisons: [VersionHashComparison] = []
 
     public static func inspect(path: String, bundle: String? = nil) throws -> StoreInspection {
         // Sizes first: opening a WAL store read-only may create an empty -wal beside it.
@@ -67,8 +70,12 @@ public struct StoreInspection: Sendable {
             }
         }
         var version: Result<DetectedVersion, VersionDetectionError>?
+        var comparisons: [VersionHashComparison] = []
         if let bundle {
             let models = try ModelBundle.load(path: bundle)
+            if let metadata, !metadata.versionHashes.isEmpty {
+                comparisons = VersionHashComparison.compare(metadata, with: models.versions)
+            }
             do {
                 version = .success(try VersionDetector.detect(store: db, versions: models.versions,
                                                               layout: isCoreData ? .coredata : .plain))
@@ -77,6 +84,6 @@ public struct StoreInspection: Sendable {
             }
         }
         return StoreInspection(path: path, bytes: size, layout: isCoreData ? "coredata" : "plain", entities: entities,
-                               journal: journal, walBytes: wal, metadata: metadata, version: version)
+                               journal: journal, walBytes: wal, metadata: metadata, version: version, hashComparisons: comparisons)
     }
 }

@@ -32,9 +32,18 @@ struct InspectCommand: ParsableCommand {
                   + (metadata.versionHashes.isEmpty ? ", no version hashes" : ", version hashes for \(metadata.versionHashes.keys.sorted().joined(separator: ", "))")
                   + (metadata.versionIdentifiers.filter { !$0.isEmpty }.isEmpty ? "" : ", identifiers \(metadata.versionIdentifiers.joined(separator: ", "))"))
         }
+        if let digest = report.metadata?.versionHashesDigest, !report.hashComparisons.isEmpty {
+            print("digest   \(digest)")
+        }
+        // Per candidate version: which entity hashes of the store match that version's.
+        for comparison in report.hashComparisons {
+            let entities = comparison.unavailable ?? comparison.entities.map { "\($0.entity) \($0.outcome.rawValue)" }.joined(separator: ", ")
+            let digest = comparison.digestMatches.map { $0 ? "; digest matches" : "; digest differs" } ?? ""
+            print("hashes   \(comparison.matches ? "=" : "≠") \(comparison.version): \(entities)\(digest)")
+        }
         switch report.version {
         case .success(let detected)?:
-            print("version  \(detected.version) (by \(detected.evidence == .schema ? "schema" : "schema and version hashes"))")
+            print("version  \(detected.version) (by \(detected.evidence == .schema ? "schema" : "version hashes and schema"))")
         case .failure(let error)?:
             print("version  unknown: \(error.message)")
         case nil:
