@@ -90,4 +90,90 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("n2.sqlite")))
     }
+
+    // MARK: Keys
+
+    /// SampleModel V1 → SampleModel2 by an explicit step whose first mapping makes one new
+    /// Car per maker (uniqueBy) in ZCAR, the table every car entity shares.
+    func sampleStepPipeline(source: URL, bundle: URL, destination: String) throws -> String {
+        try pipeline(bundle: bundle, source: source, destination: destination, version: "SampleModel2", extra: """
+            , "steps": [ { "from": "SampleModel", "to": "SampleModel2", "mappings": [
+                { "name": "Makers", "source": "Car", "destination": "Car", "uniqueBy": "$source.maker",
+                  "filter": "$source.maker != null",
+                  "attributes": { "maker": "$source.maker", "numberPlate": "concat('maker ', $source.maker)" } },
+                { "name": "Cars", "source": "Car", "destination": "Car",
+                  "attributes": { "maker": "$source.maker", "model": "$source.model", "numberPlate": "$source.numberPlate" },
+                  "relationships": { "owner": "destination('Persons', $source.owner)" } },
+                { "name": "SportCars", "source": "SportCar", "destination": "SportCar",
+                  "attributes": { "maker": "$source.maker", "model": "$source.model", "numberPlate": "$source.numberPlate" },
+                  "relationships": { "owner": "destination('Persons', $source.owner)" } },
+                { "name": "LuxuryCars", "source": "ExpensiveSportCar", "destination": "LuxuryCar",
+                  "attributes": { "maker": "$source.maker", "model": "$source.model", "numberPlate": "$source.numberPlate",
+                                  "isLimitedEdition": "$source.isLimitedEdition" },
+                  "relationships": { "owner": "destination('Persons', $source.owner)" } },
+                { "name": "Persons", "source": "Person", "destination": "Person",
+                  "attributes": { "firstName": "$source.firstName", "lastName": "$source.lastName", "updatedAt": "$source.updatedAt" } }
+            ] } ]
+            """)
+    }
+
+    /// Given SampleModel V1 (cars of three entities sharing ZCAR, keys up to 125), when a
+    /// step keeps every car and adds one per maker, then each car keeps its key and entity,
+    /// the new cars get keys above 125, Z_MAX covers them, and row by row and pushed down
+    /// write the same store.
+    func testKeysSurviveInASharedTableAndNewRowsGoAboveThem() throws {
+        let sample = try corpus("coredataplus-samplemodel")
+        let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
+        let bundle = sample.appendingPathComponent("SampleModel.xcdatamodeld")
+        var outputs: [String] = []
+        for pushdown in [true, false] {
+            let out = folder.path("out-\(pushdown).sqlite")
+            var migration = Migration(pipeline: try sampleStepPipeline(source: source, bundle: bundle, destination: out))
+            migration.pushdown = pushdown
+            migration.chunkSize = 10
+            _ = try migration.run()
+            outputs.append(out)
+            let db = try Database(path: out, mode: .readOnly)
+            try db.execute("ATTACH DATABASE \(SQLValue.text(source.path).sqlLiteral) AS v1")
+            XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM v1.ZCAR"), 125)
+            XCTAssertEqual(try db.scalarInt("""
+                SELECT count(*) FROM v1.ZCAR o JOIN main.ZCAR n ON n.Z_PK = o.Z_PK AND n.Z_ENT = o.Z_ENT AND n.ZNUMBERPLATE = o.ZNUMBERPLATE
+                  AND n.ZOWNER IS o.ZOWNER
+                """), 125, "every car keeps its key, entity and owner (pushdown \(pushdown))")
+            // One new car per maker of entity Car (five makers), numbered from 126 on.
+            XCTAssertEqual(try db.rows("SELECT count(*), min(Z_PK), max(Z_PK) FROM main.ZCAR WHERE ZNUMBERPLATE LIKE 'maker %'"),
+                           [[.integer(5), .integer(126), .integer(130)]])
+            XCTAssertEqual(try db.scalarInt("SELECT Z_MAX FROM main.Z_PRIMARYKEY WHERE Z_NAME = 'Car'"), try db.scalarInt("SELECT max(Z_PK) FROM main.ZCAR"))
+        }
+        try assertSameStore(outputs[0], outputs[1])
+    }
+
+    /// Stopped inside the create stage of a kept-key mapping of the shared table, then run
+    /// again: the same store as a run never stopped.
+    func testAStoppedRunResumesToTheSameKeys() throws {
+        let sample = try corpus("coredataplus-samplemodel")
+        let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
+        let bundle = sample.appendingPathComponent("SampleModel.xcdatamodeld")
+        for pushdown in [true, false] {
+            let reference = folder.path("reference-\(pushdown).sqlite"), out = folder.path("resumed-\(pushdown).sqlite")
+            var whole = Migration(pipeline: try sampleStepPipeline(source: source, bundle: bundle, destination: reference))
+            whole.chunkSize = 10
+            whole.pushdown = pushdown
+            _ = try whole.run()
+            let cancellation = Cancellation()
+            var stopped = Migration(pipeline: try sampleStepPipeline(source: source, bundle: bundle, destination: out))
+            stopped.chunkSize = 10
+            stopped.pushdown = pushdown
+            stopped.cancellation = cancellation
+            XCTAssertThrowsError(try stopped.run { event in
+                if event.stage == .create, event.mapping == "Cars", event.done >= 50 { cancellation.cancel() }
+            }) { error in
+                guard case MigrationError.interrupted = error else { return XCTFail("\(error)") }
+            }
+            stopped.cancellation = nil
+            let summary = try stopped.run()
+            XCTAssertNotNil(summary.resumed, "pushdown \(pushdown)")
+            try assertSameStore(reference, out)
+        }
+    }
 }

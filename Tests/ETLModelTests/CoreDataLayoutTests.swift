@@ -305,6 +305,38 @@ final class CoreDataLayoutTests: XCTestCase {
         XCTAssertEqual(try CoreDataMetadata.decode(plist: metadata.encodePlist()), metadata)
     }
 
+    /// An app's own keys (of every plist type) survive decoding and encoding, and the same
+    /// metadata is always the same bytes, whatever order its dictionaries were built in.
+    func testOtherKeysRoundTripAndThePlistIsTheSameBytesEveryTime() throws {
+        let appKeys: [String: Any] = ["com.example.lastSync": Date(timeIntervalSinceReferenceDate: 700_000_000.5),
+                                      "com.example.flags": [true, false], "com.example.count": 42, "com.example.ratio": 0.25,
+                                      "com.example.nested": ["name": "wörk ✓", "blob": Data([0, 1, 2])],
+                                      "com.example.long": String(repeating: "x", count: 40),
+                                      "NSStoreModelVersionChecksumKey": "dropped: a checksum of the compiled model"]
+        var plist: [String: Any] = ["NSStoreType": "SQLite", "NSStoreModelVersionHashes": ["A": Data([1])],
+                                    "NSStoreModelVersionIdentifiers": [""]]
+        plist.merge(appKeys) { a, _ in a }
+        let decoded = try CoreDataMetadata.decode(plist: PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0))
+        XCTAssertEqual(decoded.otherKeyNames, ["com.example.count", "com.example.flags", "com.example.long", "com.example.nested",
+                                               "com.example.ratio", "com.example.lastSync"].sorted())
+        let encoded = try decoded.encodePlist()
+        let again = try XCTUnwrap(PropertyListSerialization.propertyList(from: encoded, options: [], format: nil) as? [String: Any])
+        XCTAssertEqual(again["com.example.count"] as? Int, 42)
+        XCTAssertEqual(again["com.example.ratio"] as? Double, 0.25)
+        XCTAssertEqual(again["com.example.flags"] as? [Bool], [true, false])
+        XCTAssertEqual(again["com.example.lastSync"] as? Date, Date(timeIntervalSinceReferenceDate: 700_000_000.5))
+        XCTAssertEqual((again["com.example.nested"] as? [String: Any])?["name"] as? String, "wörk ✓")
+        XCTAssertEqual((again["com.example.nested"] as? [String: Any])?["blob"] as? Data, Data([0, 1, 2]))
+        XCTAssertEqual(again["com.example.long"] as? String, String(repeating: "x", count: 40))
+        XCTAssertNil(again["NSStoreModelVersionChecksumKey"])
+        // Built in another order: the same bytes.
+        var reordered = decoded
+        reordered.versionHashes = [:]
+        for (k, v) in decoded.versionHashes.sorted(by: { $0.key > $1.key }) { reordered.versionHashes[k] = v }
+        XCTAssertEqual(try reordered.encodePlist(), encoded)
+        XCTAssertEqual(try CoreDataMetadata.decode(plist: encoded).encodePlist(), encoded)
+    }
+
     // MARK: Reading names from a store
 
     func testLayoutReadFromACreatedStoreEqualsTheConventionalOne() throws {

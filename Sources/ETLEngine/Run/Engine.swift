@@ -180,17 +180,18 @@ public struct Engine {
         let tables = Set(step.destinationModel.entities.map { step.destinationLayout.table(of: $0.name).name }).sorted()
         let position = resume?.position
         let resuming = position.map { !$0.isStartOfStep } ?? false
+        let firstNewKeys = try step.firstNewKeys(source: input)
         if let resume, let position, resuming {
             db = try openOutput(output, area: area)
             nextKeys = resume.nextKeys
             if position.stage == .create {
-                redone = try Rollback(database: db, plan: step, nextKeys: nextKeys).undo(after: position)
+                redone = try Rollback(database: db, plan: step, nextKeys: nextKeys, firstNewKeys: firstNewKeys).undo(after: position)
             }
             progress(resumedEvent(resume, redone: redone))
         } else {
             if let resume { progress(resumedEvent(resume, redone: 0)) }
             db = try createOutput(output, area: area, layout: step.destinationLayout)
-            nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, Int64(1)) })
+            nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, firstNewKeys[$0] ?? 1) })
         }
         let context = StepContext(plan: step, stepCount: plan.steps.count, source: input, sourcePath: inputPath,
                                   destination: db, workPath: area.work, chunkSize: options.chunkSize, workers: options.workers,

@@ -121,7 +121,7 @@ public struct CoreDataMetadata: Sendable, Equatable {
             hashesVersion: int("NSStoreModelVersionHashesVersion"),
             autoVacuumLevel: plist["_NSAutoVacuumLevel"] as? String)
         if !others.isEmpty {
-            metadata.otherKeys = try? PropertyListSerialization.data(fromPropertyList: others, format: .binary, options: 0)
+            metadata.otherKeys = try? BinaryPropertyList.encode(others)
         }
         return metadata
     }
@@ -151,6 +151,7 @@ public struct CoreDataMetadata: Sendable, Equatable {
             plist["NSStoreModelVersionHashes"] = versionHashes
             if let versionHashesDigest { plist["NSStoreModelVersionHashesDigest"] = versionHashesDigest }
         }
-        return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        // Sorted keys: the same metadata, the same bytes (a resumed run writes the same store).
+        return try BinaryPropertyList.encode(plist)
     }
 }
