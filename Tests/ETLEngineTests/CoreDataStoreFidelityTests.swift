@@ -176,4 +176,153 @@ final class CoreDataStoreFidelityTests: XCTestCase {
             try assertSameStore(reference, out)
         }
     }
+
+    // MARK: Core Data as the oracle
+
+    /// Every row of a table, by its columns in name order (column order may differ).
+    func rows(_ db: Database, _ table: String, except: Set<String> = []) throws -> [[SQLValue]] {
+        let columns = try XCTUnwrap(try db.table(named: table), table).columns.map(\.name).filter { !except.contains($0) }.sorted()
+        return try db.rows("SELECT " + columns.map(Database.quote).joined(separator: ", ") + " FROM \(Database.quote(table)) ORDER BY "
+                           + (1...columns.count).map(String.init).joined(separator: ", "))
+    }
+
+    /// Name → SQL of every index (SQLite's automatic ones have no SQL).
+    func indexes(_ db: Database) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for row in try db.rows("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL") {
+            if case .text(let name) = row[0], case .text(let sql) = row[1] { result[name] = sql }
+        }
+        return result
+    }
+
+    /// SampleModel_V1 migrated to SampleModel2 is SampleModel_V2, the store Core Data's own
+    /// lightweight migration wrote: the same rows under the same Z_PK and Z_ENT in every
+    /// table, the same indexes, hashes, digest and UUID. (Z_PRIMARYKEY.Z_NAME may keep Core
+    /// Data's stale name; Z_MODELCACHE is Core Data's cache of its compiled model, which it
+    /// rebuilds when absent.)
+    func testSampleModelV1MigratedIsWhatCoreDataWrote() throws {
+        let sample = try corpus("coredataplus-samplemodel")
+        let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
+        let before = try bytes(source.path)
+        let out = folder.path("V2.sqlite")
+        let summary = try Migration(pipeline: try pipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
+                                                           source: source, destination: out, version: "SampleModel2")).run()
+        XCTAssertFalse(summary.notes.contains { $0.contains("version hashes") }, "\(summary.notes)")
+        XCTAssertEqual(try bytes(source.path), before)
+        let ours = try Database(path: out, mode: .readOnly)
+        let oracle = try Database(path: sample.appendingPathComponent("SampleModel_V2.sqlite").path, mode: .readOnly)
+        let tables = try oracle.tables().map(\.name).filter { $0 != "Z_MODELCACHE" && $0 != "Z_METADATA" }.sorted()
+        XCTAssertEqual(tables, ["ZCAR", "ZPERSON", "Z_PRIMARYKEY"])
+        XCTAssertEqual(try ours.tables().map(\.name).filter { $0 != "Z_MODELCACHE" && $0 != "Z_METADATA" }.sorted(), tables)
+        for table in tables {
+            let except: Set<String> = table == "Z_PRIMARYKEY" ? ["Z_NAME"] : []
+            XCTAssertEqual(try rows(ours, table, except: except), try rows(oracle, table, except: except), table)
+        }
+        XCTAssertEqual(try indexes(ours), try indexes(oracle))
+        let (mine, theirs) = (try CoreDataMetadata.read(ours), try CoreDataMetadata.read(oracle))
+        XCTAssertEqual(mine.versionHashes, theirs.versionHashes)
+        XCTAssertEqual(mine.versionHashesDigest, theirs.versionHashesDigest)
+        XCTAssertEqual(mine.versionIdentifiers, theirs.versionIdentifiers)
+        XCTAssertEqual(mine.storeUUID, theirs.storeUUID)
+        XCTAssertEqual(try ours.rows("SELECT Z_UUID FROM Z_METADATA"), try oracle.rows("SELECT Z_UUID FROM Z_METADATA"))
+    }
+
+    /// Every Bookmarks store, V1 to V5 (each with its -wal), upgrades to BookmarksModel 6:
+    /// version found by its hashes, every row under its key, 6's hashes and indexes, and
+    /// the source files byte for byte as they were.
+    func testEveryBookmarksStoreUpgradesToTheCurrentVersion() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let bundle = bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld")
+        let target = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "BookmarksModel 6"))
+        let expected = try VersionHashes(model: target)
+        let wanted = ["ZBOOKMARKENTITY_ZPARENT_INDEX", "Z_1FAVORITES_Z_1FAVORITES_INDEX", "Z_BookmarkEntity_isPendingDeletion",
+                      "Z_BookmarkEntity_byUUID", "Z_BookmarkEntity_byURL", "Z_BookmarkEntity_byIsPendingDeletion"]
+        for n in 1...5 {
+            let store = bookmarks.appendingPathComponent("Bookmarks_V\(n).sqlite")
+            // (The -shm is SQLite's shared-memory index of the -wal, which every reader writes.)
+            let files = [store.path, store.path + "-wal"]
+            let before = try files.map { try bytes($0) }
+            let out = folder.path("bookmarks-\(n).sqlite")
+            let migration = Migration(pipeline: try pipeline(bundle: bundle, source: store, destination: out))
+            XCTAssertEqual(try migration.plan().sourceVersion, n == 1 ? "BookmarksModel" : "BookmarksModel \(n)")
+            _ = try migration.run()
+            XCTAssertEqual(try files.map { try bytes($0) }, before, "Bookmarks_V\(n) and its -wal are untouched")
+
+            let db = try Database(path: out, mode: .readOnly)
+            try db.execute("ATTACH DATABASE \(SQLValue.text(store.path).sqlLiteral) AS old")
+            let metadata = try CoreDataMetadata.read(db)
+            XCTAssertEqual(metadata.versionHashes, expected.entities, "V\(n)")
+            XCTAssertEqual(metadata.versionHashesDigest, expected.digest, "V\(n)")
+            XCTAssertEqual(metadata.storeUUID, try CoreDataMetadata.read(try Database(path: store.path, mode: .readOnly)).storeUUID)
+            XCTAssertEqual(Set(try indexes(db).keys), Set(wanted), "V\(n)")
+            XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM old.ZBOOKMARKENTITY"), try db.scalarInt("SELECT count(*) FROM main.ZBOOKMARKENTITY"))
+            XCTAssertEqual(try db.scalarInt("""
+                SELECT count(*) FROM old.ZBOOKMARKENTITY o JOIN main.ZBOOKMARKENTITY m
+                  ON m.Z_PK = o.Z_PK AND m.ZUUID = o.ZUUID AND m.ZTITLE IS o.ZTITLE AND m.ZPARENT IS o.ZPARENT
+                """), try db.scalarInt("SELECT count(*) FROM old.ZBOOKMARKENTITY"), "every bookmark keeps its key, title and parent (V\(n))")
+            XCTAssertEqual(try db.scalarInt("SELECT Z_MAX FROM main.Z_PRIMARYKEY"), try db.scalarInt("SELECT max(Z_PK) FROM main.ZBOOKMARKENTITY"))
+            db.close()
+        }
+    }
+
+    // MARK: Metadata
+
+    /// A store whose metadata carries an app's own key keeps it, and its UUID, through a
+    /// progressive migration (Bookmarks V1 → 6, five hops); only the model keys change.
+    func testAnAppMetadataKeySurvivesAProgressiveMigration() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite")
+        let writer = try Database(path: store.path, mode: .readWrite)
+        let original = try CoreDataMetadata.read(writer)
+        guard case .blob(let bytes)? = try writer.rows("SELECT Z_PLIST FROM Z_METADATA").first?[0],
+              var plist = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil) as? [String: Any] else {
+            return XCTFail("no metadata plist")
+        }
+        plist["com.example.lastSyncToken"] = "token-42"
+        try writer.run("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(Array(try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)))])
+        writer.close()
+
+        let out = folder.path("out.sqlite")
+        let summary = try Migration(pipeline: try pipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                                           source: store, destination: out, version: "BookmarksModel 6")).run()
+        XCTAssertEqual(summary.mappings.count, 5, "one inferred hop per version")
+        let db = try Database(path: out, mode: .readOnly)
+        guard case .blob(let written)? = try db.rows("SELECT Z_PLIST FROM Z_METADATA").first?[0],
+              let result = try PropertyListSerialization.propertyList(from: Data(written), options: [], format: nil) as? [String: Any] else {
+            return XCTFail("no metadata plist")
+        }
+        XCTAssertEqual(result["com.example.lastSyncToken"] as? String, "token-42")
+        let metadata = try CoreDataMetadata.read(db)
+        XCTAssertEqual(metadata.storeUUID, original.storeUUID)
+        XCTAssertNotEqual(metadata.versionHashes, original.versionHashes, "the model keys are 6's")
+    }
+
+    // MARK: Uniqueness constraints
+
+    /// Car.numberPlate is unique in SampleModel2: a step that gives every car its maker as
+    /// number plate fails validation naming the entity, the values and keys, and the old
+    /// destination stays as it was.
+    func testAViolatedUniquenessConstraintFailsNamingTheDuplicates() throws {
+        let sample = try corpus("coredataplus-samplemodel")
+        let out = folder.path("out.sqlite")
+        try Data("the old destination".utf8).write(to: URL(fileURLWithPath: out))
+        let path = try pipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
+                                source: sample.appendingPathComponent("SampleModel_V1.sqlite"), destination: out, version: "SampleModel2",
+                                extra: """
+            , "steps": [ { "from": "SampleModel", "to": "SampleModel2", "mappings": [
+                { "name": "Cars", "source": "Car", "destination": "Car", "attributes": { "numberPlate": "$source.maker" } },
+                { "name": "Persons", "source": "Person", "destination": "Person",
+                  "attributes": { "firstName": "$source.firstName", "lastName": "$source.lastName", "updatedAt": "$source.updatedAt" } }
+            ] } ]
+            """)
+        for pushdown in [true, false] {
+            var migration = Migration(pipeline: path)
+            migration.replace = .force
+            migration.pushdown = pushdown
+            assertMigrationError(try migration.run(), contains: [
+                "entity Car", "numberPlate = 'FIAT' (keys 1, 2, 3, 4, 5, …)", "103 rows have numberPlate = 'FIAT'",
+                "the model makes numberPlate unique"])
+            XCTAssertEqual(try bytes(out), Data("the old destination".utf8), "pushdown \(pushdown)")
+        }
+    }
 }

@@ -232,6 +232,9 @@ public struct Engine {
             }
             try step.destinationLayout.finish(db)
             try ValidateStage(context: context, pushedDown: pushedDown, rowByRow: rowByRow).run()
+            try db.transaction {
+                for sql in step.destinationLayout.uniqueIndexSQL { try db.execute(sql) }
+            }
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)

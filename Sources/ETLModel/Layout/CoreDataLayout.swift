@@ -184,6 +184,46 @@ public struct CoreDataLayout: StoreLayout {
         return plain ? name : Database.quote(name)
     }
 
+    /// The indexes Core Data makes for the entities of one table, named as it names them:
+    /// `<TABLE>_Z_ENT_INDEX` when entities share the table; per fetch index
+    /// `Z_<Entity>_<name>` (and, for a one-property index, `Z_<Entity>_<property>` as well,
+    /// as every corpus store shows); per uniqueness constraint a UNIQUE
+    /// `Z_<Entity>_UNIQUE_<a>_<b>`. Columns are `COLLATE BINARY ASC` (or `DESC`).
+    func modelIndexSQL(root: String, table: String) -> [String] {
+        let q = Self.sqlName
+        let entities = model.descendants(of: root).compactMap { model.entity(named: $0) }
+        var statements: [String] = []
+        if entities.count > 1 {
+            statements.append("CREATE INDEX \(q("\(table)_Z_ENT_INDEX")) ON \(q(table)) (Z_ENT)")
+        }
+        func columns(_ entity: String, _ properties: [(String, Bool)]) -> String {
+            properties.map { "\(q(propertyColumn($0.0, entity: entity))) COLLATE BINARY \($0.1 ? "ASC" : "DESC")" }.joined(separator: ", ")
+        }
+        for entity in entities {
+            var single = Set<String>()
+            for index in entity.fetchIndexes where index.elements.count == 1 && index.elements[0].isAscending {
+                let property = index.elements[0].property
+                guard single.insert(property).inserted else { continue }
+                statements.append("CREATE INDEX \(q("Z_\(entity.name)_\(property)")) ON \(q(table)) (\(columns(entity.name, [(property, true)])))")
+            }
+            for index in entity.fetchIndexes {
+                statements.append("CREATE INDEX \(q("Z_\(entity.name)_\(index.name)")) ON \(q(table)) ("
+                    + columns(entity.name, index.elements.map { ($0.property, $0.isAscending) }) + ")")
+            }
+            for constraint in entity.uniquenessConstraints {
+                statements.append("CREATE UNIQUE INDEX \(q("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON \(q(table)) ("
+                    + columns(entity.name, constraint.map { ($0, true) }) + ")")
+            }
+        }
+        return statements
+    }
+
+    /// The column of an attribute or to-one relationship (fetch indexes and constraints name either).
+    public func propertyColumn(_ property: String, entity: String) -> String {
+        if model.attribute(property, of: entity) != nil { return column(ofAttribute: property, entity: entity) }
+        return names.columns["\(CoreDataNames.declaring(property, from: entity, model)).\(property)"] ?? "Z" + property.uppercased()
+    }
+
     public func schemaSQL() -> [String] {
         let q = Self.sqlName
         var statements: [String] = []
@@ -207,6 +247,7 @@ public struct CoreDataLayout: StoreLayout {
             }
             statements.append("CREATE TABLE \(q(table)) ( " + columns.joined(separator: ", ") + " )")
             statements += indexes
+            statements += modelIndexSQL(root: root.name, table: table)
         }
         for join in names.joinTables {
             let columns = [join.firstColumn, join.secondColumn] + join.orderColumns
