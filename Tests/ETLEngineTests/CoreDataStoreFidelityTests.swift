@@ -297,6 +297,32 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         XCTAssertNotEqual(metadata.versionHashes, original.versionHashes, "the model keys are 6's")
     }
 
+    /// `"newStoreUUID": true` gives the destination a UUID of its own; without it the
+    /// source's is kept. On a plain destination the key is refused by name.
+    func testANewStoreUUIDWhenThePipelineSaysSo() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let store = bookmarks.appendingPathComponent("Bookmarks_V5.sqlite")
+        let sourceUUID = try CoreDataMetadata.read(try Database(path: store.path, mode: .readOnly)).storeUUID
+        for (fresh, layout) in [(true, "coredata"), (false, "coredata"), (true, "plain")] {
+            let out = folder.path("out-\(fresh)-\(layout).sqlite")
+            let path = try folder.pipeline("uuid-\(fresh)-\(layout).json", """
+                { "format": 1, "models": "\(bookmarks.path)/BookmarksModel.xcdatamodeld",
+                  "source": { "store": "\(store.path)", "layout": "coredata" },
+                  "destination": { "store": "\(out)", "layout": "\(layout)", "newStoreUUID": \(fresh) } }
+                """)
+            if layout == "plain" {
+                XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
+                    XCTAssertTrue("\(error)".contains("$.destination.newStoreUUID"), "\(error)")
+                }
+                continue
+            }
+            _ = try Migration(pipeline: path).run()
+            let uuid = try CoreDataMetadata.read(try Database(path: out, mode: .readOnly)).storeUUID
+            XCTAssertNotNil(uuid)
+            fresh ? XCTAssertNotEqual(uuid, sourceUUID) : XCTAssertEqual(uuid, sourceUUID)
+        }
+    }
+
     // MARK: Uniqueness constraints
 
     /// Car.numberPlate is unique in SampleModel2: a step that gives every car its maker as

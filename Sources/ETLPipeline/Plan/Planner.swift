@@ -150,7 +150,7 @@ public struct Planner {
             guard kind == .coredata else { return kind.layout(for: model) }
             var layout = CoreDataLayout(model: model)
             layout.carried = carried
-            layout.storeUUID = carried?.storeUUID
+            layout.storeUUID = spec.destination.newStoreUUID ? nil : carried?.storeUUID
             do {
                 _ = try layout.versionHashes()
             } catch {
@@ -166,7 +166,7 @@ public struct Planner {
             let metadata = try CoreDataMetadata.read(db)
             var layout = try CoreDataLayout(model: model, store: db, template: metadata)
             layout.carried = carried
-            layout.storeUUID = carried?.storeUUID
+            layout.storeUUID = spec.destination.newStoreUUID ? nil : carried?.storeUUID
             _ = try layout.versionHashes()
             let schema = try db.rows("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid")
                 .compactMap { row -> String? in if case .text(let sql) = row[0] { return sql } else { return nil } }

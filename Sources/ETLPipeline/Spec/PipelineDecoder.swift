@@ -26,7 +26,7 @@ extension PipelineSpec {
         let modelsCursor = o.optional("models")
         let models = try modelsCursor.map { resolve(try $0.nonEmptyString(), folder: folder) }
         let source = try decodeStore(o.required("source"), folder: folder, bundle: models != nil)
-        let destination = try decodeStore(o.required("destination"), folder: folder, bundle: models != nil)
+        var destination = try decodeStore(o.required("destination"), folder: folder, bundle: models != nil, isDestination: true)
         if models == nil {
             for end in [source, destination] where end.model == nil {
                 throw end.cursor.error("missing required key 'model' (or name a model bundle with a top-level \"models\")")
@@ -34,6 +34,12 @@ extension PipelineSpec {
         }
         if let template = destination.templateCursor, destination.layout != "coredata" {
             throw template.error("a template is a Core Data store: set \"layout\": \"coredata\" on the destination")
+        }
+        if let fresh = try o.required("destination").anyObject().optional("newStoreUUID") {
+            guard destination.layout == "coredata" else {
+                throw fresh.error("newStoreUUID is about Core Data's store UUID: set \"layout\": \"coredata\" on the destination")
+            }
+            destination.newStoreUUID = try fresh.bool()
         }
         var options = Options()
         if let oc = o.optional("options") {
@@ -62,8 +68,8 @@ extension PipelineSpec {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
     }
 
-    static func decodeStore(_ cursor: JSONCursor, folder: String, bundle: Bool) throws -> StoreSpec {
-        let o = try cursor.object(keys: ["store", "model", "version", "layout", "template"])
+    static func decodeStore(_ cursor: JSONCursor, folder: String, bundle: Bool, isDestination: Bool = false) throws -> StoreSpec {
+        let o = try cursor.object(keys: ["store", "model", "version", "layout", "template"] + (isDestination ? ["newStoreUUID"] : []))
         let storeCursor = try o.required("store")
         let modelCursor = o.optional("model")
         let versionCursor = o.optional("version")

@@ -42,6 +42,9 @@ public struct StoreSpec: Sendable {
     public var modelCursor: JSONCursor?
     public var versionCursor: JSONCursor?
     public var cursor: JSONCursor
+    /// `"newStoreUUID": true` on a Core Data destination: the new store gets a UUID of its
+    /// own instead of the source's (a copy that must not pass for the original).
+    public var newStoreUUID = false
 }
 
 /// Run options; the command line may override each.
