@@ -27,7 +27,9 @@ public struct StoreInspection: Sendable {
     /// version's, entity by entity.
     public var hashComparisons: [VersionHashComparison] = []
 
-    public static func inspect(path: String, bundle: String? = nil) throws -> StoreInspection {
+    /// - Parameter mergedWith: further bundles merged with `bundle` into one model (each
+    ///   version then a combination, "App 2 + Sync 3").
+    public static func inspect(path: String, bundle: String? = nil, mergedWith: [String] = []) throws -> StoreInspection {
         // Sizes first: opening a WAL store read-only may create an empty -wal beside it.
         let fm = FileManager.default
         let size = ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
@@ -72,12 +74,13 @@ public struct StoreInspection: Sendable {
         var version: Result<DetectedVersion, VersionDetectionError>?
         var comparisons: [VersionHashComparison] = []
         if let bundle {
-            let models = try ModelBundle.load(path: bundle)
+            let bundles = try ([bundle] + mergedWith).map { try ModelBundle.load(path: $0) }
+            let versions = bundles.count == 1 ? bundles[0].versions : try MergedModel.combinations(bundles).map(\.model)
             if let metadata, !metadata.versionHashes.isEmpty {
-                comparisons = VersionHashComparison.compare(metadata, with: models.versions)
+                comparisons = VersionHashComparison.compare(metadata, with: versions)
             }
             do {
-                version = .success(try VersionDetector.detect(store: db, versions: models.versions,
+                version = .success(try VersionDetector.detect(store: db, versions: versions,
                                                               layout: isCoreData ? .coredata : .plain))
             } catch let error as VersionDetectionError {
                 version = .failure(error)

@@ -14,16 +14,17 @@ struct InspectCommand: ParsableCommand {
             Examples:
               etl inspect data/books-v1.sqlite
               etl inspect archive/Example.sqlite --models Model.xcdatamodeld
+              etl inspect archive/App.sqlite --models App.xcdatamodeld --models Sync.xcdatamodeld
             """)
 
     @Argument(help: "The store file.")
     var store: String
 
-    @Option(help: "A model bundle (Name.xcdatamodeld) to detect the store's version with.")
-    var models: String?
+    @Option(help: "A model bundle (Name.xcdatamodeld) to detect the store's version with; repeat it for a model merged from several bundles.")
+    var models: [String] = []
 
     func run() throws {
-        let report = try StoreInspection.inspect(path: store, bundle: models)
+        let report = try StoreInspection.inspect(path: store, bundle: models.first, mergedWith: Array(models.dropFirst()))
         print("store    \(report.path) (\(report.bytes) bytes)")
         print("layout   \(report.layout)")
         print("journal  \(report.journal)" + (report.walBytes.map { ", -wal file of \($0) bytes" + ($0 > 0 ? " (read with the store)" : "") } ?? ""))
@@ -56,6 +57,6 @@ struct InspectCommand: ParsableCommand {
             print(e.entity.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                   + e.table.padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: "%6d", e.rows))
         }
-        if case .failure? = report.version { throw CLIFailure(message: "\(store) matches no version of \(models ?? "")") }
+        if case .failure? = report.version { throw CLIFailure(message: "\(store) matches no version of \(models.joined(separator: " + "))") }
     }
 }

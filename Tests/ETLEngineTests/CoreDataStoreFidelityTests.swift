@@ -359,4 +359,84 @@ final class CoreDataStoreFidelityTests: XCTestCase {
             XCTAssertEqual(try bytes(out), Data("the old destination".utf8), "pushdown \(pushdown)")
         }
     }
+
+    // MARK: Merged models
+
+    /// A store an app opens with BookmarksModel 2 merged with SyncMetadata 3 (a model built
+    /// from two modules, NSManagedObjectModel(byMerging:)): detected as that combination by
+    /// its hashes, upgraded one version of one bundle at a time to both current versions,
+    /// with the merged model's hashes and every row under its key.
+    func testAStoreOfAMergedModelUpgradesOverTheMergedModel() throws {
+        let bookmarks = try corpus("ddg-bookmarks").appendingPathComponent("BookmarksModel.xcdatamodeld")
+        let sync = try corpus("ddg-syncmetadata").appendingPathComponent("SyncMetadata.xcdatamodeld")
+        let (b, s) = (try ModelBundle.load(path: bookmarks.path), try ModelBundle.load(path: sync.path))
+        let start = try MergedModel.merge([try XCTUnwrap(b.version(named: "BookmarksModel 2")), try XCTUnwrap(s.version(named: "SyncMetadata 3"))])
+        let layout = CoreDataLayout(model: start)
+        let app = folder.path("app.sqlite")
+        let db = try Database(path: app, mode: .create)
+        for sql in layout.schemaSQL() { try db.execute(sql) }
+        let bookmark = layout.entityNumber(of: "BookmarkEntity")!, feature = layout.entityNumber(of: "SyncFeatureEntity")!
+        try db.execute("""
+            INSERT INTO ZBOOKMARKENTITY (Z_PK, Z_ENT, Z_OPT, ZISFAVORITE, ZISFOLDER, ZUUID, ZTITLE)
+              VALUES (3, \(bookmark), 1, 0, 1, 'root', 'Root'), (7, \(bookmark), 1, 1, 0, 'b7', 'Swift');
+            UPDATE ZBOOKMARKENTITY SET ZPARENT = 3 WHERE Z_PK = 7;
+            INSERT INTO ZSYNCFEATUREENTITY (Z_PK, Z_ENT, Z_OPT, ZNAME, ZSTATE) VALUES (5, \(feature), 1, 'bookmarks', 'enabled');
+            """)
+        try layout.finish(db)
+        db.close()
+
+        let inspection = try StoreInspection.inspect(path: app, bundle: bookmarks.path, mergedWith: [sync.path])
+        guard case .success(let detected)? = inspection.version else { return XCTFail("\(String(describing: inspection.version))") }
+        XCTAssertEqual(detected.version, "BookmarksModel 2 + SyncMetadata 3")
+        XCTAssertEqual(detected.hashMatches, ["BookmarksModel 2 + SyncMetadata 3"], "BookmarksModel + SyncMetadata 3 has the same schema")
+
+        let out = folder.path("app-current.sqlite")
+        let path = try folder.pipeline("merged.json", """
+            { "format": 1, "models": ["\(bookmarks.path)", "\(sync.path)"],
+              "source": { "store": "\(app)", "layout": "coredata" },
+              "destination": { "store": "\(out)", "layout": "coredata" } }
+            """)
+        let migration = Migration(pipeline: path)
+        let plan = try migration.plan()
+        XCTAssertEqual(plan.sourceVersion, "BookmarksModel 2 + SyncMetadata 3")
+        XCTAssertEqual(plan.targetVersion, "BookmarksModel 6 + SyncMetadata 4")
+        XCTAssertEqual(plan.steps.count, 5, "BookmarksModel 2 → 6, then SyncMetadata 3 → 4")
+        _ = try migration.run()
+
+        let result = try Database(path: out, mode: .readOnly)
+        let target = try MergedModel.merge([try XCTUnwrap(b.version(named: "BookmarksModel 6")), try XCTUnwrap(s.version(named: "SyncMetadata 4"))])
+        let metadata = try CoreDataMetadata.read(result)
+        XCTAssertEqual(metadata.versionHashes, try VersionHashes(model: target).entities)
+        XCTAssertEqual(metadata.versionHashesDigest, try VersionHashes(model: target).digest)
+        XCTAssertEqual(try result.rows("SELECT Z_PK, ZTITLE, ZPARENT FROM ZBOOKMARKENTITY ORDER BY Z_PK"),
+                       [[.integer(3), .text("Root"), .null], [.integer(7), .text("Swift"), .integer(3)]])
+        XCTAssertEqual(try result.rows("SELECT Z_PK, ZNAME, ZSTATE FROM ZSYNCFEATUREENTITY"), [[.integer(5), .text("bookmarks"), .text("enabled")]])
+    }
+
+    /// Steps cannot be given with several bundles, and two bundles with an entity of one
+    /// name cannot be merged: both said before any row is read.
+    func testMergedBundlesRefuseStepsAndClashingEntities() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let bundle = bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld").path
+        let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path
+        let withSteps = try folder.pipeline("steps.json", """
+            { "format": 1, "models": ["\(bundle)", "\(bundle)"],
+              "source": { "store": "\(store)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("x.sqlite"))", "layout": "coredata" },
+              "steps": [ { "from": "a", "to": "b", "mappings": [ { "name": "M", "source": "BookmarkEntity", "destination": "BookmarkEntity" } ] } ] }
+            """)
+        XCTAssertThrowsError(try Migration(pipeline: withSteps).plan()) { error in
+            XCTAssertTrue("\(error)".contains("explicit steps are not supported with several merged bundles"), "\(error)")
+        }
+        let twice = try folder.pipeline("twice.json", """
+            { "format": 1, "models": ["\(bundle)", "\(bundle)"],
+              "source": { "store": "\(store)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("x.sqlite"))", "layout": "coredata" } }
+            """)
+        XCTAssertThrowsError(try Migration(pipeline: twice).plan()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("$.models"), text)
+            XCTAssertTrue(text.contains("entity BookmarkEntity is in both BookmarksModel and BookmarksModel"), text)
+        }
+    }
 }

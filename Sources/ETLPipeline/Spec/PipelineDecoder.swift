@@ -24,7 +24,17 @@ extension PipelineSpec {
             throw formatCursor.error("unsupported pipeline format \(format); this etl reads format \(formatVersion)")
         }
         let modelsCursor = o.optional("models")
-        let models = try modelsCursor.map { resolve(try $0.nonEmptyString(), folder: folder) }
+        // One bundle, or several merged into one model: [ "App.xcdatamodeld", "Sync.xcdatamodeld" ].
+        var bundles: [String] = []
+        if let modelsCursor {
+            if case .array = modelsCursor.node.value {
+                bundles = try modelsCursor.array().map { resolve(try $0.nonEmptyString(), folder: folder) }
+                guard !bundles.isEmpty else { throw modelsCursor.error("\"models\" lists no bundle") }
+            } else {
+                bundles = [resolve(try modelsCursor.nonEmptyString(), folder: folder)]
+            }
+        }
+        let models = bundles.first
         let source = try decodeStore(o.required("source"), folder: folder, bundle: models != nil)
         var destination = try decodeStore(o.required("destination"), folder: folder, bundle: models != nil, isDestination: true)
         if models == nil {
@@ -60,8 +70,13 @@ extension PipelineSpec {
         } else if models == nil {
             throw root.error("missing required key 'steps' (or name a model bundle with \"models\" to infer them)")
         }
-        return PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options,
-                            steps: steps, models: models, modelsCursor: modelsCursor)
+        if bundles.count > 1, let step = steps.first {
+            throw step.cursor.error("explicit steps are not supported with several merged bundles: leave \"steps\" out (every hop is inferred)")
+        }
+        var spec = PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options,
+                                steps: steps, models: models, modelsCursor: modelsCursor)
+        spec.mergedModels = Array(bundles.dropFirst())
+        return spec
     }
 
     static func resolve(_ path: String, folder: String) -> String {

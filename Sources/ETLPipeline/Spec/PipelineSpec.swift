@@ -19,6 +19,9 @@ public struct PipelineSpec: Sendable {
     /// explicit step is an inferred (lightweight) one.
     public var models: String?
     public var modelsCursor: JSONCursor?
+    /// `"models": [A, B, …]`: the bundles after the first, merged with it into one model
+    /// (an app built from modules opens its store with a model merged from several bundles).
+    public var mergedModels: [String] = []
 
     public static let formatVersion = 1
 }
