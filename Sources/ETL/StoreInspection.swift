@@ -30,16 +30,21 @@ public struct StoreInspection: Sendable {
     public var metadata: CoreDataMetadata?
     /// With a bundle: the detected version, or why none fits.
     public var version: Result<DetectedVersion, VersionDetectionError>?
+    /// With a bundle and a store that carries version hashes: how they compare with each
+    /// version's, entity by entity.
+    public var hashComparisons: [VersionHashComparison] = []
 
-    public static func inspect(path: String, bundle: String? = nil) throws -> StoreInspection {
-        try inspect(path: path, models: bundle.map { [$0] } ?? [])
+    /// - Parameter mergedWith: further bundles merged with `bundle` into one model (each
+    ///   version then a combination, "App 2 + Sync 3").
+    public static func inspect(path: String, bundle: String? = nil, mergedWith: [String] = []) throws -> StoreInspection {
+        try inspect(path: path, models: bundle.map { [$0] + mergedWith } ?? [])
     }
 
-    /// Describes the store at `path`. With `models` — a bundle (`Name.xcdatamodeld`) or JSON
-    /// model files — the store is checked as a run checks its source (`SourceSchemaCheck`:
-    /// the same errors for the same file) and its version is detected among them. `layout`
-    /// is the layout the store is expected in: by default Core Data's for a bundle, plain
-    /// for model files.
+    /// Describes the store at `path`. With `models` — a bundle (`Name.xcdatamodeld`), several
+    /// bundles merged into one model, or JSON model files — the store is checked as a run
+    /// checks its source (`SourceSchemaCheck`: the same errors for the same file) and its
+    /// version is detected among them. `layout` is the layout the store is expected in: by
+    /// default Core Data's for bundles, plain for model files.
     public static func inspect(path: String, models: [String], layout expected: LayoutKind? = nil) throws -> StoreInspection {
         let path = URL(fileURLWithPath: path).standardizedFileURL.path
         // Sizes first: opening a WAL store read-only may create an empty -wal beside it.
@@ -48,8 +53,7 @@ public struct StoreInspection: Sendable {
         let wal = ((try? fm.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.int64Value
         let source = try SourceStore(path: path)
         let db = source.database
-        let versions = try models.count == 1 && models[0].hasSuffix(".xcdatamodeld") ? ModelBundle.load(path: models[0]).versions
-            : models.map { try ModelFile.load(path: $0) }
+        let versions = try modelVersions(models)
         let expected = expected ?? (models.isEmpty ? nil : models[0].hasSuffix(".xcdatamodeld") ? .coredata : .plain)
         if let expected { try SourceSchemaCheck.checkLayout(db, path: path, expected: expected) }
         let header = FileHandle(forReadingAtPath: path).map { handle -> Data in
@@ -90,8 +94,12 @@ public struct StoreInspection: Sendable {
             }
         }
         var version: Result<DetectedVersion, VersionDetectionError>?
+        var comparisons: [VersionHashComparison] = []
         if !versions.isEmpty {
             let kind: LayoutKind = isCoreData ? .coredata : .plain
+            if let metadata, !metadata.versionHashes.isEmpty {
+                comparisons = VersionHashComparison.compare(metadata, with: versions)
+            }
             do {
                 version = .success(try VersionDetector.detect(store: db, versions: versions, layout: kind))
             } catch let error as VersionDetectionError {
@@ -105,7 +113,16 @@ public struct StoreInspection: Sendable {
             }
         }
         return StoreInspection(path: path, bytes: size, layout: isCoreData ? "coredata" : "plain", entities: entities,
-                               journal: journal, walBytes: wal, metadata: metadata, version: version)
+                               journal: journal, walBytes: wal, metadata: metadata, version: version, hashComparisons: comparisons)
+    }
+
+    /// The versions `models` offer: a bundle's, the combinations of several bundles merged
+    /// into one model, or one per JSON model file.
+    private static func modelVersions(_ models: [String]) throws -> [Model] {
+        let bundles = models.filter { $0.hasSuffix(".xcdatamodeld") }
+        guard !bundles.isEmpty else { return try models.map { try ModelFile.load(path: $0) } }
+        let loaded = try bundles.map { try ModelBundle.load(path: $0) }
+        return loaded.count == 1 ? loaded[0].versions : try MergedModel.combinations(loaded).map(\.model)
     }
 
     private static func columns(_ table: TableInfo) -> [Column] {

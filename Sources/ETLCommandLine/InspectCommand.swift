@@ -18,12 +18,13 @@ struct InspectCommand: ParsableCommand {
               etl inspect data/books-v1.sqlite
               etl inspect v2.sqlite --models books-v1.json --models books-v2.json
               etl inspect archive/Example.sqlite --models Model.xcdatamodeld --json
+              etl inspect App.sqlite --models App.xcdatamodeld --models Sync.xcdatamodeld
             """)
 
     @Argument(help: "The store file.")
     var store: String
 
-    @Option(help: ArgumentHelp("A model bundle (Name.xcdatamodeld), or a JSON model file (repeat for several), to check the store against and detect its version with.", valueName: "bundle-or-model"))
+    @Option(help: ArgumentHelp("A model bundle (Name.xcdatamodeld; repeat it for a model merged from several bundles), or a JSON model file (repeat for several), to check the store against and detect its version with.", valueName: "bundle-or-model"))
     var models: [String] = []
 
     @Option(help: "The layout the store should be in: plain or coredata (default: coredata with a bundle, plain with model files).")
@@ -33,8 +34,9 @@ struct InspectCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if models.count > 1, models.contains(where: { $0.hasSuffix(".xcdatamodeld") }) {
-            throw ValidationError("--models takes one bundle, or JSON model files: not both")
+        let bundles = models.filter { $0.hasSuffix(".xcdatamodeld") }.count
+        if bundles > 0 && bundles < models.count {
+            throw ValidationError("--models takes bundles (merged into one model), or JSON model files: not both")
         }
     }
 
@@ -53,9 +55,18 @@ struct InspectCommand: ParsableCommand {
                   + (metadata.versionHashes.isEmpty ? ", no version hashes" : ", version hashes for \(metadata.versionHashes.keys.sorted().joined(separator: ", "))")
                   + (metadata.versionIdentifiers.filter { !$0.isEmpty }.isEmpty ? "" : ", identifiers \(metadata.versionIdentifiers.joined(separator: ", "))"))
         }
+        if let digest = report.metadata?.versionHashesDigest, !report.hashComparisons.isEmpty {
+            print("digest   \(digest)")
+        }
+        // Per candidate version: which entity hashes of the store match that version's.
+        for comparison in report.hashComparisons {
+            let entities = comparison.unavailable ?? comparison.entities.map { "\($0.entity) \($0.outcome.rawValue)" }.joined(separator: ", ")
+            let digest = comparison.digestMatches.map { $0 ? "; digest matches" : "; digest differs" } ?? ""
+            print("hashes   \(comparison.matches ? "=" : "≠") \(comparison.version): \(entities)\(digest)")
+        }
         switch report.version {
         case .success(let detected)?:
-            print("version  \(detected.version) (by \(detected.evidence == .schema ? "schema" : "schema and version hashes"))")
+            print("version  \(detected.version) (by \(detected.evidence == .schema ? "schema" : "version hashes and schema"))")
         case .failure(let error)?:
             print("version  unknown: \(error.message)")
         case nil:

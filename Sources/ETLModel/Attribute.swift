@@ -9,6 +9,15 @@ public struct Attribute: Sendable, Equatable {
     public var defaultValue: SQLValue?
     /// The attribute's name in the previous model version (Core Data's renaming identifier).
     public var renamingIdentifier: String?
+    /// Core Data's `versionHashModifier`: changes the entity's version hash without a schema change.
+    public var versionHashModifier: String?
+    /// `allowsExternalBinaryDataStorage="YES"`: part of the version hash.
+    public var allowsExternalBinaryDataStorage = false
+    /// `preserveAfterDeletion="YES"` (kept in persistent history after a delete): part of the version hash.
+    public var preservesValueInHistoryOnDeletion = false
+    /// The `derivationExpression` of a derived attribute (`derived="YES"`), whose version hash
+    /// is not known with certainty.
+    public var derivation: String?
 
     public init(name: String, type: AttributeType, isOptional: Bool = true,
                 defaultValue: SQLValue? = nil, renamingIdentifier: String? = nil) {

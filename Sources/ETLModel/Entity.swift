@@ -7,6 +7,13 @@ public struct Entity: Sendable, Equatable {
     public var attributes: [Attribute]
     public var relationships: [Relationship]
     public var renamingIdentifier: String?
+    /// Core Data's `versionHashModifier`: changes the entity's version hash without a schema change.
+    public var versionHashModifier: String?
+    /// Uniqueness constraints (`<uniquenessConstraints>`): each a list of property names whose
+    /// values together must be unique among the rows of this entity and its sub-entities.
+    public var uniquenessConstraints: [[String]] = []
+    /// Fetch indexes (`<fetchIndex>`), which Core Data creates as SQLite indexes.
+    public var fetchIndexes: [FetchIndex] = []
 
     public init(name: String, parent: String? = nil, isAbstract: Bool = false,
                 attributes: [Attribute] = [], relationships: [Relationship] = [],

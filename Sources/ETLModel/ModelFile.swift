@@ -9,7 +9,10 @@ import ETLStore
 ///           "attributes": [ { "name": "name", "type": "string", "optional": false } ],
 ///           "relationships": [ { "name": "books", "destination": "Book", "inverse": "authors", "toMany": true } ] } ] }
 ///
-/// Entity keys: name, parent, abstract, renamedFrom, attributes, relationships.
+/// Entity keys: name, parent, abstract, renamedFrom, attributes, relationships, unique.
+/// `"unique": [["email"], ["firstName", "lastName"]]`: uniqueness constraints, each a list
+/// of attributes or to-ones whose values together are unique (as Core Data's
+/// `<uniquenessConstraints>`): a UNIQUE index in the store, checked when a run validates.
 /// Attribute keys: name, type, optional (default true), default, renamedFrom.
 /// Relationship keys: name, destination, inverse, toMany, ordered, optional, minCount, maxCount, renamedFrom.
 public enum ModelFile {
@@ -37,7 +40,7 @@ public enum ModelFile {
     }
 
     static func decodeEntity(_ cursor: JSONCursor) throws -> Entity {
-        let o = try cursor.object(keys: ["name", "parent", "abstract", "renamedFrom", "attributes", "relationships"])
+        let o = try cursor.object(keys: ["name", "parent", "abstract", "renamedFrom", "attributes", "relationships", "unique"])
         var entity = Entity(name: try o.required("name").nonEmptyString())
         entity.parent = try o.optional("parent")?.nonEmptyString()
         entity.isAbstract = try o.optional("abstract")?.bool() ?? false
@@ -52,6 +55,11 @@ public enum ModelFile {
             let relationship = try decodeRelationship(r)
             guard names.insert(relationship.name).inserted else { throw r.error("duplicate property '\(relationship.name)' in entity \(entity.name)") }
             entity.relationships.append(relationship)
+        }
+        for constraint in try o.optional("unique")?.array() ?? [] {
+            let properties = try constraint.array().map { try $0.nonEmptyString() }
+            guard !properties.isEmpty else { throw constraint.error("a uniqueness constraint names at least one property") }
+            entity.uniquenessConstraints.append(properties)
         }
         return entity
     }
@@ -110,6 +118,15 @@ public enum ModelFile {
         }
         for entity in model.entities {
             let place = places[entity.name]!
+            // Uniqueness constraints name stored attributes or to-ones of the entity.
+            let stored = model.attributes(of: entity.name).map(\.name) + model.relationships(of: entity.name).filter { !$0.isToMany }.map(\.name)
+            for (index, constraint) in entity.uniquenessConstraints.enumerated() {
+                for (position, property) in constraint.enumerated() where !stored.contains(property) {
+                    let at = (try? place.anyObject().optional("unique")?.array()[index].array()[position]) ?? place
+                    let hint = closestName(to: property, among: stored).map { " (did you mean '\($0)'?)" } ?? ""
+                    throw at.error("entity \(entity.name): unique names '\(property)', which is not an attribute or to-one of the entity\(hint)")
+                }
+            }
             if let parent = entity.parent {
                 let at = member(place, "parent")
                 guard model.entity(named: parent) != nil else { throw at.error("parent: " + unknown(parent)) }

@@ -11,6 +11,8 @@ public struct Relationship: Sendable, Equatable {
     public var minCount: Int?
     public var maxCount: Int?
     public var renamingIdentifier: String?
+    /// Core Data's `versionHashModifier`: changes the entity's version hash without a schema change.
+    public var versionHashModifier: String?
 
     public init(name: String, destination: String, inverse: String? = nil, isToMany: Bool = false,
                 isOrdered: Bool = false, isOptional: Bool = true, minCount: Int? = nil,

@@ -4,13 +4,14 @@ import ETLStore
 import ETLModel
 
 final class CoreDataVersionDetectorTests: XCTestCase {
-    func testEachFixtureStoreIsDetectedBySchema() throws {
+    func testEachFixtureStoreIsDetectedByItsHashesAndSchema() throws {
         let bundle = try SharedFixtures.bundle(for: self)
         for version in SharedFixtures.chainVersions {
             let db = try Database(path: SharedFixtures.store(version, for: self).path, mode: .readOnly)
             let found = try VersionDetector.detect(store: db, versions: bundle.versions, layout: .coredata)
             XCTAssertEqual(found.version, version)
-            XCTAssertEqual(found.evidence, .schema)
+            XCTAssertEqual(found.evidence, .schemaAndVersionHashes, "hashes computed from the models")
+            XCTAssertEqual(found.hashMatches, [version])
             XCTAssertEqual(found.schemaMatches, [version])
         }
     }
@@ -41,10 +42,18 @@ final class CoreDataVersionDetectorTests: XCTestCase {
         required.entities[0].attributes[0].isOptional = false
         let versions = bundle.versions + [required]
 
-        XCTAssertThrowsError(try VersionDetector.detect(store: db, versions: versions, layout: .coredata)) { error in
+        // Hashes computed from the models tell them apart.
+        let computed = try VersionDetector.detect(store: db, versions: versions, layout: .coredata)
+        XCTAssertEqual(computed.version, "v1.0.0")
+        XCTAssertEqual(computed.hashMatches, ["v1.0.0"])
+        // A version that differs only in a default value has the same schema and the same hashes.
+        var defaulted = try XCTUnwrap(bundle.version(named: "v1.0.0"))
+        defaulted.version = "v1.0.0-default"
+        defaulted.entities[0].attributes[0].defaultValue = .text("x")
+        XCTAssertThrowsError(try VersionDetector.detect(store: db, versions: bundle.versions + [defaulted], layout: .coredata)) { error in
             let text = "\(error)"
-            XCTAssertTrue(text.contains("matches several versions (v1.0.0, v1.0.0-required)"), text)
-            XCTAssertTrue(text.contains("no reference version hashes"), text)
+            XCTAssertTrue(text.contains("matches several versions (v1.0.0, v1.0.0-default)"), text)
+            XCTAssertTrue(text.contains("the same for several"), text)
         }
         let hashes = try CoreDataMetadata.read(db).versionHashes
         let found = try VersionDetector.detect(store: db, versions: versions, layout: .coredata,
@@ -59,7 +68,7 @@ final class CoreDataVersionDetectorTests: XCTestCase {
         let db = try Database(path: SharedFixtures.store("v1.1.0", for: self).path, mode: .readOnly)
         let hashes = try CoreDataMetadata.read(db).versionHashes
         XCTAssertThrowsError(try VersionDetector.detect(store: db, versions: bundle.versions, layout: .coredata,
-                                                        referenceHashes: ["v1.2.0": hashes])) { error in
+                                                        referenceHashes: ["v1.2.0": hashes, "v1.1.0": ["BasicEntity": Data([9])]])) { error in
             XCTAssertTrue("\(error)".contains("the schema is that of version v1.1.0, but the store's version hashes are those of v1.2.0"), "\(error)")
         }
     }

@@ -38,6 +38,28 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// Bookmarks V2 (same schema as V1): inspect shows, per version, which entity hashes
+    /// match, and the digest; the version is told by the hashes.
+    func testInspectShowsPerVersionWhetherEachEntitysHashMatches() throws {
+        let corpus = Self.root.appendingPathComponent("../shared/fixtures/coredata-corpus/ddg-bookmarks").standardizedFileURL
+        guard FileManager.default.fileExists(atPath: corpus.path) else {
+            if ProcessInfo.processInfo.environment["ETL_REQUIRE_FIXTURES"] == "1" { XCTFail("missing \(corpus.path)") }
+            throw XCTSkip("missing \(corpus.path): these tests need the shared fixtures beside the repository")
+        }
+        for name in ["Bookmarks_V2.sqlite", "Bookmarks_V2.sqlite-wal", "BookmarksModel.xcdatamodeld"] {
+            try FileManager.default.copyItem(at: corpus.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+        }
+        let result = try etl("inspect", "Bookmarks_V2.sqlite", "--models", "BookmarksModel.xcdatamodeld")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for line in ["digest   KOVMA003UkROpjwLxlVoeHbPbvDabq7nYfdZdUSoYMGLW4Xy6kfgM5kIQvWOkrIG9JycFVi/ysBgUAZn26pZOQ==",
+                     "hashes   ≠ BookmarksModel: BookmarkEntity differs; digest differs",
+                     "hashes   = BookmarksModel 2: BookmarkEntity matches; digest matches",
+                     "hashes   ≠ BookmarksModel 6: BookmarkEntity differs; digest differs",
+                     "version  BookmarksModel 2 (by version hashes and schema)"] {
+            XCTAssertTrue(result.stdout.contains(line), "lacks '\(line)':\n\(result.stdout)")
+        }
+    }
+
     func testSampleThenRunPrintsProgressAndSummary() throws {
         let sample = try etl("sample", "books", "--version", "1", "--rows", "300", "--seed", "2", "--out", "v1.sqlite")
         XCTAssertEqual(sample.status, 0, sample.stderr)

@@ -8,8 +8,11 @@ import ETLPipeline
 struct Rollback {
     let database: Database
     let plan: StepPlan
-    /// Next free key per table at the checkpoint: rows at or above it came later.
+    /// Next free key per table at the checkpoint: new rows at or above it came later.
     let nextKeys: [String: Int64]
+    /// `StepPlan.firstNewKeys`: kept source keys are below it. A kept row came later when
+    /// its mapping comes later, or is the checkpoint's and its key is past the checkpoint's.
+    let firstNewKeys: [String: Int64]
 
     /// Returns the number of source rows whose loading is undone.
     func undo(after position: Checkpoint.Position) throws -> Int {
@@ -30,6 +33,13 @@ struct Rollback {
             for (table, next) in nextKeys.sorted(by: { $0.key < $1.key }) {
                 guard let key = keyColumns[table] else { continue }
                 try database.run("DELETE FROM \(q(table)) WHERE \(q(key)) >= ?", [.integer(next)])
+            }
+            for index in plan.sourceKeyTargets.sorted() where plan.targets[index].mapping >= mapping {
+                let table = layout.table(of: plan.targets[index].entity)
+                let conditions = ["\(q(table.keyColumn)) < \(firstNewKeys[table.name] ?? .max)"]
+                    + (plan.targets[index].mapping == mapping ? ["\(q(table.keyColumn)) > \(lastKey)"] : [])
+                    + (table.condition(alias: q(table.name)).map { [$0] } ?? [])
+                try database.execute("DELETE FROM \(q(table.name)) WHERE " + conditions.joined(separator: " AND "))
             }
             let scopes = plan.uniqueKeyScopes
             for index in plan.targets.indices where plan.targets[index].mapping >= mapping {

@@ -6,6 +6,10 @@ import ETLPipeline
 struct SourceRows {
     var keys: [Int64] = []
     var values: [[Value]] = []
+    /// Dates shifted to 1970 that lost their last bit: row → value position → what the
+    /// stored value minus the epoch misses of it (`stored == (shifted - epoch) + residual`,
+    /// exactly). A date copied to a store of the same epoch gets its stored bits back.
+    var dateResiduals: [Int: [Int: Double]] = [:]
 }
 
 /// Runs a `SourceQuery` on one connection, keeping its statements prepared.
@@ -58,7 +62,12 @@ final class SourceReader {
                 switch slot {
                 case .column(let index, let type):
                     var value = Value(sql: statement.value(index), as: type)
-                    if epoch != 0, case .date(let seconds) = value { value = .date(seconds + epoch) }
+                    if epoch != 0, case .date(let seconds) = value {
+                        value = .date(seconds + epoch)
+                        // Both differences are exact (Sterbenz): the residual restores `seconds`.
+                        let residual = seconds - ((seconds + epoch) - epoch)
+                        if residual != 0 { rows.dateResiduals[rows.keys.count - 1, default: [:]][values.count] = residual }
+                    }
                     values.append(value)
                 case .toMany(let q):
                     let owner = statement.value(query.toMany[q].ownerColumn)

@@ -44,7 +44,8 @@ struct PushdownPlan {
         let passed: String
         /// `.sourceKeys`/`.nextKeys`: the key ending a chunk: bind (after, offset).
         let bound: String
-        /// `.sourceKeys`/`.nextKeys`: rows of keys in (?1, ?2]. `.unique`: rows of keys ≥ ?1.
+        /// `.sourceKeys`/`.nextKeys`: rows of keys in (?1, ?2]; `.nextKeys` numbers them from ?3.
+        /// `.unique`: rows of keys ≥ ?1.
         let insert: String
         /// `.unique`: fills `work.unique_key`, keys from ?1 on.
         let fillKeys: String?
@@ -197,7 +198,9 @@ private struct StatementBuilder {
         let bound = "SELECT \(key) FROM \(rows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) > ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
         switch kinds[index] {
         case .sourceKeys, .nextKeys:
-            let newKey = kinds[index] == .sourceKeys ? key : "NULL"
+            // New keys numbered from ?3 in source key order, as the loader hands them out: above
+            // every kept key of the table (`StepPlan.firstNewKeys`), whatever ran before.
+            let newKey = kinds[index] == .sourceKeys ? key : "?3 - 1 + row_number() OVER (ORDER BY \(key))"
             let insert = into + " SELECT " + ([newKey] + values).joined(separator: ", ") + " FROM \(rows) WHERE "
                 + (passing + ["\(key) > ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
             return .init(mapping: index, kind: kinds[index], table: destination.name, count: count, passed: passed,
@@ -238,13 +241,15 @@ private struct StatementBuilder {
         let layout = step.destinationLayout
         switch kinds[index] {
         case .sourceKeys:
-            // The destination table holds exactly this mapping's rows, under their source keys.
+            // This mapping's rows are under their source keys; a table shared by an inheritance
+            // hierarchy holds other entities' kept rows too, told apart by the discriminator.
             let table = layout.table(of: mapping.destinationEntity)
             // (The unary + keeps SQLite from reading the rows through an index of the key
             // instead of in the order chosen for the output.)
             if inRange { return ([], alias, ["+\(alias) BETWEEN ?1 AND ?2"]) }
             let d = "\(prefix)d"
-            return (["CROSS JOIN main.\(q(table.name)) \(d) ON \(d).\(q(table.keyColumn)) = \(alias)"], "\(d).\(q(table.keyColumn))", [])
+            let entity = table.condition(alias: d).map { " AND \($0)" } ?? ""
+            return (["CROSS JOIN main.\(q(table.name)) \(d) ON \(d).\(q(table.keyColumn)) = \(alias)\(entity)"], "\(d).\(q(table.keyColumn))", [])
         case .unique:
             var joins: [String] = []
             var conditions: [String] = []
@@ -383,7 +388,8 @@ private struct StatementBuilder {
                 }
             }
             var dense: PushdownPlan.DenseTarget?
-            if kinds[target] == .sourceKeys {
+            // Contiguous keys say a row exists, not whose it is: not for a shared table.
+            if kinds[target] == .sourceKeys, layout.table(of: step.mappings[target].destinationEntity).discriminator == nil {
                 let table = layout.table(of: step.mappings[target].destinationEntity)
                 dense = .init(table: table.name, key: table.keyColumn, sql: try statement(inRange: true))
             }

@@ -164,18 +164,23 @@ struct PushdownStage {
             let maxKey = try db.prepare("SELECT max(\(Database.quote(table.keyColumn))) FROM main.\(Database.quote(table.name))")
             while last != .max {
                 try context.checkCancelled()
+                let first = context.nextKey[table.name] ?? 1
                 let (read, written, upper): (Int, Int, Int64) = try db.transaction {
                     try bound.bind([.integer(last), .integer(Int64(rowsPerChunk - 1))])
                     let upper = try bound.step() ? bound.int64(0) : Int64.max
                     bound.reset()
                     let read = upper == .max ? total - done : rowsPerChunk
-                    try insert.run([.integer(last), .integer(upper)])
+                    try insert.run([.integer(last), .integer(upper)] + (create.kind == .nextKeys ? [.integer(first)] : []))
                     return (read, db.changes, upper)
                 }
                 guard read > 0 else { break }
-                try maxKey.bind([])
-                if try maxKey.step(), !maxKey.isNull(0) { context.nextKey[table.name] = maxKey.int64(0) + 1 }
-                maxKey.reset()
+                if create.kind == .nextKeys {
+                    context.nextKey[table.name] = first + Int64(written)
+                } else {
+                    try maxKey.bind([])
+                    if try maxKey.step(), !maxKey.isNull(0) { context.nextKey[table.name] = max(first, maxKey.int64(0) + 1) }
+                    maxKey.reset()
+                }
                 context.counters[index].read += read
                 context.counters[index].filtered += read - written
                 context.counters[index].associated += written

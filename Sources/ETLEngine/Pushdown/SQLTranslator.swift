@@ -50,6 +50,13 @@ struct SQLTranslator {
     /// dates shifted to the destination's epoch, integers made REAL for non-integer numbers.
     func stored(_ expression: CompiledExpression, as type: AttributeType, epoch: Double) -> String? {
         guard let form = expression.form, let value = sql(form) else { return nil }
+        // A date copied from a store that counts from the same instant is copied as stored:
+        // shifting to 1970 and back would round away its last bits (Core Data's own
+        // migration keeps them).
+        if case .path(let path, .date) = form, path.root == .source, path.segments.count == 1, layout.dateEpoch == epoch,
+           let attribute = layout.model.attribute(path.segments[0], of: entity), attribute.type == .date {
+            return Self.read("\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: entity)))", as: .date, epoch: 0)
+        }
         switch expression.type {
         case .date where epoch != 0: return "(\(value) - \(Self.literal(.double(epoch))))"
         case .integer where !type.isInteger && type.isNumeric: return "CAST(\(value) AS REAL)"

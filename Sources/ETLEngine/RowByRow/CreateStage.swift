@@ -16,8 +16,9 @@ struct CreateStage {
         let extractor = try Extractor(layout: plan.sourceLayout, entity: mapping.sourceEntity, itemEntity: mapping.itemEntity,
                                       paths: mapping.createPaths, database: context.source)
         let policy = context.policy(of: mapping)
-        let transformer = Transformer(mapping: mapping, targets: plan.targets, policy: policy,
+        var transformer = Transformer(mapping: mapping, targets: plan.targets, policy: policy,
                                       epoch: plan.destinationLayout.dateEpoch, step: plan.name)
+        transformer.sourceEpoch = plan.sourceLayout.dateEpoch
         let loader = try Loader(context: context, index: index)
         let total = try extractor.count()
         context.event(.started, .create, mapping: mapping.name, total: total)

@@ -11,6 +11,8 @@ struct Transformer: Sendable {
     let policy: Policy?
     /// The destination layout's date epoch (seconds since 1970).
     let epoch: Double
+    /// The source layout's: a date copied between stores of one epoch keeps its stored bits.
+    var sourceEpoch: Double = 0
     /// Step and mapping names for reject records.
     let step: String
 
@@ -32,6 +34,17 @@ struct Transformer: Sendable {
         var filtered: Int
         var rows: [NewRow]
         var rejects: [Reject]
+    }
+
+    /// For `$source.date` copied to a store of the source's epoch, what shifting it to 1970
+    /// and back rounded away (nil when nothing): pushed down, such a copy is the stored value.
+    private func copiedDateResidual(_ expression: CompiledExpression, chunk: ExtractedChunk, row: Int) -> Double? {
+        guard epoch != 0, sourceEpoch == epoch, !chunk.rows.dateResiduals.isEmpty,
+              case .path(let path, .date)? = expression.form, path.root == .source, path.segments.count == 1,
+              expression.slotsRead.count == 1 else { return nil }
+        let (root, position) = chunk.slotSources[expression.slotsRead[0]]
+        guard root == .source else { return nil }
+        return chunk.rows.dateResiduals[row]?[position]
     }
 
     func transform(_ chunk: ExtractedChunk) throws -> Result {
@@ -77,7 +90,11 @@ struct Transformer: Sendable {
                 switch assignment.source {
                 case .constant(let value): values.append(value)
                 case .expression(let expression):
-                    values.append(storedValue(try evaluate(expression, context, key: key), as: assignment.attribute.type, epoch: epoch))
+                    var value = storedValue(try evaluate(expression, context, key: key), as: assignment.attribute.type, epoch: epoch)
+                    if let residual = copiedDateResidual(expression, chunk: chunk, row: row), case .real(let seconds) = value {
+                        value = .real(seconds + residual)
+                    }
+                    values.append(value)
                 }
             }
             let own = NewRow(target: mapping.targets[0], sourceKey: key, item: item ?? WorkArea.noItem, unique: unique, values: values)

@@ -191,17 +191,18 @@ public struct Engine {
         let tables = Set(step.destinationModel.entities.map { step.destinationLayout.table(of: $0.name).name }).sorted()
         let position = resume?.position
         let resuming = position.map { !$0.isStartOfStep } ?? false
+        let firstNewKeys = try step.firstNewKeys(source: input)
         if let resume, let position, resuming {
             db = try openOutput(output, area: area)
             nextKeys = resume.nextKeys
             if position.stage == .create {
-                redone = try Rollback(database: db, plan: step, nextKeys: nextKeys).undo(after: position)
+                redone = try Rollback(database: db, plan: step, nextKeys: nextKeys, firstNewKeys: firstNewKeys).undo(after: position)
             }
             progress(resumedEvent(resume, redone: redone))
         } else {
             if let resume { progress(resumedEvent(resume, redone: 0)) }
             db = try createOutput(output, area: area, layout: step.destinationLayout)
-            nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, Int64(1)) })
+            nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, firstNewKeys[$0] ?? 1) })
         }
         let context = StepContext(plan: step, stepCount: plan.steps.count, source: input, sourcePath: inputPath,
                                   destination: db, workPath: area.work, chunkSize: options.chunkSize, workers: options.workers,
@@ -221,6 +222,9 @@ public struct Engine {
             try step.destinationLayout.finish(db)
             try options.beforeValidation?(db)
             try ValidateStage(context: context, associationsKept: execution.associationsKept).run()
+            try db.transaction {
+                for sql in step.destinationLayout.uniqueIndexSQL { try db.execute(sql) }
+            }
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)

@@ -85,6 +85,8 @@ struct ValidateStage {
                 }
             }
         }
+        // Values the model makes unique are (before the UNIQUE indexes are made).
+        problems += try UniquenessCheck(plan: plan, database: db).problems()
         context.event(.advanced, .validate, done: 2, total: 3)
 
         // 3. Every link points at an existing row, whatever the layout declares (Core Data

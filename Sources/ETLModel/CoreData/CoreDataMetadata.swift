@@ -7,9 +7,9 @@ import ETLStore
 ///     let metadata = try CoreDataMetadata.read(db)
 ///     metadata.versionHashes["BasicEntity"]   // 32 bytes computed by Core Data
 ///
-/// Version hashes are Core Data's own digests of each entity; this tool cannot compute them.
-/// A store the app must open after a migration needs the hashes of the target version:
-/// read them from a store (or empty template store) the app created at that version.
+/// Version hashes are Core Data's digests of each entity; `VersionHashes` computes them from
+/// the model. Keys this type does not name (an app's own `setMetadata` keys among them) are
+/// kept in `otherKeys`, so that a migration carries them over.
 public struct CoreDataMetadata: Sendable, Equatable {
     /// `Z_METADATA.Z_UUID` (the plist's `NSStoreUUID` when the column is empty).
     public var storeUUID: String?
@@ -27,6 +27,17 @@ public struct CoreDataMetadata: Sendable, Equatable {
     public var hashesVersion: Int?
     /// `_NSAutoVacuumLevel`, as Core Data writes it ("2").
     public var autoVacuumLevel: String?
+    /// Every other key of the plist (the app's own metadata, `NSStoreModelVersionChecksumKey`…),
+    /// as a binary property list of one dictionary; nil when there is none.
+    public var otherKeys: Data?
+
+    /// The keys that describe the model version a store is at: a migration replaces them
+    /// (and leaves out those it cannot compute, such as the checksum of the compiled model).
+    public static let modelKeys: Set<String> = ["NSStoreModelVersionHashes", "NSStoreModelVersionHashesDigest",
+                                                "NSStoreModelVersionIdentifiers", "NSStoreModelVersionChecksumKey",
+                                                "NSStoreModelVersionHashesVersion"]
+    /// The keys this type has a property for.
+    static let namedKeys: Set<String> = modelKeys.union(["NSStoreUUID", "NSStoreType", "NSPersistenceFrameworkVersion", "_NSAutoVacuumLevel"])
 
     /// The framework version found in stores Core Data wrote (the shared fixtures say 1048);
     /// written when no template store gives another.
@@ -97,7 +108,10 @@ public struct CoreDataMetadata: Sendable, Equatable {
             if let s = plist[key] as? String { return Int(s) }
             return nil
         }
-        return CoreDataMetadata(
+        var others = plist.filter { !namedKeys.contains($0.key) }
+        // The checksum is of the compiled model, which this tool does not have: never carried.
+        others["NSStoreModelVersionChecksumKey"] = nil
+        var metadata = CoreDataMetadata(
             storeUUID: plist["NSStoreUUID"] as? String,
             storeType: plist["NSStoreType"] as? String,
             versionHashes: hashes,
@@ -106,12 +120,27 @@ public struct CoreDataMetadata: Sendable, Equatable {
             frameworkVersion: int("NSPersistenceFrameworkVersion"),
             hashesVersion: int("NSStoreModelVersionHashesVersion"),
             autoVacuumLevel: plist["_NSAutoVacuumLevel"] as? String)
+        if !others.isEmpty {
+            metadata.otherKeys = try? BinaryPropertyList.encode(others)
+        }
+        return metadata
+    }
+
+    /// The keys of `otherKeys`, sorted.
+    public var otherKeyNames: [String] {
+        guard let otherKeys, let plist = try? PropertyListSerialization.propertyList(from: otherKeys, options: [], format: nil) as? [String: Any] else {
+            return []
+        }
+        return plist.keys.sorted()
     }
 
     /// The binary property list for `Z_METADATA.Z_PLIST`. Keys whose value is nil are left
     /// out, and so are the hashes (and their digest) when there are none.
     public func encodePlist() throws -> Data {
         var plist: [String: Any] = [:]
+        if let otherKeys, let others = try PropertyListSerialization.propertyList(from: otherKeys, options: [], format: nil) as? [String: Any] {
+            plist = others.filter { !Self.namedKeys.contains($0.key) }
+        }
         plist["NSStoreType"] = storeType
         plist["NSStoreUUID"] = storeUUID
         plist["NSStoreModelVersionIdentifiers"] = versionIdentifiers
@@ -122,6 +151,7 @@ public struct CoreDataMetadata: Sendable, Equatable {
             plist["NSStoreModelVersionHashes"] = versionHashes
             if let versionHashesDigest { plist["NSStoreModelVersionHashesDigest"] = versionHashesDigest }
         }
-        return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        // Sorted keys: the same metadata, the same bytes (a resumed run writes the same store).
+        return try BinaryPropertyList.encode(plist)
     }
 }

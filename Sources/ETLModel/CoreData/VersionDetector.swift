@@ -10,14 +10,16 @@ import ETLStore
 /// - **schema**: every table and column the version lays out is in the store, and the
 ///   store's entity tables have no column the version does not know (`SchemaDifference`);
 /// - **version hashes**: the store's `NSStoreModelVersionHashes` (Core Data layout) equal
-///   the reference hashes known for a version (`referenceHashes[version]`, e.g. read with
-///   `CoreDataMetadata.read` from a store the app created at that version).
+///   the hashes of a version: `referenceHashes[version]` when given (e.g. read with
+///   `CoreDataMetadata.read` from a store the app created at that version), else computed
+///   from the model (`VersionHashes`).
 ///
-/// The answer: the one version whose schema matches exactly; when several do (versions that
-/// differ only in what the schema does not show), the one whose hashes match. A version
-/// whose hashes match but whose schema does not is refused (the store was changed behind
-/// Core Data's back), as is a store no version matches: the error names the closest version
-/// and what differs.
+/// A store that carries hashes is matched by them first: exact, where versions with the same
+/// schema (Bookmarks V1 and V2) are told apart only by them. The schema is the fallback, for
+/// a store without hashes, a model whose hashes cannot be computed, and plain stores. A
+/// version whose hashes match but whose schema does not is refused (the store was changed
+/// behind Core Data's back), as is a store no version matches: the error names the closest
+/// version and what differs.
 public enum VersionDetector {
     public static func detect(store: Database, versions: [Model], layout: LayoutKind,
                               referenceHashes: [String: [String: Data]] = [:]) throws -> DetectedVersion {
@@ -34,9 +36,13 @@ public enum VersionDetector {
         if layout == .coredata, let metadata = try? CoreDataMetadata.read(store) {
             storeHashes = metadata.versionHashes
         }
-        let byHashes = storeHashes.isEmpty ? [] : versions.map(\.version).filter { version in
-            guard let reference = referenceHashes[version], !reference.isEmpty else { return false }
+        let byHashes = storeHashes.isEmpty ? [] : versions.filter { model in
+            guard let reference = referenceHashes[model.version] ?? (try? VersionHashes(model: model))?.entities,
+                  !reference.isEmpty else { return false }
             return reference == storeHashes
+        }.map(\.version)
+        if byHashes.count == 1, bySchema.contains(byHashes[0]) {
+            return DetectedVersion(version: byHashes[0], evidence: .schemaAndVersionHashes, schemaMatches: bySchema, hashMatches: byHashes)
         }
 
         if bySchema.count == 1 {
@@ -56,8 +62,7 @@ public enum VersionDetector {
             throw VersionDetectionError(store: store.path, message: "the schema matches several versions ("
                 + bySchema.joined(separator: ", ") + ") and "
                 + (storeHashes.isEmpty ? "the store has no version hashes to tell them apart"
-                   : referenceHashes.isEmpty ? "no reference version hashes were given to tell them apart"
-                   : "the version hashes do not tell them apart")
+                   : "its version hashes are those of none of them (or the same for several)")
                 + ": name the source version explicitly")
         }
         // No schema match.

@@ -20,8 +20,12 @@ import ETLStore
 ///   accepted but not kept (the inverse is found by name on the destination). Transient
 ///   relationships are skipped too.
 ///
-/// Everything else (`<elements>`, fetch requests, configurations, fetch indexes,
-/// uniqueness constraints, user info) is ignored.
+/// For version hashes and indexes: `versionHashModifier=` of entities and properties,
+/// `allowsExternalBinaryDataStorage=`, `preserveAfterDeletion=` and `derived=` of attributes,
+/// `<fetchIndex name=>` with its `<fetchIndexElement property= type="Binary" order=>`, and
+/// `<uniquenessConstraints>` (each `<uniquenessConstraint>` a list of `<constraint value=>`).
+///
+/// Everything else (`<elements>`, fetch requests, configurations, user info) is ignored.
 ///
 /// A date default (`defaultDateTimeInterval`, seconds since 2001) becomes seconds since
 /// 1970 in the model, like every date the pipeline handles; layouts convert when storing.
@@ -105,6 +109,14 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
                 try addAttribute(parser, attributes)
             case ("entity", "relationship"):
                 try addRelationship(parser, attributes)
+            case ("entity", "fetchIndex"):
+                try startFetchIndex(parser, attributes)
+            case ("fetchIndex", "fetchIndexElement"):
+                try addFetchIndexElement(parser, attributes)
+            case ("uniquenessConstraints", "uniquenessConstraint"):
+                current?.uniquenessConstraints.append([])
+            case ("uniquenessConstraint", "constraint"):
+                try addConstraint(parser, attributes)
             default:
                 break
             }
@@ -172,6 +184,43 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
         current = Entity(name: name, parent: attributes["parentEntity"].flatMap { $0.isEmpty ? nil : $0 },
                          isAbstract: Self.flag(attributes["isAbstract"]),
                          renamingIdentifier: attributes["elementID"].flatMap { $0.isEmpty ? nil : $0 })
+        current?.versionHashModifier = attributes["versionHashModifier"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    private func startFetchIndex(_ parser: XMLParser, _ attributes: [String: String]) throws {
+        guard let entity = current, let entityPlace = currentPlace else { return }
+        guard let name = attributes["name"], !name.isEmpty else {
+            throw error(place(parser, entityPlace.path + "/fetchIndex"), "a <fetchIndex> without a name in entity \(entity.name)")
+        }
+        current?.fetchIndexes.append(FetchIndex(name: name, elements: []))
+    }
+
+    private func addFetchIndexElement(_ parser: XMLParser, _ attributes: [String: String]) throws {
+        guard let entity = current, let entityPlace = currentPlace, let index = entity.fetchIndexes.last else { return }
+        let here = place(parser, entityPlace.path + "/fetchIndex[@name='\(index.name)']/fetchIndexElement")
+        guard let property = attributes["property"], !property.isEmpty else {
+            throw error(here, "fetch index \(entity.name).\(index.name): an element without a property")
+        }
+        // "Binary" is an ordinary SQLite index; "RTree" is a spatial index Core Data makes as
+        // a virtual table, which this tool does not lay out.
+        if let type = attributes["type"], type != "Binary" {
+            throw error(here, "fetch index \(entity.name).\(index.name): index type '\(type)' is not supported (only Binary)")
+        }
+        let order = attributes["order"] ?? "ascending"
+        guard order == "ascending" || order == "descending" else {
+            throw error(here, "fetch index \(entity.name).\(index.name): order '\(order)' is neither ascending nor descending")
+        }
+        current!.fetchIndexes[current!.fetchIndexes.count - 1].elements.append(
+            FetchIndex.Element(property: property, isAscending: order == "ascending"))
+    }
+
+    private func addConstraint(_ parser: XMLParser, _ attributes: [String: String]) throws {
+        guard let entity = current, let entityPlace = currentPlace, !entity.uniquenessConstraints.isEmpty else { return }
+        guard let value = attributes["value"], !value.isEmpty else {
+            throw error(place(parser, entityPlace.path + "/uniquenessConstraints/uniquenessConstraint/constraint"),
+                        "a uniqueness constraint of entity \(entity.name) has a <constraint> without a value")
+        }
+        current!.uniquenessConstraints[current!.uniquenessConstraints.count - 1].append(value)
     }
 
     private func checkNewProperty(_ name: String, _ here: Place) throws {
@@ -200,6 +249,10 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
         }
         var attribute = Attribute(name: name, type: type, isOptional: Self.flag(attributes["optional"]),
                                   renamingIdentifier: attributes["elementID"].flatMap { $0.isEmpty ? nil : $0 })
+        attribute.versionHashModifier = attributes["versionHashModifier"].flatMap { $0.isEmpty ? nil : $0 }
+        attribute.allowsExternalBinaryDataStorage = Self.flag(attributes["allowsExternalBinaryDataStorage"])
+        attribute.preservesValueInHistoryOnDeletion = Self.flag(attributes["preserveAfterDeletion"])
+        if Self.flag(attributes["derived"]) { attribute.derivation = attributes["derivationExpression"] ?? "" }
         if type == .date, let interval = attributes["defaultDateTimeInterval"] {
             guard let seconds = Double(interval) else {
                 throw error(here, "attribute \(entity.name).\(name): defaultDateTimeInterval '\(interval)' is not a number")
@@ -232,13 +285,14 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
             }
             return value
         }
-        let relationship = Relationship(
+        var relationship = Relationship(
             name: name, destination: destination,
             inverse: attributes["inverseName"].flatMap { $0.isEmpty ? nil : $0 },
             isToMany: Self.flag(attributes["toMany"]), isOrdered: Self.flag(attributes["ordered"]),
             isOptional: Self.flag(attributes["optional"]),
             minCount: try count("minCount"), maxCount: try count("maxCount"),
             renamingIdentifier: attributes["elementID"].flatMap { $0.isEmpty ? nil : $0 })
+        relationship.versionHashModifier = attributes["versionHashModifier"].flatMap { $0.isEmpty ? nil : $0 }
         relationshipPlaces["\(entity.name).\(name)"] = here
         current?.relationships.append(relationship)
     }
@@ -269,6 +323,23 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
                 if let inverse = r.inverse, model.relationship(inverse, of: r.destination) == nil {
                     throw error(at, "relationship \(entity.name).\(r.name): inverseName '\(inverse)' is not a relationship of \(r.destination)")
                 }
+            }
+            // Indexes and constraints name stored attributes or to-ones of the entity.
+            let stored = Set(model.attributes(of: entity.name).map(\.name)
+                             + model.relationships(of: entity.name).filter { !$0.isToMany }.map(\.name))
+            func checkProperty(_ property: String, _ what: String) throws {
+                guard stored.contains(property) else {
+                    let hint = closestName(to: property, among: stored.sorted()).map { " (did you mean '\($0)'?)" } ?? ""
+                    throw error(here, "entity \(entity.name): \(what) names '\(property)', which is not a stored attribute or to-one of the entity\(hint)")
+                }
+            }
+            for index in entity.fetchIndexes {
+                guard !index.elements.isEmpty else { throw error(here, "entity \(entity.name): fetch index \(index.name) has no element") }
+                for element in index.elements { try checkProperty(element.property, "fetch index \(index.name)") }
+            }
+            for constraint in entity.uniquenessConstraints {
+                guard !constraint.isEmpty else { throw error(here, "entity \(entity.name): a uniqueness constraint has no property") }
+                for property in constraint { try checkProperty(property, "a uniqueness constraint") }
             }
         }
     }

@@ -10,11 +10,13 @@ import ETLStore
 /// 3. ordering columns (`Z_FOK_…`) left null are numbered 1, 2, … per owner in key order,
 ///    after any number already there;
 /// 4. `Z_PRIMARYKEY`: one row per entity with `Z_SUPER` (the parent's number, 0 for roots)
-///    and `Z_MAX`. `Z_MAX` is the highest `Z_PK` of the entity's *table* — the same for every
-///    entity of an inheritance tree, because they share the table's keys — and never lower
-///    than a `Z_MAX` already there, so the app can never hand out a key that is taken;
-/// 5. `Z_METADATA`: `Z_VERSION` 1, `Z_UUID`, and the plist (store type, UUID, model version
-///    identifiers, framework and hash versions, and the template's version hashes if given).
+///    and `Z_MAX`. A root's `Z_MAX` is the highest `Z_PK` of its table — Core Data hands out
+///    the keys of a whole inheritance tree from its root's row — and never lower than a
+///    `Z_MAX` already there, so the app can never hand out a key that is taken; sub-entities
+///    keep 0, as in stores Core Data writes;
+/// 5. `Z_METADATA`: `Z_VERSION` 1, `Z_UUID`, and the plist: the model keys of this version
+///    (version hashes and digest, computed or the template's, version identifiers), and every
+///    other key of the migrated store's metadata (`carried`) unchanged.
 ///
 /// Runs inside a savepoint (so it works in or out of the caller's transaction) and can run
 /// again: every step only fills what is missing or rewrites the same values.
@@ -137,20 +139,20 @@ extension CoreDataLayout {
             let existing = try db.scalarInt("SELECT coalesce(max(Z_MAX), 0) FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(number))])
             let parent = entity.parent.flatMap { names.numbers[$0] } ?? 0
             try insert.run([.integer(Int64(number)), .text(entity.name), .integer(Int64(parent)),
-                            .integer(max(tableMax[table]!, existing))])
+                            .integer(entity.parent == nil ? max(tableMax[table]!, existing) : existing)])
         }
     }
 
     private func writeMetadata(_ db: Database) throws {
-        if let template, !template.versionHashes.isEmpty {
-            let expected = Set(model.entities.map(\.name)), given = Set(template.versionHashes.keys)
-            if expected != given {
-                let missing = expected.subtracting(given).sorted(), extra = given.subtracting(expected).sorted()
-                throw CoreDataStoreError(store: db.path, "the template's version hashes do not fit model \(model.version)"
-                    + (missing.isEmpty ? "" : "; no hash for: " + missing.joined(separator: ", "))
-                    + (extra.isEmpty ? "" : "; hashes of entities the model does not have: " + extra.joined(separator: ", "))
-                    + ": take the template from a store the app created with model \(model.version)")
-            }
+        // A model whose hashes cannot be computed (and no template) gets none: the planner
+        // refuses that for the final store; an intermediate store needs none.
+        let hashes: VersionHashes?
+        do {
+            hashes = try versionHashes()
+        } catch let error as CoreDataStoreError {
+            throw CoreDataStoreError(store: db.path, error.message)
+        } catch {
+            hashes = nil
         }
         var uuid = storeUUID
         if uuid == nil, case .text(let existing)? = try db.rows("SELECT Z_UUID FROM Z_METADATA WHERE Z_VERSION = 1").first?[0], !existing.isEmpty {
@@ -159,13 +161,14 @@ extension CoreDataLayout {
         let storeUUID = uuid ?? UUID().uuidString
         let identifiers = !model.versionIdentifiers.isEmpty ? model.versionIdentifiers
             : (template?.versionIdentifiers.isEmpty == false ? template!.versionIdentifiers : [""])
-        let metadata = CoreDataMetadata(
+        var metadata = CoreDataMetadata(
             storeUUID: storeUUID, storeType: "SQLite",
-            versionHashes: template?.versionHashes ?? [:], versionIdentifiers: identifiers,
-            versionHashesDigest: template?.versionHashesDigest,
-            frameworkVersion: template?.frameworkVersion ?? CoreDataMetadata.defaultFrameworkVersion,
+            versionHashes: hashes?.entities ?? [:], versionIdentifiers: identifiers,
+            versionHashesDigest: hashes?.digest,
+            frameworkVersion: carried?.frameworkVersion ?? template?.frameworkVersion ?? CoreDataMetadata.defaultFrameworkVersion,
             hashesVersion: template?.hashesVersion ?? CoreDataMetadata.defaultHashesVersion,
-            autoVacuumLevel: template?.autoVacuumLevel ?? "2")
+            autoVacuumLevel: carried?.autoVacuumLevel ?? template?.autoVacuumLevel ?? "2")
+        metadata.otherKeys = carried?.otherKeys
         let plist = try metadata.encodePlist()
         try db.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                    [.text(storeUUID), .blob(Array(plist))])

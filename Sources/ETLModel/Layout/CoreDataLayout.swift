@@ -1,3 +1,4 @@
+import Foundation
 import ETLStore
 
 /// Core Data's SQLite layout (NSSQLiteStoreType), so that stores written by apps can be
@@ -27,13 +28,19 @@ public struct CoreDataLayout: StoreLayout {
     public var dateEpoch: Double { 978_307_200 }
 
     /// Metadata of a store the app itself created at this model's version (an empty template
-    /// store will do). `finish` writes its version hashes (and their digest, framework version),
-    /// which this tool cannot compute. Without it the new store has no version hashes.
+    /// store will do). Optional: `finish` computes the version hashes from the model
+    /// (`VersionHashes`); a template's hashes must equal them (`checkVersionHashes`), and give
+    /// the hashes when the model has a feature whose hash cannot be computed with certainty.
     public var template: CoreDataMetadata?
 
     /// The `Z_UUID` `finish` writes. Nil: keep the UUID already in `Z_METADATA` (so a resumed
     /// finish writes the same one), or make a new one.
     public var storeUUID: String?
+
+    /// The metadata of the store being migrated: `finish` keeps its keys that are not model
+    /// keys (the app's own `setMetadata` keys, framework version, auto-vacuum level), and
+    /// replaces only the model keys. Set `storeUUID` to keep its UUID too.
+    public var carried: CoreDataMetadata?
 
     let names: CoreDataNames
 
@@ -54,9 +61,34 @@ public struct CoreDataLayout: StoreLayout {
         self.names = try CoreDataNames.introspect(model, store: store)
     }
 
-    /// True when `finish` will write version hashes (a template with hashes was given). When
-    /// false, the app will not recognise the store's version: the engine should warn.
-    public var hasVersionHashes: Bool { !(template?.versionHashes.isEmpty ?? true) }
+    /// True when `finish` will write version hashes (computed from the model, or a template's).
+    /// When false, the app will not recognise the store's version: the engine should warn.
+    public var hasVersionHashes: Bool { (try? versionHashes()) != nil }
+
+    /// The version hashes and digest `finish` writes: computed from the model; a template's
+    /// must be the same. Without a template, a model whose hashes cannot be computed with
+    /// certainty is refused (`VersionHashError`, naming the entity); with one, its hashes are used.
+    public func versionHashes() throws -> VersionHashes {
+        let given = template.flatMap { $0.versionHashes.isEmpty ? nil : $0 }
+        let computed: VersionHashes
+        do {
+            computed = try VersionHashes(model: model)
+        } catch let error as VersionHashError {
+            guard let given else { throw error }
+            return VersionHashes(entities: given.versionHashes, digest: given.versionHashesDigest ?? VersionHashes.digest(of: given.versionHashes))
+        }
+        if let given {
+            for entity in Set(computed.entities.keys).union(given.versionHashes.keys).sorted()
+            where computed.entities[entity] != given.versionHashes[entity] {
+                let why = computed.entities[entity] == nil ? "the template has a hash for \(entity), which model \(model.version) does not have"
+                    : given.versionHashes[entity] == nil ? "the template has no hash for entity \(entity)"
+                    : "entity \(entity)'s hash in the template differs from the one computed from model \(model.version)"
+                throw CoreDataStoreError(store: "", "the template was not created at model version \(model.version): \(why). "
+                    + "Take the template from a store the app created with model \(model.version), or leave the template out")
+            }
+        }
+        return computed
+    }
 
     /// `Z_ENT` of an entity.
     public func entityNumber(of entity: String) -> Int? { names.numbers[entity] }
@@ -152,6 +184,46 @@ public struct CoreDataLayout: StoreLayout {
         return plain ? name : Database.quote(name)
     }
 
+    /// The indexes Core Data makes for the entities of one table, named as it names them:
+    /// `<TABLE>_Z_ENT_INDEX` when entities share the table; per fetch index
+    /// `Z_<Entity>_<name>` (and, for a one-property index, `Z_<Entity>_<property>` as well,
+    /// as every corpus store shows); per uniqueness constraint a UNIQUE
+    /// `Z_<Entity>_UNIQUE_<a>_<b>`. Columns are `COLLATE BINARY ASC` (or `DESC`).
+    func modelIndexSQL(root: String, table: String) -> [String] {
+        let q = Self.sqlName
+        let entities = model.descendants(of: root).compactMap { model.entity(named: $0) }
+        var statements: [String] = []
+        if entities.count > 1 {
+            statements.append("CREATE INDEX \(q("\(table)_Z_ENT_INDEX")) ON \(q(table)) (Z_ENT)")
+        }
+        func columns(_ entity: String, _ properties: [(String, Bool)]) -> String {
+            properties.map { "\(q(propertyColumn($0.0, entity: entity))) COLLATE BINARY \($0.1 ? "ASC" : "DESC")" }.joined(separator: ", ")
+        }
+        for entity in entities {
+            var single = Set<String>()
+            for index in entity.fetchIndexes where index.elements.count == 1 && index.elements[0].isAscending {
+                let property = index.elements[0].property
+                guard single.insert(property).inserted else { continue }
+                statements.append("CREATE INDEX \(q("Z_\(entity.name)_\(property)")) ON \(q(table)) (\(columns(entity.name, [(property, true)])))")
+            }
+            for index in entity.fetchIndexes {
+                statements.append("CREATE INDEX \(q("Z_\(entity.name)_\(index.name)")) ON \(q(table)) ("
+                    + columns(entity.name, index.elements.map { ($0.property, $0.isAscending) }) + ")")
+            }
+            for constraint in entity.uniquenessConstraints {
+                statements.append("CREATE UNIQUE INDEX \(q("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON \(q(table)) ("
+                    + columns(entity.name, constraint.map { ($0, true) }) + ")")
+            }
+        }
+        return statements
+    }
+
+    /// The column of an attribute or to-one relationship (fetch indexes and constraints name either).
+    public func propertyColumn(_ property: String, entity: String) -> String {
+        if model.attribute(property, of: entity) != nil { return column(ofAttribute: property, entity: entity) }
+        return names.columns["\(CoreDataNames.declaring(property, from: entity, model)).\(property)"] ?? "Z" + property.uppercased()
+    }
+
     public func schemaSQL() -> [String] {
         let q = Self.sqlName
         var statements: [String] = []
@@ -175,6 +247,7 @@ public struct CoreDataLayout: StoreLayout {
             }
             statements.append("CREATE TABLE \(q(table)) ( " + columns.joined(separator: ", ") + " )")
             statements += indexes
+            statements += modelIndexSQL(root: root.name, table: table)
         }
         for join in names.joinTables {
             let columns = [join.firstColumn, join.secondColumn] + join.orderColumns

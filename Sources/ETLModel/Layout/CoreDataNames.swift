@@ -16,7 +16,9 @@ import ETLStore
 /// - the to-one side of an ordered to-many gets an ordering column `Z_FOK_<NAME>`;
 /// - a many-to-many is a join table `Z_<n><REL>` named after the side whose entity number is
 ///   lower (`Z_1SONGS` for Collection #1 ↔ Song #4; `Z_12CATEGORIES` for Recipe #12 ↔
-///   RecipeCategory #13; same entity: the relationship name that sorts first). Each column
+///   RecipeCategory #13; same entity: the ordered side when only one is, as in DuckDuckGo's
+///   Bookmarks store (`Z_1FAVORITES` for ordered `favorites` ↔ `favoriteFolders`), else the
+///   relationship name that sorts first). Each column
 ///   takes an entity number and the name of the relationship pointing *at* that entity, and
 ///   holds that entity's `Z_PK`: `Z_1COLLECTIONS` (Collection's key), `Z_4SONGS` (Song's key).
 ///   The table-naming side's column comes first. An ordered side adds `Z_FOK_<column without Z_>`.
@@ -123,7 +125,7 @@ struct CoreDataNames: Sendable, Equatable {
                     let b = declaring(s.name, from: r.destination, model)
                     seen.insert("\(b).\(s.name)")
                     let nB = numbers[b] ?? 0
-                    let aFirst = nA < nB || (nA == nB && r.name <= s.name)
+                    let aFirst = nA < nB || (nA == nB && (r.isOrdered != s.isOrdered ? r.isOrdered : r.name <= s.name))
                     result.append(Pair(a: entity.name, r: r, nA: nA, b: b, s: s, nB: nB, aNamesTable: aFirst))
                 } else {
                     result.append(Pair(a: entity.name, r: r, nA: nA, b: nil, s: nil, nB: numbers[r.destination] ?? 0, aNamesTable: true))

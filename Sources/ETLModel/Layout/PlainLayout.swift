@@ -14,6 +14,8 @@ import ETLStore
 /// - A many-to-many (or a to-many without inverse) is a join table named
 ///   `<Entity>_<relationship>` after the side that sorts first, with columns
 ///   `source_id` (that side's entity) and `target_id` (the other), primary key on both.
+/// - A uniqueness constraint (`"unique"` in a model file) is a UNIQUE index
+///   `<Table>_unique_<a>_<b>` on its columns.
 public struct PlainLayout: StoreLayout {
     public let model: Model
     public var name: String { "plain" }
@@ -91,6 +93,17 @@ public struct PlainLayout: StoreLayout {
             }
             statements.append("CREATE TABLE \(q(root.name)) (" + columns.joined(separator: ", ") + ")")
             statements += indexes
+            for member in members {
+                for constraint in model.entity(named: member)!.uniquenessConstraints {
+                    let columns = constraint.map { property -> String in
+                        if model.attribute(property, of: member) != nil { return q(property) }
+                        if case .foreignKey(_, let column) = storage(ofRelationship: property, entity: member) { return q(column) }
+                        return q(property + "_id")
+                    }
+                    statements.append("CREATE UNIQUE INDEX \(q("\(root.name)_unique_" + constraint.joined(separator: "_"))) ON \(q(root.name))("
+                        + columns.joined(separator: ", ") + ")")
+                }
+            }
         }
         var joins = Set<String>()
         for entity in model.entities {

@@ -28,7 +28,8 @@ public struct Planner {
             let from = chain.models[hop.from], to = chain.models[hop.to]
             let isLast = index == chain.hops.count - 1
             // Intermediate stores use the destination's layout: only the ends are the user's.
-            let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind) : destinationKind.layout(for: to)
+            let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind, source: sourceKind == .coredata ? source : nil)
+                : destinationKind.layout(for: to)
             let planned: (mappings: [MappingPlan], targets: [TargetPlan])
             var inferred: InferredStep?
             if let step = hop.step {
@@ -91,6 +92,7 @@ public struct Planner {
     /// hop by hop; a hop is the pipeline's explicit step from that version when there is
     /// one, an inferred step to the next version otherwise.
     func bundleChain(_ spec: PipelineSpec, source: Database?) throws -> Chain {
+        if !spec.mergedModels.isEmpty { return try mergedChain(spec, source: source) }
         let bundle: ModelBundle
         do {
             bundle = try ModelBundle.load(path: spec.models!)
@@ -148,6 +150,64 @@ public struct Planner {
         return chain
     }
 
+    /// With several bundles merged into one model: every version is a combination of one
+    /// version of each bundle ("App 2 + Sync 3"). From the source's (given or detected) to
+    /// the destination's (by default each bundle's current version), one inferred hop per
+    /// version of each bundle in turn: the first bundle's versions, then the next one's.
+    func mergedChain(_ spec: PipelineSpec, source: Database?) throws -> Chain {
+        let paths = [spec.models!] + spec.mergedModels
+        let bundles: [ModelBundle] = try paths.map { path in
+            do {
+                return try ModelBundle.load(path: path)
+            } catch let error as DocumentError {
+                throw error
+            } catch {
+                throw spec.modelsCursor!.error("cannot read the model bundle \(path): \(error)")
+            }
+        }
+        let combinations: [(parts: [Int], model: Model)]
+        do {
+            combinations = try MergedModel.combinations(bundles)
+        } catch {
+            throw spec.modelsCursor!.error("the bundles cannot be merged: \(error)")
+        }
+        let names = combinations.map(\.model.version)
+        func parts(of version: String, cursor: JSONCursor?) throws -> [Int] {
+            if let found = combinations.first(where: { $0.model.version == version }) { return found.parts }
+            let hint = closestName(to: version, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+            throw (cursor ?? spec.modelsCursor!).error("unknown merged version '\(version)'\(hint): name one version of each bundle, "
+                + "joined by \" + \" (\(bundles.map { $0.versions.map(\.version).joined(separator: "|") }.joined(separator: " + ")))")
+        }
+        let current = bundles.compactMap(\.currentVersion)
+        guard let targetName = spec.destination.version ?? (current.count == bundles.count ? MergedModel.name(current) : nil) else {
+            throw spec.destination.cursor.error("a bundle names no current version: give the destination a \"version\"")
+        }
+        let target = try parts(of: targetName, cursor: spec.destination.versionCursor)
+        var position: [Int]
+        if let version = spec.source.version {
+            position = try parts(of: version, cursor: spec.source.versionCursor)
+        } else {
+            guard let source else { throw spec.source.cursor.error("the source's version cannot be detected without its store") }
+            let detected = try VersionDetector.detect(store: source, versions: combinations.map(\.model),
+                                                      layout: LayoutKind(rawValue: spec.source.layout)!)
+            position = try parts(of: detected.version, cursor: nil)
+        }
+        for (b, bundle) in bundles.enumerated() where position[b] > target[b] {
+            throw spec.destination.cursor.error("the source store is at version \(bundle.versions[position[b]].version) of \(paths[b]), "
+                + "later than the target \(bundle.versions[target[b]].version): etl upgrades, it does not downgrade")
+        }
+        func model(_ parts: [Int]) -> Model { combinations.first { $0.parts == parts }!.model }
+        var chain = Chain(models: [model(position)], hops: [], files: paths.flatMap(bundleFiles))
+        for b in bundles.indices {
+            while position[b] < target[b] {
+                position[b] += 1
+                chain.models.append(model(position))
+                chain.hops.append((chain.models.count - 2, chain.models.count - 1, nil))
+            }
+        }
+        return chain
+    }
+
     /// The files of a bundle that define its versions.
     func bundleFiles(_ path: String) -> [String] {
         let fm = FileManager.default
@@ -156,15 +216,32 @@ public struct Planner {
     }
 
     /// The destination's layout: with a template, its real names, table definitions and metadata.
-    func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind) throws -> any StoreLayout {
-        guard let template = spec.destination.template else { return kind.layout(for: model) }
+    /// A Core Data destination of a Core Data source keeps the source's store UUID and its
+    /// metadata keys other than the model keys (Core Data's own migration does the same).
+    func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind, source: Database?) throws -> any StoreLayout {
+        let carried = try source.flatMap { db in try db.table(named: "Z_METADATA") == nil ? nil : try CoreDataMetadata.read(db) }
+        guard let template = spec.destination.template else {
+            guard kind == .coredata else { return kind.layout(for: model) }
+            var layout = CoreDataLayout(model: model)
+            layout.carried = carried
+            layout.storeUUID = spec.destination.newStoreUUID ? nil : carried?.storeUUID
+            do {
+                _ = try layout.versionHashes()
+            } catch {
+                throw spec.destination.cursor.error("\(error)")
+            }
+            return layout
+        }
         guard FileManager.default.fileExists(atPath: template) else {
             throw spec.destination.templateCursor!.error("template store not found: \(template)")
         }
         do {
             let db = try Database(path: template, mode: .readOnly)
             let metadata = try CoreDataMetadata.read(db)
-            let layout = try CoreDataLayout(model: model, store: db, template: metadata)
+            var layout = try CoreDataLayout(model: model, store: db, template: metadata)
+            layout.carried = carried
+            layout.storeUUID = spec.destination.newStoreUUID ? nil : carried?.storeUUID
+            _ = try layout.versionHashes()
             let schema = try db.rows("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid")
                 .compactMap { row -> String? in if case .text(let sql) = row[0] { return sql } else { return nil } }
             return TemplatedLayout(base: layout, schema: schema)

@@ -1,21 +1,39 @@
+import ETLStore
+
 extension StepPlan {
     /// The targets whose rows keep the key of the source row they come from, instead of
     /// the next free key.
     ///
-    /// A target qualifies when it is a mapping's only target, the mapping makes at most one
-    /// row per source row (no uniqueBy, forEach or policy) and no other target of the step
-    /// writes to its table: then the source keys are unique in that table. Keeping them
-    /// makes the destination's links the source's links, so a pushed-down step can copy a
-    /// join table instead of translating every key (and a row keeps its identity from
-    /// version to version). Both engines follow this rule, so they write the same store.
+    /// A target qualifies when it is its mapping's only target and the mapping makes at most
+    /// one row per source row (no uniqueBy, forEach or policy). Several such targets may
+    /// write one destination table — the entities of an inheritance hierarchy sharing
+    /// Core Data's root table — when they read distinct source entities of one source table
+    /// (so their source keys never collide) and write distinct destination entities (so each
+    /// one's rows are told apart by `Z_ENT`). Other writers of the table (uniqueBy, forEach,
+    /// policies) make new rows: those get keys above every source key (`firstNewKeys`).
+    ///
+    /// Keeping keys is what Core Data's own migration does: object IDs the app saved
+    /// (`x-coredata://UUID/Car/p14`) stay valid. It also makes the destination's links the
+    /// source's links, so a pushed-down step can copy a join table instead of translating
+    /// every key. Both engines follow this rule, so they write the same store.
     public var sourceKeyTargets: Set<Int> {
-        let writers = writersByTable
-        var result = Set<Int>()
+        var candidates: [String: [Int]] = [:]
         for (index, target) in targets.enumerated() {
             let mapping = mappings[target.mapping]
-            if mapping.targets == [index], mapping.uniqueBy == nil, mapping.forEach == nil, mapping.policy == nil,
-               writers[destinationLayout.table(of: target.entity).name] == 1 {
-                result.insert(index)
+            if mapping.targets == [index], mapping.uniqueBy == nil, mapping.forEach == nil, mapping.policy == nil {
+                candidates[destinationLayout.table(of: target.entity).name, default: []].append(index)
+            }
+        }
+        var result = Set<Int>()
+        for indices in candidates.values {
+            let sources = indices.map { mappings[targets[$0].mapping].sourceEntity }
+            let destinations = indices.map { targets[$0].entity }
+            let sourceTables = Set(sources.map { sourceLayout.table(of: $0).name })
+            let discriminated = indices.allSatisfy { destinationLayout.table(of: targets[$0].entity).discriminator != nil }
+            if indices.count == 1
+                || (Set(sources).count == indices.count && Set(destinations).count == indices.count
+                    && sourceTables.count == 1 && discriminated) {
+                result.formUnion(indices)
             }
         }
         return result
@@ -28,5 +46,21 @@ extension StepPlan {
             writers[destinationLayout.table(of: target.entity).name, default: 0] += 1
         }
         return writers
+    }
+
+    /// Per destination table that keeps source keys: the first key a new row of it may take,
+    /// one above the highest key of the source tables its kept rows come from (filtered-out
+    /// rows included). Kept keys are all below it, new keys (uniqueBy, forEach, policies) at
+    /// or above it, whatever order the mappings run in. Read from `source`, which the run
+    /// never changes: the same on every resume.
+    public func firstNewKeys(source: Database) throws -> [String: Int64] {
+        var result: [String: Int64] = [:]
+        for index in sourceKeyTargets.sorted() {
+            let from = sourceLayout.table(of: mappings[targets[index].mapping].sourceEntity)
+            let highest = try source.scalarInt("SELECT coalesce(max(\(Database.quote(from.keyColumn))), 0) FROM \(Database.quote(from.name))")
+            let table = destinationLayout.table(of: targets[index].entity).name
+            result[table] = max(result[table] ?? 1, highest == .max ? highest : highest + 1)
+        }
+        return result
     }
 }

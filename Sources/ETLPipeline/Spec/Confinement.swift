@@ -20,6 +20,7 @@ extension PipelineSpec {
         try check(destination.model, destination.modelCursor)
         try check(destination.template, destination.templateCursor)
         try check(models, modelsCursor)
+        for bundle in mergedModels { try check(bundle, modelsCursor) }
         if models == nil {
             for step in steps { try check(step.to, step.toCursor) }
         }

@@ -24,9 +24,19 @@ extension PipelineSpec {
             throw formatCursor.error("unsupported pipeline format \(format); this etl reads format \(formatVersion)")
         }
         let modelsCursor = o.optional("models")
-        let models = try modelsCursor.map { resolve(try $0.nonEmptyString(), folder: folder) }
+        // One bundle, or several merged into one model: [ "App.xcdatamodeld", "Sync.xcdatamodeld" ].
+        var bundles: [String] = []
+        if let modelsCursor {
+            if case .array = modelsCursor.node.value {
+                bundles = try modelsCursor.array().map { resolve(try $0.nonEmptyString(), folder: folder) }
+                guard !bundles.isEmpty else { throw modelsCursor.error("\"models\" lists no bundle") }
+            } else {
+                bundles = [resolve(try modelsCursor.nonEmptyString(), folder: folder)]
+            }
+        }
+        let models = bundles.first
         let source = try decodeStore(o.required("source"), folder: folder, bundle: models != nil)
-        let destination = try decodeStore(o.required("destination"), folder: folder, bundle: models != nil)
+        var destination = try decodeStore(o.required("destination"), folder: folder, bundle: models != nil, isDestination: true)
         if models == nil {
             for end in [source, destination] where end.model == nil {
                 throw end.cursor.error("missing required key 'model' (or name a model bundle with a top-level \"models\")")
@@ -34,6 +44,12 @@ extension PipelineSpec {
         }
         if let template = destination.templateCursor, destination.layout != "coredata" {
             throw template.error("a template is a Core Data store: set \"layout\": \"coredata\" on the destination")
+        }
+        if let fresh = try o.required("destination").anyObject().optional("newStoreUUID") {
+            guard destination.layout == "coredata" else {
+                throw fresh.error("newStoreUUID is about Core Data's store UUID: set \"layout\": \"coredata\" on the destination")
+            }
+            destination.newStoreUUID = try fresh.bool()
         }
         var options = Options()
         if let oc = o.optional("options") {
@@ -54,16 +70,21 @@ extension PipelineSpec {
         } else if models == nil {
             throw root.error("missing required key 'steps' (or name a model bundle with \"models\" to infer them)")
         }
-        return PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options,
-                            steps: steps, models: models, modelsCursor: modelsCursor)
+        if bundles.count > 1, let step = steps.first {
+            throw step.cursor.error("explicit steps are not supported with several merged bundles: leave \"steps\" out (every hop is inferred)")
+        }
+        var spec = PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options,
+                                steps: steps, models: models, modelsCursor: modelsCursor)
+        spec.mergedModels = Array(bundles.dropFirst())
+        return spec
     }
 
     static func resolve(_ path: String, folder: String) -> String {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
     }
 
-    static func decodeStore(_ cursor: JSONCursor, folder: String, bundle: Bool) throws -> StoreSpec {
-        let o = try cursor.object(keys: ["store", "model", "version", "layout", "template"])
+    static func decodeStore(_ cursor: JSONCursor, folder: String, bundle: Bool, isDestination: Bool = false) throws -> StoreSpec {
+        let o = try cursor.object(keys: ["store", "model", "version", "layout", "template"] + (isDestination ? ["newStoreUUID"] : []))
         let storeCursor = try o.required("store")
         let modelCursor = o.optional("model")
         let versionCursor = o.optional("version")

@@ -19,6 +19,9 @@ public struct PipelineSpec: Sendable {
     /// explicit step is an inferred (lightweight) one.
     public var models: String?
     public var modelsCursor: JSONCursor?
+    /// `"models": [A, B, …]`: the bundles after the first, merged with it into one model
+    /// (an app built from modules opens its store with a model merged from several bundles).
+    public var mergedModels: [String] = []
 
     public static let formatVersion = 1
 }
@@ -42,6 +45,9 @@ public struct StoreSpec: Sendable {
     public var modelCursor: JSONCursor?
     public var versionCursor: JSONCursor?
     public var cursor: JSONCursor
+    /// `"newStoreUUID": true` on a Core Data destination: the new store gets a UUID of its
+    /// own instead of the source's (a copy that must not pass for the original).
+    public var newStoreUUID = false
 }
 
 /// Run options; the command line may override each.

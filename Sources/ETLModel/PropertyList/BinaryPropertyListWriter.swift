@@ -1,0 +1,102 @@
+import Foundation
+
+/// Writes a binary property list (`bplist00`) with dictionary keys in sorted order, so the
+/// same metadata always gives the same bytes: a resumed run must write the store an
+/// uninterrupted one writes. (Foundation's writer follows the dictionary's iteration
+/// order, which changes from process to process.)
+///
+///     let bytes = try BinaryPropertyList.encode(["NSStoreType": "SQLite"])
+///
+/// Values: String, Data, Bool, integers, Double, Date, arrays and string-keyed dictionaries
+/// of them — what `PropertyListSerialization` reads from a store's `Z_PLIST`.
+extension BinaryPropertyList {
+    struct UnsupportedValue: Error, CustomStringConvertible {
+        var value: String
+        var description: String { "a property list cannot hold \(value)" }
+    }
+
+    static func encode(_ root: Any) throws -> Data {
+        var objects: [[UInt8]] = []
+        // Reference size must be known before bodies are written: count objects first.
+        let refSize = try count(root) < 256 ? 1 : 2
+        func ref(_ index: Int) -> [UInt8] {
+            refSize == 1 ? [UInt8(index)] : [UInt8(index >> 8), UInt8(index & 0xFF)]
+        }
+        // Objects are numbered depth-first; a container's slot is reserved before its
+        // children are added, so the root is object 0.
+        func add(_ value: Any) throws -> Int {
+            let index = objects.count
+            objects.append([])
+            objects[index] = try body(value)
+            return index
+        }
+        func body(_ value: Any) throws -> [UInt8] {
+            switch value {
+            case let v as Bool where type(of: value) == Bool.self:
+                return [v ? 0x09 : 0x08]
+            case let v as String:
+                if v.utf8.allSatisfy({ $0 < 0x80 }) {
+                    return marker(0x50, v.utf8.count) + Array(v.utf8)
+                }
+                let units = Array(v.utf16)
+                return marker(0x60, units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+            case let v as Data:
+                return marker(0x40, v.count) + Array(v)
+            case let v as Date:
+                return [0x33] + bigEndian(v.timeIntervalSinceReferenceDate.bitPattern)
+            case let v as Int:
+                return [0x13] + bigEndian(UInt64(bitPattern: Int64(v)))
+            case let v as Double:
+                return [0x23] + bigEndian(v.bitPattern)
+            case let v as NSNumber:
+                if let exact = Int64(exactly: v.doubleValue), "\(v)" == "\(exact)" {
+                    return [0x13] + bigEndian(UInt64(bitPattern: exact))
+                }
+                return [0x23] + bigEndian(v.doubleValue.bitPattern)
+            case let v as [Any]:
+                var refs: [Int] = []
+                for item in v { refs.append(try add(item)) }
+                return marker(0xA0, refs.count) + refs.flatMap(ref)
+            case let v as [String: Any]:
+                let keys = v.keys.sorted()
+                var keyRefs: [Int] = [], valueRefs: [Int] = []
+                for key in keys { keyRefs.append(try add(key)) }
+                for key in keys { valueRefs.append(try add(v[key]!)) }
+                return marker(0xD0, keys.count) + (keyRefs + valueRefs).flatMap(ref)
+            default:
+                throw UnsupportedValue(value: "\(type(of: value))")
+            }
+        }
+        _ = try add(root)
+
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects {
+            offsets.append(bytes.count)
+            bytes += object
+        }
+        let offsetTable = bytes.count
+        for offset in offsets { bytes += bigEndian(UInt32(offset)) }
+        bytes += [0, 0, 0, 0, 0, 0, 4, UInt8(refSize)]
+        bytes += bigEndian(UInt64(objects.count)) + bigEndian(UInt64(0)) + bigEndian(UInt64(offsetTable))
+        return Data(bytes)
+    }
+
+    /// How many objects `value` is written as (containers, keys and values, no uniquing).
+    private static func count(_ value: Any) throws -> Int {
+        switch value {
+        case let v as [Any]: return try 1 + v.reduce(0) { $0 + (try count($1)) }
+        case let v as [String: Any]: return try 1 + v.reduce(0) { $0 + 1 + (try count($1.value)) }
+        default: return 1
+        }
+    }
+
+    /// A type nibble with a count: inline below 15, else 0xF and an integer object.
+    private static func marker(_ type: UInt8, _ count: Int) -> [UInt8] {
+        count < 15 ? [type | UInt8(count)] : [type | 0x0F, 0x13] + bigEndian(UInt64(count))
+    }
+
+    private static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+}

@@ -1,0 +1,442 @@
+import XCTest
+import Foundation
+import ETLStore
+import ETLModel
+import ETL
+import ETLTestSupport
+
+/// The store Core Data would have written: version hashes computed from the model, the
+/// store's identity and metadata kept, keys kept, Core Data's indexes — checked against real
+/// stores of ../shared/fixtures/coredata-corpus (copied to a temporary folder).
+final class CoreDataStoreFidelityTests: XCTestCase {
+    var folder: TemporaryFolder!
+
+    override func setUpWithError() throws { folder = try TemporaryFolder() }
+    override func tearDown() { folder = nil }
+
+    /// Copies a corpus folder (stores with their -wal/-shm, model bundles).
+    func corpus(_ name: String) throws -> URL {
+        try FixtureSet.copy("coredata-corpus/\(name)", into: folder.url.appendingPathComponent("fixtures"))
+    }
+
+    func pipeline(bundle: URL, source: URL, destination: String, version: String? = nil, template: String? = nil,
+                  extra: String = "") throws -> String {
+        let versionKey = version.map { ", \"version\": \"\($0)\"" } ?? ""
+        let templateKey = template.map { ", \"template\": \"\($0)\"" } ?? ""
+        return try folder.pipeline("p-\(UUID().uuidString.prefix(6)).json", """
+            { "format": 1, "models": "\(bundle.path)",
+              "source": { "store": "\(source.path)", "layout": "coredata" },
+              "destination": { "store": "\(destination)", "layout": "coredata"\(versionKey)\(templateKey) }\(extra) }
+            """)
+    }
+
+    // MARK: Version hashes
+
+    /// Given the books Core Data pipeline and no template, when run, then the new store
+    /// carries books-v3's hashes and digest, and the summary has no warning about them.
+    func testTheBooksCoreDataPipelineNeedsNoTemplate() throws {
+        let source = folder.path("v1.sqlite"), destination = folder.path("v3.sqlite")
+        try BooksSample.write(rows: 200, seed: 2, to: source, layout: .coredata)
+        let summary = try migrateBooks(source: source, destination: destination, pipeline: repositoryPath("pipelines/books-coredata.json"))
+        XCTAssertFalse(summary.notes.contains { $0.contains("version hashes") }, "\(summary.notes)")
+        let bundle = try ModelBundle.load(path: repositoryPath("pipelines/models/Books.xcdatamodeld"))
+        let expected = try VersionHashes(model: try XCTUnwrap(bundle.version(named: "books-v3")))
+        let metadata = try CoreDataMetadata.read(try Database(path: destination, mode: .readOnly))
+        XCTAssertEqual(metadata.versionHashes, expected.entities)
+        XCTAssertEqual(metadata.versionHashesDigest, expected.digest)
+    }
+
+    /// Bookmarks V1 and V2 have the same schema but not the same hashes: a V1 store as the
+    /// template of version 2 is refused, naming the entity.
+    func testATemplateOfAnotherVersionIsRefusedNamingTheEntity() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let out = folder.path("out.sqlite")
+        let path = try pipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                source: bookmarks.appendingPathComponent("Bookmarks_V1.sqlite"), destination: out,
+                                version: "BookmarksModel 2", template: bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path)
+        XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("not created at model version BookmarksModel 2"), text)
+            XCTAssertTrue(text.contains("entity BookmarkEntity"), text)
+            XCTAssertTrue(text.contains(path), "names the pipeline: \(text)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
+    /// A target version with a derived attribute: its hash is not known with certainty, so
+    /// the run refuses before any work, naming the entity and asking for a template.
+    func testADerivedAttributeWithoutATemplateIsRefused() throws {
+        let bundle = folder.url.appendingPathComponent("Notes.xcdatamodeld")
+        for (version, extra) in [("n1", ""), ("n2", "<attribute name=\"length\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" derivationExpression=\"body.length\"/>")] {
+            let dir = bundle.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try Data("""
+                <model><entity name="Note"><attribute name="body" optional="YES" attributeType="String"/>\(extra)</entity></model>
+                """.utf8).write(to: dir.appendingPathComponent("contents"))
+        }
+        let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
+        let layout = CoreDataLayout(model: n1)
+        let store = try Database(path: folder.path("notes.sqlite"), mode: .create)
+        for sql in layout.schemaSQL() { try store.execute(sql) }
+        try layout.finish(store)
+        store.close()
+        let path = try pipeline(bundle: bundle, source: URL(fileURLWithPath: folder.path("notes.sqlite")),
+                                destination: folder.path("n2.sqlite"), version: "n2")
+        XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("entity Note"), text)
+            XCTAssertTrue(text.contains("derived"), text)
+            XCTAssertTrue(text.contains("template"), text)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("n2.sqlite")))
+    }
+
+    // MARK: Keys
+
+    /// SampleModel V1 → SampleModel2 by an explicit step whose first mapping makes one new
+    /// Car per maker (uniqueBy) in ZCAR, the table every car entity shares.
+    func sampleStepPipeline(source: URL, bundle: URL, destination: String) throws -> String {
+        try pipeline(bundle: bundle, source: source, destination: destination, version: "SampleModel2", extra: """
+            , "steps": [ { "from": "SampleModel", "to": "SampleModel2", "mappings": [
+                { "name": "Makers", "source": "Car", "destination": "Car", "uniqueBy": "$source.maker",
+                  "filter": "$source.maker != null",
+                  "attributes": { "maker": "$source.maker", "numberPlate": "concat('maker ', $source.maker)" } },
+                { "name": "Cars", "source": "Car", "destination": "Car",
+                  "attributes": { "maker": "$source.maker", "model": "$source.model", "numberPlate": "$source.numberPlate" },
+                  "relationships": { "owner": "destination('Persons', $source.owner)" } },
+                { "name": "SportCars", "source": "SportCar", "destination": "SportCar",
+                  "attributes": { "maker": "$source.maker", "model": "$source.model", "numberPlate": "$source.numberPlate" },
+                  "relationships": { "owner": "destination('Persons', $source.owner)" } },
+                { "name": "LuxuryCars", "source": "ExpensiveSportCar", "destination": "LuxuryCar",
+                  "attributes": { "maker": "$source.maker", "model": "$source.model", "numberPlate": "$source.numberPlate",
+                                  "isLimitedEdition": "$source.isLimitedEdition" },
+                  "relationships": { "owner": "destination('Persons', $source.owner)" } },
+                { "name": "Persons", "source": "Person", "destination": "Person",
+                  "attributes": { "firstName": "$source.firstName", "lastName": "$source.lastName", "updatedAt": "$source.updatedAt" } }
+            ] } ]
+            """)
+    }
+
+    /// Given SampleModel V1 (cars of three entities sharing ZCAR, keys up to 125), when a
+    /// step keeps every car and adds one per maker, then each car keeps its key and entity,
+    /// the new cars get keys above 125, Z_MAX covers them, and row by row and pushed down
+    /// write the same store.
+    func testKeysSurviveInASharedTableAndNewRowsGoAboveThem() throws {
+        let sample = try corpus("coredataplus-samplemodel")
+        let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
+        let bundle = sample.appendingPathComponent("SampleModel.xcdatamodeld")
+        var outputs: [String] = []
+        for pushdown in [true, false] {
+            let out = folder.path("out-\(pushdown).sqlite")
+            var migration = Migration(pipeline: try sampleStepPipeline(source: source, bundle: bundle, destination: out))
+            migration.pushdown = pushdown
+            migration.chunkSize = 10
+            _ = try migration.run()
+            outputs.append(out)
+            let db = try Database(path: out, mode: .readOnly)
+            try db.execute("ATTACH DATABASE \(SQLValue.text(source.path).sqlLiteral) AS v1")
+            XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM v1.ZCAR"), 125)
+            XCTAssertEqual(try db.scalarInt("""
+                SELECT count(*) FROM v1.ZCAR o JOIN main.ZCAR n ON n.Z_PK = o.Z_PK AND n.Z_ENT = o.Z_ENT AND n.ZNUMBERPLATE = o.ZNUMBERPLATE
+                  AND n.ZOWNER IS o.ZOWNER
+                """), 125, "every car keeps its key, entity and owner (pushdown \(pushdown))")
+            // One new car per maker of entity Car (five makers), numbered from 126 on.
+            XCTAssertEqual(try db.rows("SELECT count(*), min(Z_PK), max(Z_PK) FROM main.ZCAR WHERE ZNUMBERPLATE LIKE 'maker %'"),
+                           [[.integer(5), .integer(126), .integer(130)]])
+            XCTAssertEqual(try db.scalarInt("SELECT Z_MAX FROM main.Z_PRIMARYKEY WHERE Z_NAME = 'Car'"), try db.scalarInt("SELECT max(Z_PK) FROM main.ZCAR"))
+        }
+        try assertSameStore(outputs[0], outputs[1])
+    }
+
+    /// Stopped inside the create stage of a kept-key mapping of the shared table, then run
+    /// again: the same store as a run never stopped.
+    func testAStoppedRunResumesToTheSameKeys() throws {
+        let sample = try corpus("coredataplus-samplemodel")
+        let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
+        let bundle = sample.appendingPathComponent("SampleModel.xcdatamodeld")
+        for pushdown in [true, false] {
+            let reference = folder.path("reference-\(pushdown).sqlite"), out = folder.path("resumed-\(pushdown).sqlite")
+            var whole = Migration(pipeline: try sampleStepPipeline(source: source, bundle: bundle, destination: reference))
+            whole.chunkSize = 10
+            whole.pushdown = pushdown
+            _ = try whole.run()
+            let cancellation = Cancellation()
+            var stopped = Migration(pipeline: try sampleStepPipeline(source: source, bundle: bundle, destination: out))
+            stopped.chunkSize = 10
+            stopped.pushdown = pushdown
+            stopped.cancellation = cancellation
+            XCTAssertThrowsError(try stopped.run { event in
+                if event.stage == .create, event.mapping == "Cars", event.done >= 50 { cancellation.cancel() }
+            }) { error in
+                guard case MigrationError.interrupted = error else { return XCTFail("\(error)") }
+            }
+            stopped.cancellation = nil
+            let summary = try stopped.run()
+            XCTAssertNotNil(summary.resumed, "pushdown \(pushdown)")
+            try assertSameStore(reference, out)
+        }
+    }
+
+    // MARK: Core Data as the oracle
+
+    /// Every row of a table, by its columns in name order (column order may differ).
+    func rows(_ db: Database, _ table: String, except: Set<String> = []) throws -> [[SQLValue]] {
+        let columns = try XCTUnwrap(try db.table(named: table), table).columns.map(\.name).filter { !except.contains($0) }.sorted()
+        return try db.rows("SELECT " + columns.map(Database.quote).joined(separator: ", ") + " FROM \(Database.quote(table)) ORDER BY "
+                           + (1...columns.count).map(String.init).joined(separator: ", "))
+    }
+
+    /// Name → SQL of every index (SQLite's automatic ones have no SQL).
+    func indexes(_ db: Database) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for row in try db.rows("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL") {
+            if case .text(let name) = row[0], case .text(let sql) = row[1] { result[name] = sql }
+        }
+        return result
+    }
+
+    /// SampleModel_V1 migrated to SampleModel2 is SampleModel_V2, the store Core Data's own
+    /// lightweight migration wrote: the same rows under the same Z_PK and Z_ENT in every
+    /// table, the same indexes, hashes, digest and UUID. (Z_PRIMARYKEY.Z_NAME may keep Core
+    /// Data's stale name; Z_MODELCACHE is Core Data's cache of its compiled model, which it
+    /// rebuilds when absent.) Pushed down and row by row: dates keep every bit either way.
+    func testSampleModelV1MigratedIsWhatCoreDataWrote() throws {
+        let sample = try corpus("coredataplus-samplemodel")
+        for pushdown in [true, false] {
+            try assertSampleModelV1Migrated(sample, pushdown: pushdown)
+        }
+    }
+
+    func assertSampleModelV1Migrated(_ sample: URL, pushdown: Bool) throws {
+        let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
+        let before = try bytes(source.path)
+        let out = folder.path("V2-\(pushdown).sqlite")
+        var migration = Migration(pipeline: try pipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
+                                                         source: source, destination: out, version: "SampleModel2"))
+        migration.pushdown = pushdown
+        let summary = try migration.run()
+        XCTAssertFalse(summary.notes.contains { $0.contains("version hashes") }, "\(summary.notes)")
+        XCTAssertEqual(try bytes(source.path), before)
+        let ours = try Database(path: out, mode: .readOnly)
+        let oracle = try Database(path: sample.appendingPathComponent("SampleModel_V2.sqlite").path, mode: .readOnly)
+        let tables = try oracle.tables().map(\.name).filter { $0 != "Z_MODELCACHE" && $0 != "Z_METADATA" }.sorted()
+        XCTAssertEqual(tables, ["ZCAR", "ZPERSON", "Z_PRIMARYKEY"])
+        XCTAssertEqual(try ours.tables().map(\.name).filter { $0 != "Z_MODELCACHE" && $0 != "Z_METADATA" }.sorted(), tables)
+        for table in tables {
+            let except: Set<String> = table == "Z_PRIMARYKEY" ? ["Z_NAME"] : []
+            XCTAssertEqual(try rows(ours, table, except: except), try rows(oracle, table, except: except), "\(table), pushdown \(pushdown)")
+        }
+        XCTAssertEqual(try indexes(ours), try indexes(oracle))
+        let (mine, theirs) = (try CoreDataMetadata.read(ours), try CoreDataMetadata.read(oracle))
+        XCTAssertEqual(mine.versionHashes, theirs.versionHashes)
+        XCTAssertEqual(mine.versionHashesDigest, theirs.versionHashesDigest)
+        XCTAssertEqual(mine.versionIdentifiers, theirs.versionIdentifiers)
+        XCTAssertEqual(mine.storeUUID, theirs.storeUUID)
+        XCTAssertEqual(try ours.rows("SELECT Z_UUID FROM Z_METADATA"), try oracle.rows("SELECT Z_UUID FROM Z_METADATA"))
+    }
+
+    /// Every Bookmarks store, V1 to V5 (each with its -wal), upgrades to BookmarksModel 6:
+    /// version found by its hashes, every row under its key, 6's hashes and indexes, and
+    /// the source files byte for byte as they were.
+    func testEveryBookmarksStoreUpgradesToTheCurrentVersion() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let bundle = bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld")
+        let target = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "BookmarksModel 6"))
+        let expected = try VersionHashes(model: target)
+        let wanted = ["ZBOOKMARKENTITY_ZPARENT_INDEX", "Z_1FAVORITES_Z_1FAVORITES_INDEX", "Z_BookmarkEntity_isPendingDeletion",
+                      "Z_BookmarkEntity_byUUID", "Z_BookmarkEntity_byURL", "Z_BookmarkEntity_byIsPendingDeletion"]
+        for n in 1...5 {
+            let store = bookmarks.appendingPathComponent("Bookmarks_V\(n).sqlite")
+            // (The -shm is SQLite's shared-memory index of the -wal, which every reader writes.)
+            let files = [store.path, store.path + "-wal"]
+            let before = try files.map { try bytes($0) }
+            let out = folder.path("bookmarks-\(n).sqlite")
+            let migration = Migration(pipeline: try pipeline(bundle: bundle, source: store, destination: out))
+            XCTAssertEqual(try migration.plan().sourceVersion, n == 1 ? "BookmarksModel" : "BookmarksModel \(n)")
+            _ = try migration.run()
+            XCTAssertEqual(try files.map { try bytes($0) }, before, "Bookmarks_V\(n) and its -wal are untouched")
+
+            let db = try Database(path: out, mode: .readOnly)
+            try db.execute("ATTACH DATABASE \(SQLValue.text(store.path).sqlLiteral) AS old")
+            let metadata = try CoreDataMetadata.read(db)
+            XCTAssertEqual(metadata.versionHashes, expected.entities, "V\(n)")
+            XCTAssertEqual(metadata.versionHashesDigest, expected.digest, "V\(n)")
+            XCTAssertEqual(metadata.storeUUID, try CoreDataMetadata.read(try Database(path: store.path, mode: .readOnly)).storeUUID)
+            XCTAssertEqual(Set(try indexes(db).keys), Set(wanted), "V\(n)")
+            XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM old.ZBOOKMARKENTITY"), try db.scalarInt("SELECT count(*) FROM main.ZBOOKMARKENTITY"))
+            XCTAssertEqual(try db.scalarInt("""
+                SELECT count(*) FROM old.ZBOOKMARKENTITY o JOIN main.ZBOOKMARKENTITY m
+                  ON m.Z_PK = o.Z_PK AND m.ZUUID = o.ZUUID AND m.ZTITLE IS o.ZTITLE AND m.ZPARENT IS o.ZPARENT
+                """), try db.scalarInt("SELECT count(*) FROM old.ZBOOKMARKENTITY"), "every bookmark keeps its key, title and parent (V\(n))")
+            XCTAssertEqual(try db.scalarInt("SELECT Z_MAX FROM main.Z_PRIMARYKEY"), try db.scalarInt("SELECT max(Z_PK) FROM main.ZBOOKMARKENTITY"))
+            db.close()
+        }
+    }
+
+    // MARK: Metadata
+
+    /// A store whose metadata carries an app's own key keeps it, and its UUID, through a
+    /// progressive migration (Bookmarks V1 → 6, five hops); only the model keys change.
+    func testAnAppMetadataKeySurvivesAProgressiveMigration() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite")
+        let writer = try Database(path: store.path, mode: .readWrite)
+        let original = try CoreDataMetadata.read(writer)
+        guard case .blob(let bytes)? = try writer.rows("SELECT Z_PLIST FROM Z_METADATA").first?[0],
+              var plist = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil) as? [String: Any] else {
+            return XCTFail("no metadata plist")
+        }
+        plist["com.example.lastSyncToken"] = "token-42"
+        try writer.run("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(Array(try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)))])
+        writer.close()
+
+        let out = folder.path("out.sqlite")
+        let summary = try Migration(pipeline: try pipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                                           source: store, destination: out, version: "BookmarksModel 6")).run()
+        XCTAssertEqual(summary.mappings.count, 5, "one inferred hop per version")
+        let db = try Database(path: out, mode: .readOnly)
+        guard case .blob(let written)? = try db.rows("SELECT Z_PLIST FROM Z_METADATA").first?[0],
+              let result = try PropertyListSerialization.propertyList(from: Data(written), options: [], format: nil) as? [String: Any] else {
+            return XCTFail("no metadata plist")
+        }
+        XCTAssertEqual(result["com.example.lastSyncToken"] as? String, "token-42")
+        let metadata = try CoreDataMetadata.read(db)
+        XCTAssertEqual(metadata.storeUUID, original.storeUUID)
+        XCTAssertNotEqual(metadata.versionHashes, original.versionHashes, "the model keys are 6's")
+    }
+
+    /// `"newStoreUUID": true` gives the destination a UUID of its own; without it the
+    /// source's is kept. On a plain destination the key is refused by name.
+    func testANewStoreUUIDWhenThePipelineSaysSo() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let store = bookmarks.appendingPathComponent("Bookmarks_V5.sqlite")
+        let sourceUUID = try CoreDataMetadata.read(try Database(path: store.path, mode: .readOnly)).storeUUID
+        for (fresh, layout) in [(true, "coredata"), (false, "coredata"), (true, "plain")] {
+            let out = folder.path("out-\(fresh)-\(layout).sqlite")
+            let path = try folder.pipeline("uuid-\(fresh)-\(layout).json", """
+                { "format": 1, "models": "\(bookmarks.path)/BookmarksModel.xcdatamodeld",
+                  "source": { "store": "\(store.path)", "layout": "coredata" },
+                  "destination": { "store": "\(out)", "layout": "\(layout)", "newStoreUUID": \(fresh) } }
+                """)
+            if layout == "plain" {
+                XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
+                    XCTAssertTrue("\(error)".contains("$.destination.newStoreUUID"), "\(error)")
+                }
+                continue
+            }
+            _ = try Migration(pipeline: path).run()
+            let uuid = try CoreDataMetadata.read(try Database(path: out, mode: .readOnly)).storeUUID
+            XCTAssertNotNil(uuid)
+            fresh ? XCTAssertNotEqual(uuid, sourceUUID) : XCTAssertEqual(uuid, sourceUUID)
+        }
+    }
+
+    // MARK: Uniqueness constraints
+
+    /// Car.numberPlate is unique in SampleModel2: a step that gives every car its maker as
+    /// number plate fails validation naming the entity, the values and keys, and the old
+    /// destination stays as it was.
+    func testAViolatedUniquenessConstraintFailsNamingTheDuplicates() throws {
+        let sample = try corpus("coredataplus-samplemodel")
+        let out = folder.path("out.sqlite")
+        try Data("the old destination".utf8).write(to: URL(fileURLWithPath: out))
+        let path = try pipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
+                                source: sample.appendingPathComponent("SampleModel_V1.sqlite"), destination: out, version: "SampleModel2",
+                                extra: """
+            , "steps": [ { "from": "SampleModel", "to": "SampleModel2", "mappings": [
+                { "name": "Cars", "source": "Car", "destination": "Car", "attributes": { "numberPlate": "$source.maker" } },
+                { "name": "Persons", "source": "Person", "destination": "Person",
+                  "attributes": { "firstName": "$source.firstName", "lastName": "$source.lastName", "updatedAt": "$source.updatedAt" } }
+            ] } ]
+            """)
+        for pushdown in [true, false] {
+            var migration = Migration(pipeline: path)
+            migration.replace = .force
+            migration.pushdown = pushdown
+            assertMigrationError(try migration.run(), contains: [
+                "entity Car", "numberPlate = 'FIAT' (keys 1, 2, 3, 4, 5, …)", "103 rows have numberPlate = 'FIAT'",
+                "the model makes numberPlate unique"])
+            XCTAssertEqual(try bytes(out), Data("the old destination".utf8), "pushdown \(pushdown)")
+        }
+    }
+
+    // MARK: Merged models
+
+    /// A store an app opens with BookmarksModel 2 merged with SyncMetadata 3 (a model built
+    /// from two modules, NSManagedObjectModel(byMerging:)): detected as that combination by
+    /// its hashes, upgraded one version of one bundle at a time to both current versions,
+    /// with the merged model's hashes and every row under its key.
+    func testAStoreOfAMergedModelUpgradesOverTheMergedModel() throws {
+        let bookmarks = try corpus("ddg-bookmarks").appendingPathComponent("BookmarksModel.xcdatamodeld")
+        let sync = try corpus("ddg-syncmetadata").appendingPathComponent("SyncMetadata.xcdatamodeld")
+        let (b, s) = (try ModelBundle.load(path: bookmarks.path), try ModelBundle.load(path: sync.path))
+        let start = try MergedModel.merge([try XCTUnwrap(b.version(named: "BookmarksModel 2")), try XCTUnwrap(s.version(named: "SyncMetadata 3"))])
+        let layout = CoreDataLayout(model: start)
+        let app = folder.path("app.sqlite")
+        let db = try Database(path: app, mode: .create)
+        for sql in layout.schemaSQL() { try db.execute(sql) }
+        let bookmark = layout.entityNumber(of: "BookmarkEntity")!, feature = layout.entityNumber(of: "SyncFeatureEntity")!
+        try db.execute("""
+            INSERT INTO ZBOOKMARKENTITY (Z_PK, Z_ENT, Z_OPT, ZISFAVORITE, ZISFOLDER, ZUUID, ZTITLE)
+              VALUES (3, \(bookmark), 1, 0, 1, 'root', 'Root'), (7, \(bookmark), 1, 1, 0, 'b7', 'Swift');
+            UPDATE ZBOOKMARKENTITY SET ZPARENT = 3 WHERE Z_PK = 7;
+            INSERT INTO ZSYNCFEATUREENTITY (Z_PK, Z_ENT, Z_OPT, ZNAME, ZSTATE) VALUES (5, \(feature), 1, 'bookmarks', 'enabled');
+            """)
+        try layout.finish(db)
+        db.close()
+
+        let inspection = try StoreInspection.inspect(path: app, bundle: bookmarks.path, mergedWith: [sync.path])
+        guard case .success(let detected)? = inspection.version else { return XCTFail("\(String(describing: inspection.version))") }
+        XCTAssertEqual(detected.version, "BookmarksModel 2 + SyncMetadata 3")
+        XCTAssertEqual(detected.hashMatches, ["BookmarksModel 2 + SyncMetadata 3"], "BookmarksModel + SyncMetadata 3 has the same schema")
+
+        let out = folder.path("app-current.sqlite")
+        let path = try folder.pipeline("merged.json", """
+            { "format": 1, "models": ["\(bookmarks.path)", "\(sync.path)"],
+              "source": { "store": "\(app)", "layout": "coredata" },
+              "destination": { "store": "\(out)", "layout": "coredata" } }
+            """)
+        let migration = Migration(pipeline: path)
+        let plan = try migration.plan()
+        XCTAssertEqual(plan.sourceVersion, "BookmarksModel 2 + SyncMetadata 3")
+        XCTAssertEqual(plan.targetVersion, "BookmarksModel 6 + SyncMetadata 4")
+        XCTAssertEqual(plan.steps.count, 5, "BookmarksModel 2 → 6, then SyncMetadata 3 → 4")
+        _ = try migration.run()
+
+        let result = try Database(path: out, mode: .readOnly)
+        let target = try MergedModel.merge([try XCTUnwrap(b.version(named: "BookmarksModel 6")), try XCTUnwrap(s.version(named: "SyncMetadata 4"))])
+        let metadata = try CoreDataMetadata.read(result)
+        XCTAssertEqual(metadata.versionHashes, try VersionHashes(model: target).entities)
+        XCTAssertEqual(metadata.versionHashesDigest, try VersionHashes(model: target).digest)
+        XCTAssertEqual(try result.rows("SELECT Z_PK, ZTITLE, ZPARENT FROM ZBOOKMARKENTITY ORDER BY Z_PK"),
+                       [[.integer(3), .text("Root"), .null], [.integer(7), .text("Swift"), .integer(3)]])
+        XCTAssertEqual(try result.rows("SELECT Z_PK, ZNAME, ZSTATE FROM ZSYNCFEATUREENTITY"), [[.integer(5), .text("bookmarks"), .text("enabled")]])
+    }
+
+    /// Steps cannot be given with several bundles, and two bundles with an entity of one
+    /// name cannot be merged: both said before any row is read.
+    func testMergedBundlesRefuseStepsAndClashingEntities() throws {
+        let bookmarks = try corpus("ddg-bookmarks")
+        let bundle = bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld").path
+        let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path
+        let withSteps = try folder.pipeline("steps.json", """
+            { "format": 1, "models": ["\(bundle)", "\(bundle)"],
+              "source": { "store": "\(store)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("x.sqlite"))", "layout": "coredata" },
+              "steps": [ { "from": "a", "to": "b", "mappings": [ { "name": "M", "source": "BookmarkEntity", "destination": "BookmarkEntity" } ] } ] }
+            """)
+        XCTAssertThrowsError(try Migration(pipeline: withSteps).plan()) { error in
+            XCTAssertTrue("\(error)".contains("explicit steps are not supported with several merged bundles"), "\(error)")
+        }
+        let twice = try folder.pipeline("twice.json", """
+            { "format": 1, "models": ["\(bundle)", "\(bundle)"],
+              "source": { "store": "\(store)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("x.sqlite"))", "layout": "coredata" } }
+            """)
+        XCTAssertThrowsError(try Migration(pipeline: twice).plan()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("$.models"), text)
+            XCTAssertTrue(text.contains("entity BookmarkEntity is in both BookmarksModel and BookmarksModel"), text)
+        }
+    }
+}
