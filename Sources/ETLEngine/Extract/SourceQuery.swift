@@ -24,6 +24,8 @@ final class SourceQuery {
     let layout: any StoreLayout
     let entity: String
     let slots: [Slot]
+    /// Segments of each slot's path (for messages).
+    let paths: [[String]]
     let toMany: [ToManyQuery]
     private let select: String
     private let condition: String?
@@ -35,6 +37,7 @@ final class SourceQuery {
     init(layout: any StoreLayout, entity: String, paths: [[String]]) {
         self.layout = layout
         self.entity = entity
+        self.paths = paths
         let model = layout.model
         let q = Database.quote
         let table = layout.table(of: entity)

@@ -6,6 +6,9 @@ import ETLPipeline
 struct SourceRows {
     var keys: [Int64] = []
     var values: [[Value]] = []
+    /// Rows holding a value that cannot be read as its attribute's type without changing
+    /// it (`Value.unreadable`), by row index: the path and why. The create stage rejects them.
+    var unreadable: [Int: (path: String, reason: String)] = [:]
 }
 
 /// Runs a `SourceQuery` on one connection, keeping its statements prepared.
@@ -54,10 +57,14 @@ final class SourceReader {
             rows.keys.append(statement.int64(0))
             var values = [Value]()
             values.reserveCapacity(query.slots.count)
-            for slot in query.slots {
+            for (slotIndex, slot) in query.slots.enumerated() {
                 switch slot {
                 case .column(let index, let type):
-                    var value = Value(sql: statement.value(index), as: type)
+                    let stored = statement.value(index)
+                    if let reason = Value.unreadable(sql: stored, as: type) {
+                        rows.unreadable[rows.keys.count - 1] = ((["$source"] + query.paths[slotIndex]).joined(separator: "."), reason)
+                    }
+                    var value = Value(sql: stored, as: type)
                     if epoch != 0, case .date(let seconds) = value { value = .date(seconds + epoch) }
                     values.append(value)
                 case .toMany(let q):

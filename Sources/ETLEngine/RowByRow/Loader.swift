@@ -56,6 +56,7 @@ final class Loader {
         context.counters[index].read += result.read
         context.counters[index].filtered += result.filtered
         context.counters[index].rejected += result.rejects.count
+        context.counters[index].nullsOnPurpose += result.nullsOnPurpose
         try context.checkRejects(result.rejects)
     }
 

@@ -32,15 +32,20 @@ struct Transformer: Sendable {
         var filtered: Int
         var rows: [NewRow]
         var rejects: [Reject]
+        /// Values `orNull(…)` made null in the rows kept.
+        var nullsOnPurpose = 0
     }
 
     func transform(_ chunk: ExtractedChunk) throws -> Result {
         var result = Result(lastKey: chunk.rows.keys.last ?? .min, read: chunk.rows.keys.count, filtered: 0, rows: [], rejects: [])
         result.rows.reserveCapacity(chunk.rows.keys.count)
+        let nulls = NullCount()
         for (row, key) in chunk.rows.keys.enumerated() {
+            let nullsBefore = nulls.count
             do {
-                try transform(row: row, key: key, chunk: chunk, into: &result)
+                try transform(row: row, key: key, chunk: chunk, nulls: nulls, into: &result)
             } catch let failure as RowFailure {
+                nulls.count = nullsBefore
                 // The row is rejected whole: nothing of it is loaded. The loader decides
                 // whether the run can go on (maxRejects).
                 result.rows.removeAll { $0.sourceKey == key }
@@ -49,19 +54,23 @@ struct Transformer: Sendable {
                                              values: values(of: chunk, row: row)))
             }
         }
+        result.nullsOnPurpose = nulls.count
         return result
     }
 
-    private func transform(row: Int, key: Int64, chunk: ExtractedChunk, into result: inout Result) throws {
+    private func transform(row: Int, key: Int64, chunk: ExtractedChunk, nulls: NullCount, into result: inout Result) throws {
+        if let (path, reason) = chunk.rows.unreadable[row] {
+            throw RowFailure(key: key, expression: path, reason: reason)
+        }
         var items: [Int64?] = [nil]
         if let forEach = mapping.forEach {
-            let context = EvaluationContext(slots: chunk.slots(row: row, item: nil), lookup: noLookup)
+            let context = EvaluationContext(slots: chunk.slots(row: row, item: nil), lookup: noLookup, nullsOnPurpose: nulls)
             guard case .rows(let list) = try evaluate(forEach, context, key: key) else { return }
             items = list
         }
         for item in items {
             let slots = chunk.slots(row: row, item: item)
-            let context = EvaluationContext(slots: slots, lookup: noLookup)
+            let context = EvaluationContext(slots: slots, lookup: noLookup, nullsOnPurpose: nulls)
             if let filter = mapping.filter, !(try evaluate(filter, context, key: key).isTrue) {
                 result.filtered += 1
                 continue
