@@ -199,6 +199,18 @@ public struct Engine {
                                   cancellation: options.cancellation, policies: options.policies, maxRejects: options.maxRejects,
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
+        // Counted before a row is read; a resumed step has the counts in its checkpoint.
+        for removed in try RemovedData(step: step, source: input).counts {
+            var event = ProgressEvent(kind: .dropped, step: step.index + 1, stepCount: plan.steps.count, stepName: step.name,
+                                      stage: .create, mapping: nil, done: removed.count, total: removed.count)
+            event.removed = removed.name
+            progress(event)
+            let mapping = step.mappings.firstIndex { $0.sourceEntity == removed.entity }
+            if !resuming, let mapping { context.counters[mapping].dropped += removed.count }
+            let what = removed.name.contains(".") ? "\(removed.count) non-null values" : "\(removed.count) rows"
+            let declared = plan.spec.drop.contains { $0.name == removed.name } ? " (as the pipeline's \"drop\" says)" : ""
+            run.notes.append("step \(step.name) dropped \(removed.name): \(what) not carried over\(declared)")
+        }
         do {
             var pushedDown = false
             var rowByRow = Set<Int>()

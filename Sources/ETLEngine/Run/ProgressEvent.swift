@@ -17,6 +17,9 @@ public struct ProgressEvent: Sendable, Codable {
         case started, advanced, finished
         /// A run picked up where an earlier one stopped; `done`/`total` say how far it was.
         case resumed
+        /// Before the create stage: the step removes `removed` (an entity or property the
+        /// step does not carry over), which holds `done` rows or non-null values.
+        case dropped
     }
     public var kind: Kind
     public var step: Int
@@ -31,4 +34,6 @@ public struct ProgressEvent: Sendable, Codable {
     /// With `.resumed`: source rows that had been loaded after the last checkpoint and are
     /// loaded again (at most one chunk per worker).
     public var redone: Int?
+    /// With `.dropped`: `"Entity"` or `"Entity.property"` of the step's source.
+    public var removed: String?
 }

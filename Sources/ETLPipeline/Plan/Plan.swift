@@ -31,4 +31,7 @@ public struct StepPlan: Sendable {
     public var targets: [TargetPlan] = []
     /// True for a lightweight step derived from the two versions alone.
     public var isInferred: Bool = false
+    /// What the step removes, data and all: source entities (`"Entity"`) and properties
+    /// (`"Entity.property"`) of an inferred step. The engine counts their non-null values.
+    public var removed: [String] = []
 }

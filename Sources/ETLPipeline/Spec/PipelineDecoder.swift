@@ -17,7 +17,7 @@ extension PipelineSpec {
     public static func decode(_ bytes: [UInt8], file: String) throws -> PipelineSpec {
         let root = try JSONCursor.parse(bytes, file: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps"])
+        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps", "drop"])
         let formatCursor = try o.required("format")
         let format = try formatCursor.int()
         guard format == formatVersion else {
@@ -54,8 +54,15 @@ extension PipelineSpec {
         } else if models == nil {
             throw root.error("missing required key 'steps' (or name a model bundle with \"models\" to infer them)")
         }
-        return PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options,
-                            steps: steps, models: models, modelsCursor: modelsCursor)
+        var spec = PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options,
+                                steps: steps, models: models, modelsCursor: modelsCursor)
+        if let dropCursor = o.optional("drop") {
+            guard models != nil else {
+                throw dropCursor.error("\"drop\" lists removals of inferred hops: it needs a model bundle (\"models\")")
+            }
+            spec.drop = try dropCursor.array().map { (try $0.nonEmptyString(), $0) }
+        }
+        return spec
     }
 
     static func resolve(_ path: String, folder: String) -> String {

@@ -19,6 +19,10 @@ public struct PipelineSpec: Sendable {
     /// explicit step is an inferred (lightweight) one.
     public var models: String?
     public var modelsCursor: JSONCursor?
+    /// Removals the pipeline declares intended (`"drop"`): source entities (`"Entity"`) and
+    /// properties (`"Entity.property"`) an inferred hop may remove, data and all, without
+    /// being refused as a likely rename. Each with where it was written.
+    public var drop: [(name: String, cursor: JSONCursor)] = []
 
     public static let formatVersion = 1
 }
