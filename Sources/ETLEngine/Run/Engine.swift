@@ -98,6 +98,9 @@ public struct Engine {
         }
         try checkDestination(destination, source: source)
         try checkSourceSchema(sourceDatabase)
+        // Tables no entity owns (history, CloudKit, unknown) are refused here, before a row
+        // is read, unless the pipeline says what to do with them.
+        let unmodeled = try UnmodeledTables(plan: plan, source: sourceDatabase)
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [])
@@ -124,6 +127,7 @@ public struct Engine {
                 }
             }
             try sourceCheck?.wait()
+            try unmodeled.carry(into: Database(path: area.temporaryDestination, mode: .readWrite), sourcePath: source)
             let last = plan.steps.count
             let name = plan.steps.last!.name
             try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1), durable: true)
@@ -160,7 +164,7 @@ public struct Engine {
         file.remove()
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
                                  redoneRows: redone, mappings: run.finished, seconds: Date().timeIntervalSince(started))
-        summary.notes = notes() + run.notes
+        summary.notes = notes() + run.notes + unmodeled.notes
         summary.rejectFile = rejects
         return summary
     }
