@@ -26,6 +26,9 @@ final class SourceQuery {
     let slots: [Slot]
     /// Segments of each slot's path (for messages).
     let paths: [[String]]
+    /// Slots of binary attributes that Core Data may store outside the table
+    /// (`ExternalBinaryStorage`): their columns hold a marker, not the value.
+    let externals: Set<Int>
     let toMany: [ToManyQuery]
     private let select: String
     private let condition: String?
@@ -74,6 +77,7 @@ final class SourceQuery {
         }
 
         var slots: [Slot] = []
+        var externals = Set<Int>()
         var toMany: [ToManyQuery] = []
         for segments in paths {
             guard let last = segments.last else {
@@ -84,6 +88,7 @@ final class SourceQuery {
             let ownerKey = "\(owner.alias).\(q(layout.table(of: owner.entity).keyColumn))"
             if let attribute = model.attribute(last, of: owner.entity) {
                 let column = "\(owner.alias).\(q(layout.column(ofAttribute: attribute.name, entity: owner.entity)))"
+                if attribute.allowsExternalStorage && layout.name == LayoutKind.coredata.rawValue { externals.insert(slots.count) }
                 slots.append(.column(addColumn(column), ExprType(attribute.type)))
                 continue
             }
@@ -113,6 +118,7 @@ final class SourceQuery {
             toMany.append(ToManyQuery(ownerColumn: ownerColumn, sql: sql))
         }
         self.slots = slots
+        self.externals = externals
         self.toMany = toMany
         self.columnCount = columns.count
         self.select = "SELECT " + columns.joined(separator: ", ") + " FROM \(q(table.name)) t0 " + joins.joined(separator: " ")

@@ -27,7 +27,11 @@ final class SourceReader {
         fetch = try database.prepare(query.fetchSQL)
         toMany = try query.toMany.map { try database.prepare($0.sql) }
         epoch = query.layout.dateEpoch
+        externalFolder = ExternalBinaryStorage.folder(ofStore: database.path)
     }
+
+    /// Where the store keeps externally stored binary values.
+    private let externalFolder: String
 
     func count() throws -> Int {
         Int(try database.scalarInt(query.countSQL))
@@ -60,8 +64,19 @@ final class SourceReader {
             for (slotIndex, slot) in query.slots.enumerated() {
                 switch slot {
                 case .column(let index, let type):
-                    let stored = statement.value(index)
-                    if let reason = Value.unreadable(sql: stored, as: type) {
+                    var stored = statement.value(index)
+                    var reason = Value.unreadable(sql: stored, as: type)
+                    if query.externals.contains(slotIndex), case .blob(let marked) = stored {
+                        // The real bytes, wherever Core Data keeps them: what expressions,
+                        // policies and rejects see.
+                        switch ExternalBinaryStorage.read(marked, folder: externalFolder) {
+                        case .bytes(let bytes): stored = .blob(bytes)
+                        case .unreadable(let why):
+                            stored = .null
+                            reason = "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)"
+                        }
+                    }
+                    if let reason {
                         rows.unreadable[rows.keys.count - 1] = ((["$source"] + query.paths[slotIndex]).joined(separator: "."), reason)
                     }
                     var value = Value(sql: stored, as: type)

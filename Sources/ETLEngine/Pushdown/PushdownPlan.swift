@@ -178,6 +178,9 @@ private struct StatementBuilder {
         var evaluated: [String] = []
         var mayReject = [mapping.filter, mapping.uniqueBy].contains { $0?.form.map(Self.mayReject) ?? false }
         for assignment in mapping.attributes {
+            if assignment.attribute.allowsExternalStorage && layout.name == LayoutKind.coredata.rawValue {
+                throw NotPushable(reason: "\(mapping.destinationEntity).\(assignment.attribute.name) allows external storage: its values are written row by row")
+            }
             columns.append(layout.column(ofAttribute: assignment.attribute.name, entity: mapping.destinationEntity))
             switch assignment.source {
             case .constant(let value): values.append(value.sqlLiteral)

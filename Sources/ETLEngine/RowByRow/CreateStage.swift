@@ -1,3 +1,4 @@
+import ETLModel
 import Foundation
 import ETLPipeline
 
@@ -17,7 +18,8 @@ struct CreateStage {
                                       paths: mapping.createPaths, database: context.source)
         let policy = context.policy(of: mapping)
         let transformer = Transformer(mapping: mapping, targets: plan.targets, policy: policy,
-                                      epoch: plan.destinationLayout.dateEpoch, step: plan.name)
+                                      epoch: plan.destinationLayout.dateEpoch, step: plan.name,
+                                      marksExternalStorage: plan.destinationLayout.name == LayoutKind.coredata.rawValue)
         let loader = try Loader(context: context, index: index)
         let total = try extractor.count()
         context.event(.started, .create, mapping: mapping.name, total: total)

@@ -13,6 +13,16 @@ struct Transformer: Sendable {
     let epoch: Double
     /// Step and mapping names for reject records.
     let step: String
+    /// The destination is a Core Data store: a binary attribute allowing external storage
+    /// gets its value inline, behind the `0x01` marker (`ExternalBinaryStorage`).
+    var marksExternalStorage = false
+
+    /// `value` as the destination column holds it.
+    private func stored(_ value: Value, _ attribute: Attribute) -> SQLValue {
+        let sql = storedValue(value, as: attribute.type, epoch: epoch)
+        if marksExternalStorage, attribute.allowsExternalStorage, case .blob(let bytes) = sql { return ExternalBinaryStorage.inline(bytes) }
+        return sql
+    }
 
     /// One destination row to insert, and the source row it comes from.
     struct NewRow {
@@ -86,7 +96,7 @@ struct Transformer: Sendable {
                 switch assignment.source {
                 case .constant(let value): values.append(value)
                 case .expression(let expression):
-                    values.append(storedValue(try evaluate(expression, context, key: key), as: assignment.attribute.type, epoch: epoch))
+                    values.append(stored(try evaluate(expression, context, key: key), assignment.attribute))
                 }
             }
             let own = NewRow(target: mapping.targets[0], sourceKey: key, item: item ?? WorkArea.noItem, unique: unique, values: values)
@@ -103,7 +113,10 @@ struct Transformer: Sendable {
         let ownTarget = targets[own.target]
         var declared: [String: Value] = [:]
         for (index, assignment) in ownTarget.attributes.enumerated() {
-            declared[assignment.attribute.name] = Value(sql: own.values[index], as: ExprType(assignment.attribute.type), epoch: epoch)
+            var sql = own.values[index]
+            // The policy sees the bytes, not the marker `stored` put before them.
+            if marksExternalStorage, assignment.attribute.allowsExternalStorage, case .blob(let marked) = sql { sql = .blob(Array(marked.dropFirst())) }
+            declared[assignment.attribute.name] = Value(sql: sql, as: ExprType(assignment.attribute.type), epoch: epoch)
         }
         var output = PolicyOutput(rows: [PolicyOutput.Row(values: declared, uniqueKey: own.unique.map { Value(sql: $0, as: .string, epoch: 0) })])
         let source = PolicySourceRow(key: key, item: item, values: slots, names: mapping.policyCreateSlots)
@@ -122,7 +135,7 @@ struct Transformer: Sendable {
             for assignment in targets[target].attributes {
                 let name = assignment.attribute.name
                 if let value = row.values[name] {
-                    values.append(storedValue(value, as: assignment.attribute.type, epoch: epoch))
+                    values.append(stored(value, assignment.attribute))
                 } else if case .constant(let value) = assignment.source {
                     values.append(value)
                 } else {

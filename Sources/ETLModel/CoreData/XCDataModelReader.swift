@@ -200,6 +200,7 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
         }
         var attribute = Attribute(name: name, type: type, isOptional: Self.flag(attributes["optional"]),
                                   renamingIdentifier: attributes["elementID"].flatMap { $0.isEmpty ? nil : $0 })
+        attribute.allowsExternalStorage = type == .binary && Self.flag(attributes["allowsExternalBinaryDataStorage"])
         if type == .date, let interval = attributes["defaultDateTimeInterval"] {
             guard let seconds = Double(interval) else {
                 throw error(here, "attribute \(entity.name).\(name): defaultDateTimeInterval '\(interval)' is not a number")

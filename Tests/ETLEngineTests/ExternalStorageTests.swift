@@ -1,0 +1,136 @@
+import XCTest
+import Foundation
+import ETLStore
+import ETLModel
+import ETL
+
+/// Given a Core Data store of photos whose `data` allows external storage (one value
+/// inline, two in `.photos_SUPPORT/_EXTERNAL_DATA`, one marker whose file is missing),
+/// when it is migrated, then every value arrives byte for byte, expressions see the real
+/// bytes (not the marker), the missing file is a reject naming the store, row and file,
+/// and the source's folder is untouched.
+final class ExternalStorageTests: XCTestCase {
+    var folder: TemporaryFolder!
+
+    override func setUpWithError() throws { folder = try TemporaryFolder() }
+    override func tearDown() { folder = nil }
+
+    let external1 = "0F6C2D3E-5A4B-4C3D-9E8F-1A2B3C4D5E6F"
+    let external2 = "7A8B9C0D-1E2F-4A3B-8C4D-5E6F7A8B9C0D"
+    let missing = "DEADBEEF-0000-4000-8000-000000000000"
+    /// The bytes of each photo, by key (4: its file is missing; 5: null).
+    var photos: [Int64: [UInt8]] = [
+        1: [1, 2, 3],
+        2: (0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) },
+        3: Array("a photo kept in a file".utf8),
+    ]
+
+    func writeStore() throws -> String {
+        let bundle = folder.url.appendingPathComponent("Photos.xcdatamodeld")
+        let photo = #"""
+            <entity name="Photo" representedClassName="Photo">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <attribute name="data" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>
+            """#
+        for (version, extra) in [("v1", ""), ("v2", #"<attribute name="size" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>"#)] {
+            let url = bundle.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data("""
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                \(photo)\(extra)</entity>
+                </model>
+                """.utf8).write(to: url.appendingPathComponent("contents"))
+        }
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>v2.xcdatamodel</string></dict></plist>
+            """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        let v1 = try ModelBundle.load(path: bundle.path).versions.first { $0.version == "v1" }!
+        XCTAssertTrue(v1.attribute("data", of: "Photo")?.allowsExternalStorage ?? false, "the model reader keeps the flag")
+
+        let store = folder.path("photos.sqlite")
+        let layout = CoreDataLayout(model: v1)
+        let db = try Database(path: store, mode: .create)
+        for sql in layout.schemaSQL() { try db.execute(sql) }
+        let table = layout.table(of: "Photo").name
+        let column = layout.column(ofAttribute: "data", entity: "Photo")
+        let insert = try db.prepare("INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT, ZNAME, \(column)) VALUES (?, 1, 1, ?, ?)")
+        let marked: [Int64: SQLValue] = [
+            1: .blob([0x01] + photos[1]!),
+            2: .blob([0x02] + Array(external1.utf8)),
+            3: .blob([0x02] + Array(external2.utf8) + [0]),  // NUL-terminated, as Core Data may write it
+            4: .blob([0x02] + Array(missing.utf8)),
+            5: .null,
+        ]
+        for key in Int64(1)...5 { try insert.run([.integer(key), .text("photo \(key)"), marked[key]!]) }
+        try layout.finish(db)
+        db.close()
+        let files = folder.url.appendingPathComponent(".photos_SUPPORT/_EXTERNAL_DATA")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        try Data(photos[2]!).write(to: files.appendingPathComponent(external1))
+        try Data(photos[3]!).write(to: files.appendingPathComponent(external2))
+        return store
+    }
+
+    func pipeline(_ steps: String) throws -> String {
+        try folder.pipeline("photos.json", """
+            { "format": 1, "models": "Photos.xcdatamodeld", "options": { "maxRejects": 1 },
+              "source": { "store": "photos.sqlite", "layout": "coredata" },
+              "destination": { "store": "out.sqlite", "layout": "coredata" }\(steps) }
+            """)
+    }
+
+    /// The source folder's files and their bytes.
+    func sourceFolder() throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        let base = folder.url.appendingPathComponent(".photos_SUPPORT")
+        for case let path as String in FileManager.default.enumerator(atPath: base.path)! {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: base.appendingPathComponent(path).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                out[path] = try Data(contentsOf: base.appendingPathComponent(path))
+            }
+        }
+        out["photos.sqlite"] = try Data(contentsOf: folder.url.appendingPathComponent("photos.sqlite"))
+        return out
+    }
+
+    func assertArrived(_ summary: RunSummary, line: UInt = #line) throws {
+        let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
+        for (key, bytes) in photos {
+            XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = \(key)"), [[.blob([0x01] + bytes)]],
+                           "photo \(key): its bytes, inline behind Core Data's marker", line: line)
+        }
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 5"), [[.null]], line: line)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZPHOTO WHERE Z_PK = 4"), 0, "rejected", line: line)
+        let rejects = try RejectFile.read(XCTUnwrap(summary.rejectFile))
+        XCTAssertEqual(rejects.map(\.key), [4], line: line)
+        XCTAssertEqual(rejects.first?.expression, "$source.data", line: line)
+        let error = rejects.first?.error ?? ""
+        XCTAssertTrue(error.contains(folder.path("photos.sqlite")) && error.contains("Photo row 4")
+                      && error.contains(".photos_SUPPORT/_EXTERNAL_DATA/\(missing)"), error, line: line)
+    }
+
+    func testAnInferredHopCarriesEveryValueByteForByte() throws {
+        _ = try writeStore()
+        let before = try sourceFolder()
+        let summary = try Migration(pipeline: try pipeline("")).run()
+        try assertArrived(summary)
+        XCTAssertEqual(try sourceFolder(), before, "the source store and its folder are unchanged")
+        XCTAssertTrue(summary.notes.contains { $0.contains("ran row by row") && $0.contains("external") || $0.contains("no exact SQL form") },
+                      "\(summary.notes)")
+    }
+
+    /// An explicit hop whose expression reads the bytes: it sees the photo, not the marker.
+    func testExpressionsSeeTheRealBytes() throws {
+        _ = try writeStore()
+        let summary = try Migration(pipeline: try pipeline("""
+            , "steps": [ { "from": "v1", "to": "v2", "mappings": [ { "source": "Photo", "destination": "Photo",
+                "attributes": { "name": "$source.name", "data": "$source.data", "size": "length($source.data)" } } ] } ]
+            """)).run()
+        try assertArrived(summary)
+        let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try out.rows("SELECT Z_PK, ZSIZE FROM ZPHOTO ORDER BY Z_PK"),
+                       [[.integer(1), .integer(3)], [.integer(2), .integer(5000)], [.integer(3), .integer(22)], [.integer(5), .null]])
+    }
+}
