@@ -133,4 +133,16 @@ final class ExternalStorageTests: XCTestCase {
         XCTAssertEqual(try out.rows("SELECT Z_PK, ZSIZE FROM ZPHOTO ORDER BY Z_PK"),
                        [[.integer(1), .integer(3)], [.integer(2), .integer(5000)], [.integer(3), .integer(22)], [.integer(5), .null]])
     }
+
+    /// `etl inspect` counts the external files and names a marker without its file.
+    func testInspectReportsExternalFilesAndMissingOnes() throws {
+        let store = try writeStore()
+        let report = try StoreInspection.inspect(path: store, bundle: folder.path("Photos.xcdatamodeld"))
+        XCTAssertEqual(report.externalFiles, 2)
+        XCTAssertEqual(report.externalBytes, Int64(photos[2]!.count + photos[3]!.count))
+        XCTAssertEqual(report.missingExternalFiles.count, 1)
+        XCTAssertTrue(report.missingExternalFiles.first?.hasPrefix("Photo row 4: its externally stored bytes are missing: no file ") ?? false,
+                      "\(report.missingExternalFiles)")
+        XCTAssertEqual(report.unmodeledTables, [])
+    }
 }

@@ -116,6 +116,12 @@ final class HistoryTablesTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
     }
 
+    func testInspectListsTheHistoryTables() throws {
+        _ = try pipeline(history: nil)
+        let report = try StoreInspection.inspect(path: source, bundle: folder.path("SampleModel2.xcdatamodeld"))
+        XCTAssertEqual(report.unmodeledTables.map { "\($0.name) \($0.rows) \($0.kind)" }, ["ACHANGE 5468 history", "ATRANSACTION 1 history", "ATRANSACTIONSTRING 2 history"])
+    }
+
     func testDroppedWhenThePipelineSaysSo() throws {
         let summary = try Migration(pipeline: try pipeline(history: "drop")).run()
         XCTAssertTrue(summary.notes.contains("dropped Core Data persistent history tables ACHANGE (5468 rows), ATRANSACTION (1 row), ATRANSACTIONSTRING (2 rows), as the pipeline's \"history\" says"),
