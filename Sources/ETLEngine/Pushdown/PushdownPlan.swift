@@ -58,6 +58,9 @@ struct PushdownPlan {
         /// insert of a uniqueBy mapping evaluates first rows only). Nil when no value can
         /// be rejected or made null.
         var rejects: String? = nil
+        /// When `rejects` is there only for string attributes read: finds a blob in one of
+        /// their columns, a cheap scan without which `rejects` need not run.
+        var blobs: String? = nil
     }
 
     struct Relate {
@@ -206,15 +209,34 @@ private struct StatementBuilder {
         let count = "SELECT count(*) FROM \(rows)\(whereAll)"
         let passed = "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(mapping.targets[0]) AND destination >= ?1"
         let bound = "SELECT \(key) FROM \(rows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) > ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
-        // CASE: the values are evaluated only for passing rows, as row by row.
-        let each = "etl_each(" + (evaluated + [unique].compactMap { $0 } + ["1"]).joined(separator: ", ") + ")"
+        // CASE: the values are evaluated only for passing rows, as row by row. Each value is
+        // only tested for null, in SQL: Swift is called only where the value needs it.
+        let each = "(" + (evaluated + [unique].compactMap { $0 }).map { "(\($0) IS NULL)" }.joined(separator: " + ") + ") >= 0"
         let rejects = mayReject
             ? "SELECT count(*) FROM \(rows) WHERE " + (passing.isEmpty ? each : "CASE WHEN " + passing.joined(separator: " AND ") + " THEN \(each) END")
             : nil
+        // The string attributes read, when no conversion is: only a blob in one can be rejected.
+        let forms = ([mapping.filter, mapping.uniqueBy] + mapping.attributes.map { assignment -> CompiledExpression? in
+            if case .expression(let e) = assignment.source { return e } else { return nil }
+        }).compactMap { $0?.form }
+        var strings = Set<String>()
+        let converts = forms.contains { $0.contains { if case .convert = $0 { return true } else { return false } } }
+        for form in forms {
+            _ = form.contains {
+                if case .path(let path, .string) = $0, path.segments.count == 1,
+                   step.sourceLayout.model.attribute(path.segments[0], of: mapping.sourceEntity) != nil {
+                    strings.insert("s.\(q(step.sourceLayout.column(ofAttribute: path.segments[0], entity: mapping.sourceEntity)))")
+                }
+                return false
+            }
+        }
         var create = try self.create(index, kind: kinds[index], destination: destination.name, into: into, values: values,
                                      rows: rows, key: key, passing: passing, unique: unique, readsSource: readsSource,
                                      count: count, passed: passed, bound: bound)
         create.rejects = rejects
+        if rejects != nil, !converts, !strings.isEmpty {
+            create.blobs = "SELECT 1 FROM \(rows) WHERE " + strings.sorted().map { "\($0) >= x''" }.joined(separator: " OR ") + " LIMIT 1"
+        }
         return create
     }
 

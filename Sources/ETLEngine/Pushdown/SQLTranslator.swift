@@ -136,8 +136,7 @@ struct SQLTranslator {
     /// it, before any epoch shift; a value the extractor rejects (`Value.unreadable`) fails
     /// the statement. Also the built-ins SQLite has no twin of, running the evaluator's own
     /// code: `etl_convert(conversion, type, orNull, x)` (fails the statement where the
-    /// evaluator rejects the row, unless orNull is 1) and `etl_text(function, x)`; and
-    /// `etl_each(…)`, 1 once all its arguments are evaluated (`PushdownPlan.Create.rejects`).
+    /// evaluator rejects the row, unless orNull is 1) and `etl_text(function, x)`.
     /// `nulls` counts the values `etl_convert` made null because orNull was 1.
     static func registerValueFunction(on database: Database, nulls: NullCount = NullCount()) throws {
         let types: [String: ExprType] = ["integer": .integer, "double": .double, "string": .string,
@@ -165,7 +164,6 @@ struct SQLTranslator {
                   case .string(let text) = Value(sql: arguments[1], as: .string) else { return .null }
             return .text(function.apply(text))
         }
-        try database.createFunction("etl_each", arity: -1) { _ in .integer(1) }
     }
 
     /// Why a pushed statement stopped: a value the row-by-row engine would reject.
