@@ -150,4 +150,26 @@ final class StrictValueTests: XCTestCase {
         let out = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
         XCTAssertEqual(try out.rows("SELECT hex(title) FROM Note WHERE id = 4"), [[.text("636166C3A9")]], "the UTF-8 bytes of 'café'")
     }
+
+    /// The same for a forEach item: a row × item reading such a blob is rejected, not given null.
+    func testAnItemWithANonUTF8BlobIsRejected() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 60, seed: 4, to: source)
+        let db = try Database(path: source, mode: .readWrite)
+        try db.execute("UPDATE User SET name = x'FF00FF' WHERE id = 1")
+        let links = try db.scalarInt("SELECT count(*) FROM Book_users WHERE target_id = 1")
+        db.close()
+        XCTAssertGreaterThan(links, 0)
+        let pipeline = try folder.pipeline("items.json", """
+            { "format": 1, "options": { "maxRejects": 1000 },
+              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
+              "destination": { "store": "out.sqlite", "model": "MODELS/books-v2.json" },
+              "steps": [ { "mappings": [ { "name": "Readers", "source": "Book", "destination": "Author",
+                  "forEach": "$source.users", "attributes": { "name": "$item.name" } } ] } ] }
+            """)
+        let summary = try Migration(pipeline: pipeline).run()
+        let rejects = try RejectFile.read(XCTUnwrap(summary.rejectFile))
+        XCTAssertEqual(Int64(rejects.count), Int64(links), "one per book read by user 1")
+        XCTAssertTrue(rejects.allSatisfy { $0.expression == "$item.name" && $0.error.hasPrefix("item 1: a blob of 3 bytes (FF00FF)") }, "\(rejects.first!)")
+    }
 }

@@ -46,10 +46,18 @@ final class SourceReader {
 
     /// The rows with these keys (missing keys are absent from the result).
     func fetch(keys: [Int64]) throws -> [Int64: [Value]] {
-        guard !keys.isEmpty else { return [:] }
+        try fetchReadable(keys: keys).values
+    }
+
+    /// The rows with these keys, and those holding a value that cannot be read
+    /// (`SourceRows.unreadable`), by key.
+    func fetchReadable(keys: [Int64]) throws -> (values: [Int64: [Value]], unreadable: [Int64: (path: String, reason: String)]) {
+        guard !keys.isEmpty else { return ([:], [:]) }
         try fetch.bind([.text(jsonArray(keys))])
         let rows = try read(fetch)
-        return Dictionary(zip(rows.keys, rows.values), uniquingKeysWith: { a, _ in a })
+        var unreadable: [Int64: (path: String, reason: String)] = [:]
+        for (index, problem) in rows.unreadable { unreadable[rows.keys[index]] = problem }
+        return (Dictionary(zip(rows.keys, rows.values), uniquingKeysWith: { a, _ in a }), unreadable)
     }
 
     private func read(_ statement: Statement) throws -> SourceRows {

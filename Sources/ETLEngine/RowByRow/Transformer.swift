@@ -79,6 +79,9 @@ struct Transformer: Sendable {
             items = list
         }
         for item in items {
+            if let item, let (path, reason) = chunk.unreadableItems[item] {
+                throw RowFailure(key: key, expression: path.replacingOccurrences(of: "$source", with: "$item"), reason: "item \(item): \(reason)")
+            }
             let slots = chunk.slots(row: row, item: item)
             let context = EvaluationContext(slots: slots, lookup: noLookup, nullsOnPurpose: nulls)
             if let filter = mapping.filter, !(try evaluate(filter, context, key: key).isTrue) {
