@@ -95,12 +95,16 @@ final class ExternalStorageTests: XCTestCase {
         return out
     }
 
-    func assertArrived(_ summary: RunSummary, line: UInt = #line) throws {
-        let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
-        for (key, bytes) in photos {
-            XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = \(key)"), [[.blob([0x01] + bytes)]],
-                           "photo \(key): its bytes, inline behind Core Data's marker", line: line)
-        }
+    /// What the destination holds for each photo: the file ones still in files (their
+    /// markers, the files in the destination's own folder), the inline one inline.
+    func assertArrived(_ summary: RunSummary, store: String = "out.sqlite", line: UInt = #line) throws {
+        let out = try Database(path: folder.path(store), mode: .readOnly)
+        let files = ExternalBinaryStorage.folder(ofStore: folder.path(store))
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 1"), [[.blob([0x01] + photos[1]!)]], "inline stays inline", line: line)
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 2"), [[.blob([0x02] + Array(external1.utf8))]], line: line)
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 3"), [[.blob([0x02] + Array(external2.utf8) + [0])]], line: line)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: files + "/" + external1)), Data(photos[2]!), "in the destination's folder", line: line)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: files + "/" + external2)), Data(photos[3]!), line: line)
         XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 5"), [[.null]], line: line)
         XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZPHOTO WHERE Z_PK = 4"), 0, "rejected", line: line)
         let rejects = try RejectFile.read(XCTUnwrap(summary.rejectFile))
@@ -109,6 +113,7 @@ final class ExternalStorageTests: XCTestCase {
         let error = rejects.first?.error ?? ""
         XCTAssertTrue(error.contains(folder.path("photos.sqlite")) && error.contains("Photo row 4")
                       && error.contains(".photos_SUPPORT/_EXTERNAL_DATA/\(missing)"), error, line: line)
+        XCTAssertEqual(try folder.files().filter { $0.contains("etl") }, [], "no work file or folder left", line: line)
     }
 
     func testAnInferredHopCarriesEveryValueByteForByte() throws {
@@ -121,17 +126,59 @@ final class ExternalStorageTests: XCTestCase {
                       "\(summary.notes)")
     }
 
-    /// An explicit hop whose expression reads the bytes: it sees the photo, not the marker.
-    func testExpressionsSeeTheRealBytes() throws {
+    /// An explicit hop whose expressions read the bytes: they see the photo, not the marker;
+    /// a value an expression makes is new, and written inline.
+    func testExpressionsSeeTheRealBytesAndNewValuesAreInline() throws {
         _ = try writeStore()
         let summary = try Migration(pipeline: try pipeline("""
             , "steps": [ { "from": "v1", "to": "v2", "mappings": [ { "source": "Photo", "destination": "Photo",
-                "attributes": { "name": "$source.name", "data": "$source.data", "size": "length($source.data)" } } ] } ]
+                "attributes": { "name": "$source.name", "data": "if(length($source.data) > 3, $source.data, null)", "size": "length($source.data)" } } ] } ]
             """)).run()
-        try assertArrived(summary)
         let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
         XCTAssertEqual(try out.rows("SELECT Z_PK, ZSIZE FROM ZPHOTO ORDER BY Z_PK"),
                        [[.integer(1), .integer(3)], [.integer(2), .integer(5000)], [.integer(3), .integer(22)], [.integer(5), .null]])
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 2"), [[.blob([0x01] + photos[2]!)]], "made by an expression: inline")
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 1"), [[.null]])
+        XCTAssertEqual(try RejectFile.read(XCTUnwrap(summary.rejectFile)).map(\.key), [4])
+    }
+
+    /// Stopped after the first chunk (a file already linked), then run again: the same
+    /// store and files as an uninterrupted run, no file copied twice.
+    func testAStopAndAResumeGiveTheSameResult() throws {
+        _ = try writeStore()
+        let cancellation = Cancellation()
+        var migration = Migration(pipeline: try pipeline(""))
+        migration.chunkSize = 2
+        migration.workers = 1
+        migration.cancellation = cancellation
+        XCTAssertThrowsError(try migration.run { event in
+            if event.stage == .create, event.kind == .advanced { cancellation.cancel() }
+        }) { error in
+            guard case MigrationError.interrupted = error else { return XCTFail("expected interrupted, got \(error)") }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("out.sqlite")))
+        let linked = folder.path("out.sqlite.etl-tmp.external/\(external1)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: linked), "the first chunk's file is there")
+        let inode = try FileManager.default.attributesOfItem(atPath: linked)[.systemFileNumber] as? NSNumber
+        var resume = Migration(pipeline: try pipeline(""))
+        resume.chunkSize = 2
+        let summary = try resume.run()
+        try assertArrived(summary)
+        let installed = try FileManager.default.attributesOfItem(atPath: ExternalBinaryStorage.folder(ofStore: folder.path("out.sqlite")) + "/" + external1)
+        XCTAssertEqual(installed[.systemFileNumber] as? NSNumber, inode, "the same file, linked once, never copied again")
+    }
+
+    /// Run again over the result with a backup: the backup's folder keeps the old files, and
+    /// the new store finds its own.
+    func testABackupKeepsItsFilesToo() throws {
+        _ = try writeStore()
+        _ = try Migration(pipeline: try pipeline("")).run()
+        var again = Migration(pipeline: try pipeline(""))
+        again.replace = .backup
+        let summary = try again.run()
+        try assertArrived(summary)
+        let backupFiles = ExternalBinaryStorage.folder(ofStore: folder.path("out.sqlite.bak"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: backupFiles).sorted(), [external1, external2].sorted())
     }
 
     /// `etl inspect` counts the external files and names a marker without its file.
@@ -144,5 +191,26 @@ final class ExternalStorageTests: XCTestCase {
         XCTAssertTrue(report.missingExternalFiles.first?.hasPrefix("Photo row 4: its externally stored bytes are missing: no file ") ?? false,
                       "\(report.missingExternalFiles)")
         XCTAssertEqual(report.unmodeledTables, [])
+    }
+
+    /// `batch --in-place --backup-dir`: the store replaced, its new store finding every
+    /// file, the original in the backup folder with its files beside it.
+    func testBatchInPlaceMovesTheFilesWithTheStores() throws {
+        let store = try writeStore()
+        let before = try sourceFolder()
+        var batch = BatchOptions(pipeline: try pipeline(""), stores: [BatchStore(path: store, relativePath: "photos.sqlite")],
+                          output: .inPlace(backupDirectory: folder.path("backups")), manifest: folder.path("manifest.jsonl"), jobs: 1)
+        batch.workers = 1
+        _ = try Batch(options: batch).run()
+        let out = try Database(path: store, mode: .readOnly)
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 2"), [[.blob([0x02] + Array(external1.utf8))]])
+        XCTAssertNotNil(try out.table(named: "ZPHOTO").flatMap { $0.column(named: "ZSIZE") }, "upgraded to v2")
+        let files = ExternalBinaryStorage.folder(ofStore: store)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: files + "/" + external1)), Data(photos[2]!))
+        let backup = folder.path("backups/photos.sqlite")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: backup)), before["photos.sqlite"], "the original, unchanged")
+        let backupFiles = ExternalBinaryStorage.folder(ofStore: backup)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: backupFiles + "/" + external2)), Data(photos[3]!), "its files beside it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: ExternalBinaryStorage.supportFolder(ofStore: store + ".bak")), "no stray folder")
     }
 }

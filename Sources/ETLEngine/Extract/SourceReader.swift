@@ -9,6 +9,9 @@ struct SourceRows {
     /// Rows holding a value that cannot be read as its attribute's type without changing
     /// it (`Value.unreadable`), by row index: the path and why. The create stage rejects them.
     var unreadable: [Int: (path: String, reason: String)] = [:]
+    /// Values read from a file of the store's external storage, by row index and slot:
+    /// their markers, so a value passed through unchanged keeps its form.
+    var externalMarkers: [Int: [Int: [UInt8]]] = [:]
 }
 
 /// Runs a `SourceQuery` on one connection, keeping its statements prepared.
@@ -27,7 +30,7 @@ final class SourceReader {
         fetch = try database.prepare(query.fetchSQL)
         toMany = try query.toMany.map { try database.prepare($0.sql) }
         epoch = query.layout.dateEpoch
-        externalFolder = ExternalBinaryStorage.folder(ofStore: database.path)
+        externalFolder = WorkArea.externalFolder(ofStore: database.path)
     }
 
     /// Where the store keeps externally stored binary values.
@@ -78,7 +81,9 @@ final class SourceReader {
                         // The real bytes, wherever Core Data keeps them: what expressions,
                         // policies and rejects see.
                         switch ExternalBinaryStorage.read(marked, folder: externalFolder) {
-                        case .bytes(let bytes): stored = .blob(bytes)
+                        case .bytes(let bytes):
+                            stored = .blob(bytes)
+                            if marked.first == 0x02 { rows.externalMarkers[rows.keys.count - 1, default: [:]][slotIndex] = marked }
                         case .unreadable(let why):
                             stored = .null
                             reason = "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)"

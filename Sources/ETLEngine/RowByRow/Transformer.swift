@@ -17,6 +17,18 @@ struct Transformer: Sendable {
     /// gets its value inline, behind the `0x01` marker (`ExternalBinaryStorage`).
     var marksExternalStorage = false
 
+    /// The source's marker when `expression` passes an externally stored value through
+    /// unchanged (`$source.attribute`) into an attribute that allows external storage, and
+    /// no policy sees the row: the value keeps its form, its file is linked, not re-read.
+    private func passedThroughMarker(_ expression: CompiledExpression, _ attribute: Attribute, chunk: ExtractedChunk, row: Int) -> [UInt8]? {
+        guard marksExternalStorage, attribute.allowsExternalStorage, policy == nil,
+              case .path(let path, .binary)? = expression.form, path.root == .source, path.segments.count == 1,
+              expression.slotsRead.count == 1, expression.slotsRead[0] < chunk.slotSources.count else { return nil }
+        let (root, position) = chunk.slotSources[expression.slotsRead[0]]
+        guard root == .source else { return nil }
+        return chunk.rows.externalMarkers[row]?[position]
+    }
+
     /// `value` as the destination column holds it.
     private func stored(_ value: Value, _ attribute: Attribute) -> SQLValue {
         let sql = storedValue(value, as: attribute.type, epoch: epoch)
@@ -33,6 +45,9 @@ struct Transformer: Sendable {
         /// The uniqueBy key; nil without uniqueBy or when the key is null (not deduplicated).
         var unique: SQLValue?
         var values: [SQLValue]
+        /// Files of the source's external storage the row's values name (kept in that form):
+        /// the loader puts them into the destination's folder.
+        var externalFiles: [String] = []
     }
 
     struct Result {
@@ -94,15 +109,23 @@ struct Transformer: Sendable {
                 unique = value.isNull ? nil : value.sqlValue
             }
             var values: [SQLValue] = []
+            var files: [String] = []
             values.reserveCapacity(mapping.attributes.count)
             for assignment in mapping.attributes {
                 switch assignment.source {
                 case .constant(let value): values.append(value)
                 case .expression(let expression):
-                    values.append(stored(try evaluate(expression, context, key: key), assignment.attribute))
+                    if let marker = passedThroughMarker(expression, assignment.attribute, chunk: chunk, row: row),
+                       let name = ExternalBinaryStorage.fileName(of: marker) {
+                        values.append(.blob(marker))
+                        files.append(name)
+                    } else {
+                        values.append(stored(try evaluate(expression, context, key: key), assignment.attribute))
+                    }
                 }
             }
-            let own = NewRow(target: mapping.targets[0], sourceKey: key, item: item ?? WorkArea.noItem, unique: unique, values: values)
+            var own = NewRow(target: mapping.targets[0], sourceKey: key, item: item ?? WorkArea.noItem, unique: unique, values: values)
+            own.externalFiles = files
             if let create = policy?.create {
                 result.rows += try applyPolicy(create, own: own, slots: slots, key: key, item: item)
             } else {

@@ -132,6 +132,10 @@ public struct Engine {
             let name = plan.steps.last!.name
             try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1), durable: true)
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
+            if options.replace != .refuse || !FileManager.default.fileExists(atPath: destination) {
+                try ExternalBinaryStorage.install(from: WorkArea.externalFolder(ofStore: area.temporaryDestination), at: destination,
+                                                  backup: options.replace == .backup ? area.backup : nil)
+            }
             backup = try Finalizer.install(area.temporaryDestination, at: destination, backup: area.backup, policy: options.replace)
             progress(ProgressEvent(kind: .finished, step: last, stepCount: last, stepName: name, stage: .finalize, done: 1, total: 1))
         } catch {
