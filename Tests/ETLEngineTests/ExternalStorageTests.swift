@@ -142,6 +142,30 @@ final class ExternalStorageTests: XCTestCase {
         XCTAssertEqual(try RejectFile.read(XCTUnwrap(summary.rejectFile)).map(\.key), [4])
     }
 
+    /// A policy reads the bytes through its source row: the photo, never the marker. The
+    /// values it leaves arrive byte for byte (inline: a policy may change them).
+    func testAPolicyReadsTheRealBytes() throws {
+        _ = try writeStore()
+        let measure = Policy(create: { photo, output in
+            guard case .binary(let bytes) = photo["data"] else { return }
+            output.rows[0].values["size"] = .integer(Int64(bytes.count))
+            output.rows[0].values["name"] = .string(bytes.first == 0x02 ? "a marker" : "photo \(photo.key)")
+        })
+        let summary = try Migration(pipeline: try pipeline("""
+            , "steps": [ { "from": "v1", "to": "v2", "mappings": [ { "source": "Photo", "destination": "Photo", "policy": "measure",
+                "attributes": { "name": "$source.name", "data": "$source.data" } } ] } ]
+            """), policies: ["measure": measure]).run()
+        let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try out.rows("SELECT Z_PK, ZNAME, ZSIZE FROM ZPHOTO ORDER BY Z_PK"), [
+            [.integer(1), .text("photo 1"), .integer(3)], [.integer(2), .text("photo 2"), .integer(5000)],
+            [.integer(3), .text("photo 3"), .integer(22)], [.integer(4), .text("photo 5"), .null],
+        ], "a policy's rows get the next free keys: photo 5 after the rejected photo 4")
+        for key in Int64(1)...3 {
+            XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = \(key)"), [[.blob([0x01] + photos[key]!)]], "photo \(key)")
+        }
+        XCTAssertEqual(try RejectFile.read(XCTUnwrap(summary.rejectFile)).map(\.key), [4])
+    }
+
     /// Stopped after the first chunk (a file already linked), then run again: the same
     /// store and files as an uninterrupted run, no file copied twice.
     func testAStopAndAResumeGiveTheSameResult() throws {
