@@ -33,6 +33,14 @@ public struct StoreInspection: Sendable {
     /// With a bundle and a store that carries version hashes: how they compare with each
     /// version's, entity by entity.
     public var hashComparisons: [VersionHashComparison] = []
+    /// The files of `.<Store>_SUPPORT/_EXTERNAL_DATA` (externally stored binary values).
+    public var externalFiles = 0
+    public var externalBytes: Int64 = 0
+    /// With a detected version: markers of external storage whose file is missing, as
+    /// "Entity row KEY: PATH".
+    public var missingExternalFiles: [String] = []
+    /// With a detected version: tables no entity of it lays out (history, CloudKit, other).
+    public var unmodeledTables: [UnmodeledTable] = []
 
     /// - Parameter mergedWith: further bundles merged with `bundle` into one model (each
     ///   version then a combination, "App 2 + Sync 3").
@@ -112,8 +120,35 @@ public struct StoreInspection: Sendable {
                 version = .failure(error)
             }
         }
-        return StoreInspection(path: path, bytes: size, layout: isCoreData ? "coredata" : "plain", entities: entities,
-                               journal: journal, walBytes: wal, metadata: metadata, version: version, hashComparisons: comparisons)
+        var report = StoreInspection(path: path, bytes: size, layout: isCoreData ? "coredata" : "plain", entities: entities,
+                                     journal: journal, walBytes: wal, metadata: metadata, version: version, hashComparisons: comparisons)
+        let folder = ExternalBinaryStorage.folder(ofStore: path)
+        for name in (try? fm.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let bytes = (try? fm.attributesOfItem(atPath: folder + "/" + name))?[.size] as? NSNumber else { continue }
+            report.externalFiles += 1
+            report.externalBytes += bytes.int64Value
+        }
+        if case .success(let detected)? = version, let model = versions.first(where: { $0.version == detected.version }) {
+            let layout: any StoreLayout = isCoreData ? try CoreDataLayout(model: model, store: db) : PlainLayout(model: model)
+            report.unmodeledTables = try UnmodeledTable.find(in: db, layout: layout)
+            if isCoreData {
+                for entity in model.entities where !entity.isAbstract {
+                    for attribute in model.attributes(of: entity.name) where attribute.allowsExternalStorage {
+                        let table = layout.table(of: entity.name)
+                        let column = Database.quote(layout.column(ofAttribute: attribute.name, entity: entity.name))
+                        let condition = table.condition(alias: "t").map { " AND \($0)" } ?? ""
+                        let markers = try db.rows("SELECT t.\(Database.quote(table.keyColumn)), t.\(column) FROM \(Database.quote(table.name)) t "
+                                                  + "WHERE substr(t.\(column), 1, 1) = x'02'\(condition) ORDER BY 1")
+                        for row in markers {
+                            guard case .integer(let key) = row[0], case .blob(let marked) = row[1],
+                                  case .unreadable(let why) = ExternalBinaryStorage.read(marked, folder: folder) else { continue }
+                            report.missingExternalFiles.append("\(entity.name) row \(key): \(why)")
+                        }
+                    }
+                }
+            }
+        }
+        return report
     }
 
     /// The versions `models` offer: a bundle's, the combinations of several bundles merged

@@ -72,6 +72,13 @@ struct InspectCommand: ParsableCommand {
         case nil:
             break
         }
+        if report.externalFiles > 0 {
+            print("external \(report.externalFiles) files of externally stored values, \(report.externalBytes) bytes")
+        }
+        for missing in report.missingExternalFiles { print("missing  \(missing)") }
+        if !report.unmodeledTables.isEmpty {
+            print("tables   belonging to no entity: " + report.unmodeledTables.map { "\($0.name) (\($0.rows) rows, \($0.kind.description))" }.joined(separator: ", "))
+        }
         print("")
         let width = max(6, report.entities.map(\.entity.count).max() ?? 0)
         print("entity".padding(toLength: width, withPad: " ", startingAt: 0) + "  table" + String(repeating: " ", count: 14) + "rows")

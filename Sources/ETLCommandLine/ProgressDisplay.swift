@@ -39,6 +39,10 @@ final class ProgressDisplay: @unchecked Sendable {
             let percent = event.total > 0 ? ", \(Int(Double(event.done) / Double(event.total) * 100)) % done" : ""
             let redo = (event.redone ?? 0) > 0 ? "; \(event.redone!) source rows loaded after the last checkpoint are loaded again" : ""
             write("resuming \(label) (\(event.stepName))\(percent)\(redo)\n")
+        case (_, .dropped):
+            // Said whatever the style, like a resume: data the step does not carry over.
+            let what = (event.removed ?? "").contains(".") ? "non-null values" : "rows"
+            write("step \(event.step)/\(event.stepCount) (\(event.stepName)) drops \(event.removed ?? "?"): \(event.done) \(what)\n")
         case (.none, _):
             break
         case (_, .started):

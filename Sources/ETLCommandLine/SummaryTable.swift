@@ -4,17 +4,19 @@ import ETL
 /// The table printed at the end of a run: one line per mapping and step.
 enum SummaryTable {
     static func render(_ summary: RunSummary) -> String {
-        let header = ["step", "mapping", "source → destination", "read", "filtered", "rejected", "written", "related", "seconds"]
+        // What changed, per mapping: rows rejected, values made null on purpose (orNull),
+        // values dropped with a removed property.
+        let header = ["step", "mapping", "source → destination", "read", "filtered", "rejected", "nulled", "dropped", "written", "related", "seconds"]
         var rows = summary.mappings.map { m in
-            [m.step, m.mapping, "\(m.source) → \(m.destination)", "\(m.read)", "\(m.filtered)", "\(m.rejected)", "\(m.written)",
-             "\(m.related)", String(format: "%.2f", m.seconds)]
+            [m.step, m.mapping, "\(m.source) → \(m.destination)", "\(m.read)", "\(m.filtered)", "\(m.rejected)", "\(m.nullsOnPurpose)",
+             "\(m.dropped)", "\(m.written)", "\(m.related)", String(format: "%.2f", m.seconds)]
         }
-        let total = summary.mappings.reduce(into: (0, 0, 0, 0, 0)) { t, m in
-            t.0 += m.read; t.1 += m.filtered; t.2 += m.rejected; t.3 += m.written; t.4 += m.related
+        let total = summary.mappings.reduce(into: [Int](repeating: 0, count: 7)) { t, m in
+            for (i, n) in [m.read, m.filtered, m.rejected, m.nullsOnPurpose, m.dropped, m.written, m.related].enumerated() { t[i] += n }
         }
-        rows.append(["total", "", "", "\(total.0)", "\(total.1)", "\(total.2)", "\(total.3)", "\(total.4)", String(format: "%.2f", summary.seconds)])
+        rows.append(["total", "", ""] + total.map(String.init) + [String(format: "%.2f", summary.seconds)])
         let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
-        let numeric = Set(3...8)
+        let numeric = Set(3...10)
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { i, cell in
                 let pad = String(repeating: " ", count: widths[i] - cell.count)

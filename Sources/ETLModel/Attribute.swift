@@ -18,6 +18,10 @@ public struct Attribute: Sendable, Equatable {
     /// The `derivationExpression` of a derived attribute (`derived="YES"`), whose version hash
     /// is not known with certainty.
     public var derivation: String?
+    /// Whether the Core Data layout stores the attribute's values as markers, `0x01` + the
+    /// bytes or `0x02` + the UUID of a file in `.<Store>_SUPPORT/_EXTERNAL_DATA/`
+    /// (`ExternalBinaryStorage`): a binary attribute that allows external storage.
+    public var allowsExternalStorage: Bool { allowsExternalBinaryDataStorage && type == .binary }
 
     public init(name: String, type: AttributeType, isOptional: Bool = true,
                 defaultValue: SQLValue? = nil, renamingIdentifier: String? = nil) {

@@ -3,8 +3,8 @@ import CSQLite
 /// A scalar SQL function implemented in Swift, and what keeps its closure alive while
 /// SQLite holds it.
 private final class FunctionBox {
-    let body: @Sendable ([SQLValue]) -> SQLValue
-    init(_ body: @escaping @Sendable ([SQLValue]) -> SQLValue) { self.body = body }
+    let body: @Sendable ([SQLValue]) throws -> SQLValue
+    init(_ body: @escaping @Sendable ([SQLValue]) throws -> SQLValue) { self.body = body }
 }
 
 /// The check a progress handler runs.
@@ -16,7 +16,10 @@ final class ProgressBox {
 extension Database {
     /// Registers a deterministic scalar function `name` of `arity` arguments on this
     /// connection. It gets and returns plain storage-class values.
-    public func createFunction(_ name: String, arity: Int32, _ body: @escaping @Sendable ([SQLValue]) -> SQLValue) throws {
+    /// A body that throws makes the statement fail with the error's description as
+    /// SQLite's message (so a value that cannot be converted stops the statement, as it
+    /// rejects the row in Swift). `arity` -1: any number of arguments.
+    public func createFunction(_ name: String, arity: Int32, _ body: @escaping @Sendable ([SQLValue]) throws -> SQLValue) throws {
         let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
         let rc = sqlite3_create_function_v2(
             handle, name, arity, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
@@ -26,7 +29,14 @@ extension Database {
                 for index in 0..<Int(count) {
                     values.append(SQLValue(argument: arguments![index]))
                 }
-                switch box.body(values) {
+                let result: SQLValue
+                do {
+                    result = try box.body(values)
+                } catch {
+                    sqlite3_result_error(context, "\(error)", -1)
+                    return
+                }
+                switch result {
                 case .null: sqlite3_result_null(context)
                 case .integer(let v): sqlite3_result_int64(context, v)
                 case .real(let v): sqlite3_result_double(context, v)

@@ -32,17 +32,27 @@ final class DateExpressionTests: XCTestCase {
         XCTAssertEqual(try evaluate("date('2024-01-31T10:00:00+02:00')"), .date(1_706_688_000))
         XCTAssertEqual(try evaluate("date('2024-01-31T10:00:00-01:30')"), .date(1_706_700_600))
         XCTAssertEqual(try evaluate("epoch(date('1970-01-01T00:00:00.25Z'))"), .double(0.25))
-        // Day 31 of a short month rolls over, as in SQLite: 2024-02-31 is 2024-03-02.
-        XCTAssertEqual(try evaluate("iso8601(date('2024-02-31'))"), .string("2024-03-02T00:00:00Z"))
+        XCTAssertEqual(try evaluate("date('2024-02-29')"), .date(1_709_164_800), "a leap day")
+        // What the docs promise: text of a number is seconds since 1970.
+        XCTAssertEqual(try evaluate("date('1712345678')"), .date(1_712_345_678))
+        XCTAssertEqual(try evaluate("date(' -1.5 ')"), .date(-1.5))
     }
 
-    func testUnparseableDatesAreNull() throws {
-        for text in ["yesterday", "2024-13-01", "2024-01-32", "2024-1-5", "2024-01-31T", "2024-01-31T25:00",
-                     "2024-01-31 10:00:00 junk", ""] {
-            XCTAssertEqual(try evaluate("date('\(text)')"), .null, text)
+    /// A date that cannot be read rejects the row: the error names the function, the value
+    /// and why, instead of a null nobody notices.
+    func testUnparseableAndImpossibleDatesFail() throws {
+        for text in ["yesterday", "2024/03/05", "2024-13-45T99:99:99Z", "2024-02-30T00:00:00Z", "2023-02-29",
+                     "2024-04-31", "2024-13-01", "2024-01-32", "2024-1-5", "2024-01-31T", "2024-01-31T25:00",
+                     "2024-01-31 10:00:00 junk", "", "  ", "12abc"] {
+            let failure = evaluationFailure("date('\(text)')")
+            XCTAssertEqual(failure?.error.value, .string(text), text)
+            XCTAssertEqual(failure?.column, 1, text)
+            XCTAssertTrue(failure?.description.hasPrefix("column 1: date('\(text)'): not a date") ?? false, failure?.description ?? text)
         }
         XCTAssertEqual(try evaluate("date(null)"), .null)
-        XCTAssertEqual(try evaluate("year(date('nope'))"), .null)
+        XCTAssertEqual(try evaluate("orNull(date('nope'))"), .null)
+        XCTAssertEqual(try evaluate("year(orNull(date('nope')))"), .null)
+        XCTAssertEqual(try evaluate("orNull(date('2024-02-29'))"), .date(1_709_164_800))
     }
 
     func testDatesFromNumbersAndFractionsFloor() throws {

@@ -83,7 +83,9 @@ final class FunctionExpressionTests: XCTestCase {
 
     func testTrimReplaceLength() throws {
         XCTAssertEqual(try evaluate("trim('  a b  ')"), .string("a b"))
-        XCTAssertEqual(try evaluate("trim('\ta ')"), .string("\ta"))  // spaces only, like SQLite
+        XCTAssertEqual(try evaluate("trim('\ta\n\r ')"), .string("a"), "tabs and line breaks too")
+        XCTAssertEqual(try evaluate("trim('\u{00A0}\u{3000}a\u{2003}')"), .string("a"), "no-break, ideographic and em spaces")
+        XCTAssertEqual(try evaluate("trim('a\u{200B}')"), .string("a\u{200B}"), "a zero-width space is no white space")
         XCTAssertEqual(try evaluate("trim('   ')"), .string(""))
         XCTAssertEqual(try evaluate("replace('a-b-c', '-', '+')"), .string("a+b+c"))
         XCTAssertEqual(try evaluate("replace('aaa', 'aa', 'b')"), .string("ba"))
@@ -100,24 +102,29 @@ final class FunctionExpressionTests: XCTestCase {
     func testIntegerCast() throws {
         XCTAssertEqual(try evaluate("integer(3.9)"), .integer(3))
         XCTAssertEqual(try evaluate("integer(-3.9)"), .integer(-3))
-        XCTAssertEqual(try evaluate("integer('42abc')"), .integer(42))
-        XCTAssertEqual(try evaluate("integer('  -7')"), .integer(-7))
-        XCTAssertEqual(try evaluate("integer('1e5')"), .integer(1))
-        XCTAssertEqual(try evaluate("integer('abc')"), .integer(0))
-        XCTAssertEqual(try evaluate("integer('99999999999999999999')"), .integer(.max))
-        XCTAssertEqual(try evaluate("integer(1e30)"), .integer(.max))
+        XCTAssertEqual(try evaluate("integer('  -7 ')"), .integer(-7))
+        XCTAssertEqual(try evaluate("integer('1e5')"), .integer(100_000))
+        XCTAssertEqual(try evaluate("integer('2.5')"), .integer(2))
+        XCTAssertEqual(try evaluate("integer('9223372036854775807')"), .integer(.max))
         XCTAssertEqual(try evaluate("integer(true)"), .integer(1))
         XCTAssertEqual(try evaluate("integer(null)"), .null)
         XCTAssertEqual(try type(of: "integer($source.price)"), .integer)
+        for (text, reason) in [("integer('42abc')", "not a number"), ("integer('abc')", "not a number"), ("integer('')", "not a number"),
+                               ("integer('99999999999999999999')", "outside the 64-bit integer range"),
+                               ("integer(1e30)", "outside the 64-bit integer range")] {
+            XCTAssertEqual(evaluationFailure(text)?.error.reason, reason, text)
+        }
+        XCTAssertEqual(try evaluate("orNull(integer('abc'))"), .null)
     }
 
     func testDoubleStringBooleanCasts() throws {
         XCTAssertEqual(try evaluate("double(3)"), .double(3))
-        XCTAssertEqual(try evaluate("double('2.5x')"), .double(2.5))
         XCTAssertEqual(try evaluate("double('.5')"), .double(0.5))
-        XCTAssertEqual(try evaluate("double(' -1.5e2kg')"), .double(-150))
-        XCTAssertEqual(try evaluate("double('abc')"), .double(0))
+        XCTAssertEqual(try evaluate("double(' -1.5e2 ')"), .double(-150))
         XCTAssertEqual(try evaluate("double(false)"), .double(0))
+        XCTAssertEqual(evaluationFailure("double('2.5x')")?.description, "column 1: double('2.5x'): not a number")
+        XCTAssertNotNil(evaluationFailure("double('abc')"))
+        XCTAssertNotNil(evaluationFailure("double('1e')"))
         XCTAssertEqual(try evaluate("string(12)"), .string("12"))
         XCTAssertEqual(try evaluate("string(1.5)"), .string("1.5"))
         XCTAssertEqual(try evaluate("string(true)"), .string("1"))
@@ -127,10 +134,31 @@ final class FunctionExpressionTests: XCTestCase {
         XCTAssertEqual(try evaluate("boolean(2.5)"), .boolean(true))
         XCTAssertEqual(try evaluate("boolean('0')"), .boolean(false))
         XCTAssertEqual(try evaluate("boolean('1')"), .boolean(true))
+        for word in ["yes", "YES", " true ", "On"] { XCTAssertEqual(try evaluate("boolean('\(word)')"), .boolean(true), word) }
+        for word in ["no", "False", "off"] { XCTAssertEqual(try evaluate("boolean('\(word)')"), .boolean(false), word) }
+        XCTAssertEqual(evaluationFailure("boolean('maybe')")?.error.value, .string("maybe"))
+        XCTAssertEqual(try evaluate("orNull(boolean('maybe'))"), .null)
         XCTAssertEqual(try evaluate("boolean(null)"), .null)
         XCTAssertEqual(compileError("boolean($source.published)")?.message,
                        "boolean: argument 1 must be a number, string or boolean, found date")
         XCTAssertNotNil(compileError("double($source.cover)"))
+    }
+
+    /// `orNull` turns only a failed conversion into null: other failures still reject the row.
+    func testOrNullCatchesConversionsOnly() throws {
+        XCTAssertEqual(try evaluate("orNull(integer('x') + 1)"), .null)
+        XCTAssertNotNil(try evaluationError("orNull(9223372036854775807 + 1)"), "an overflow is no conversion")
+        XCTAssertEqual(try type(of: "orNull(date($source.title))"), .date)
+    }
+
+    func testNormalizeAndCasefold() throws {
+        XCTAssertEqual(try evaluate("normalize('e\u{301}te\u{301}')"), .string("\u{E9}t\u{E9}"), "composed (NFC)")
+        XCTAssertEqual(try evaluate("normalize('plain')"), .string("plain"))
+        XCTAssertEqual(try evaluate("casefold('Straße')"), try evaluate("casefold('STRASSE')"))
+        XCTAssertEqual(try evaluate("casefold('Straße')"), .string("strasse"))
+        XCTAssertEqual(try evaluate("casefold('ÉCOLE')"), try evaluate("casefold('e\u{301}cole')"), "folded and composed")
+        XCTAssertEqual(try evaluate("casefold('ABC')"), .string("abc"))
+        XCTAssertEqual(try evaluate("casefold(null)"), .null)
     }
 
     func testCount() throws {

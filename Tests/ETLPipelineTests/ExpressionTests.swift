@@ -73,6 +73,20 @@ extension XCTestCase {
         }
     }
 
+    /// The conversion failure `text` throws, failing the test when it evaluates.
+    func evaluationFailure(_ text: String, row: [String: Value] = [:],
+                           file: StaticString = #filePath, line: UInt = #line) -> ConversionFailure? {
+        do {
+            let value = try evaluate(text, row: row)
+            XCTFail("expected a conversion failure for \(text), got \(value)", file: file, line: line)
+        } catch let failure as ConversionFailure {
+            return failure
+        } catch {
+            XCTFail("expected a conversion failure for \(text), got \(error)", file: file, line: line)
+        }
+        return nil
+    }
+
     func evaluationError(_ text: String, row: [String: Value] = [:], scope: ExpressionScope = ExpressionFixture.scope(),
                          lookup: @escaping (String, [Int64]) throws -> [Int64] = { _, _ in [] },
                          file: StaticString = #filePath, line: UInt = #line) throws -> EvaluationError? {

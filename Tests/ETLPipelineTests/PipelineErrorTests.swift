@@ -60,6 +60,16 @@ final class PipelineErrorTests: XCTestCase {
         }
     }
 
+    /// What to do with tables no entity owns is `drop` or `carry`; `drop` names removals of
+    /// inferred hops, so it needs a model bundle.
+    func testUnmodeledTablesAndDropKeysAreChecked() {
+        expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"history\": \"keep\",", path: "$.history",
+                    contains: ["unknown value 'keep'; one of: drop, carry"])
+        expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"cloudKit\": 1,", path: "$.cloudKit", contains: ["string"])
+        expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"drop\": [\"Book.title\"],", path: "$.drop",
+                    contains: ["needs a model bundle"])
+    }
+
     func testTheValidPipelinePlans() throws {
         let plan = try plan(Self.valid)
         XCTAssertEqual(plan.steps.count, 1)

@@ -159,4 +159,29 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(rejects.stdout.contains("$source.userId = 1004"), rejects.stdout)
         XCTAssertTrue(rejects.stdout.contains("2 rejected rows"), rejects.stdout)
     }
+
+    /// The summary counts, per mapping, what changed: values made null on purpose here.
+    func testTheSummaryCountsValuesMadeNullOnPurpose() throws {
+        XCTAssertEqual(try etl("sample", "books", "--rows", "50", "--out", "v1.sqlite").status, 0)
+        let models = Self.root.appendingPathComponent("pipelines/models").path
+        let pipeline = folder.appendingPathComponent("nulls.json")
+        try Data("""
+            { "format": 1,
+              "source": { "store": "v1.sqlite", "model": "\(models)/books-v1.json" },
+              "destination": { "store": "v2.sqlite", "model": "\(models)/books-v2.json" },
+              "steps": [ { "mappings": [
+                { "name": "Users", "source": "User", "destination": "User",
+                  "attributes": { "userId": "$source.userId", "name": "coalesce(string(orNull(integer($source.name))), $source.name)" } } ] } ] }
+            """.utf8).write(to: pipeline)
+        let run = try etl("run", pipeline.path)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let header = try XCTUnwrap(lines.first { $0.hasPrefix("step") })
+        XCTAssertTrue(header.contains("rejected  nulled  dropped  written"), header)
+        let users = try XCTUnwrap(lines.first { $0.contains("Users") })
+        let cells = users.split(separator: " ").map(String.init)
+        let read = cells[cells.count - 8], nulled = cells[cells.count - 5]
+        XCTAssertEqual(nulled, read, "every name is no integer: \(users)")
+        XCTAssertNotEqual(read, "0")
+    }
 }

@@ -442,8 +442,14 @@ public final class Batch: @unchecked Sendable {
         let originalFile = BatchFiles.identity(original)
         if backupDirectory != nil {
             try fm.createDirectory(atPath: (backupTarget as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            // The original's external storage files go with it (the store's folder holds them
+            // with the new store's: links, added, never removed).
+            try ExternalBinaryStorage.install(from: ExternalBinaryStorage.folder(ofStore: path), at: backupTarget, backup: nil)
             try BatchFiles.move(original, to: backupTarget)
-            if let originalFile, BatchFiles.identity(engineBackup) == originalFile { try? fm.removeItem(atPath: engineBackup) }
+            if let originalFile, BatchFiles.identity(engineBackup) == originalFile {
+                try? fm.removeItem(atPath: engineBackup)
+                try? fm.removeItem(atPath: ExternalBinaryStorage.supportFolder(ofStore: engineBackup))
+            }
         } else if let originalFile, BatchFiles.identity(engineBackup) == originalFile {
             try? fm.removeItem(atPath: original)
         } else {

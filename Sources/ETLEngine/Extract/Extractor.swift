@@ -40,7 +40,7 @@ final class Extractor {
                     keys.formUnion(list)
                 }
             }
-            chunk.items = try items.fetch(keys: Array(keys))
+            (chunk.items, chunk.unreadableItems) = try items.fetchReadable(keys: Array(keys))
         }
         return chunk
     }
@@ -62,6 +62,9 @@ struct ExtractedChunk {
     var rows: SourceRows
     /// forEach items by key.
     var items: [Int64: [Value]]
+    /// Items holding a value that cannot be read (`SourceRows.unreadable`): a row × item
+    /// reading one is rejected.
+    var unreadableItems: [Int64: (path: String, reason: String)] = [:]
     let slotSources: [(PathRoot, Int)]
 
     /// The expression slots of row `row`, with `item`'s values for `$item` paths.

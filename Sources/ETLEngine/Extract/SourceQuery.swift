@@ -24,6 +24,11 @@ final class SourceQuery {
     let layout: any StoreLayout
     let entity: String
     let slots: [Slot]
+    /// Segments of each slot's path (for messages).
+    let paths: [[String]]
+    /// Slots of binary attributes that Core Data may store outside the table
+    /// (`ExternalBinaryStorage`): their columns hold a marker, not the value.
+    let externals: Set<Int>
     let toMany: [ToManyQuery]
     private let select: String
     private let condition: String?
@@ -35,6 +40,7 @@ final class SourceQuery {
     init(layout: any StoreLayout, entity: String, paths: [[String]]) {
         self.layout = layout
         self.entity = entity
+        self.paths = paths
         let model = layout.model
         let q = Database.quote
         let table = layout.table(of: entity)
@@ -71,6 +77,7 @@ final class SourceQuery {
         }
 
         var slots: [Slot] = []
+        var externals = Set<Int>()
         var toMany: [ToManyQuery] = []
         for segments in paths {
             guard let last = segments.last else {
@@ -81,6 +88,7 @@ final class SourceQuery {
             let ownerKey = "\(owner.alias).\(q(layout.table(of: owner.entity).keyColumn))"
             if let attribute = model.attribute(last, of: owner.entity) {
                 let column = "\(owner.alias).\(q(layout.column(ofAttribute: attribute.name, entity: owner.entity)))"
+                if attribute.allowsExternalStorage && layout.name == LayoutKind.coredata.rawValue { externals.insert(slots.count) }
                 slots.append(.column(addColumn(column), ExprType(attribute.type)))
                 continue
             }
@@ -110,6 +118,7 @@ final class SourceQuery {
             toMany.append(ToManyQuery(ownerColumn: ownerColumn, sql: sql))
         }
         self.slots = slots
+        self.externals = externals
         self.toMany = toMany
         self.columnCount = columns.count
         self.select = "SELECT " + columns.joined(separator: ", ") + " FROM \(q(table.name)) t0 " + joins.joined(separator: " ")

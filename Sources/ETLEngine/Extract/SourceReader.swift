@@ -10,6 +10,12 @@ struct SourceRows {
     /// stored value minus the epoch misses of it (`stored == (shifted - epoch) + residual`,
     /// exactly). A date copied to a store of the same epoch gets its stored bits back.
     var dateResiduals: [Int: [Int: Double]] = [:]
+    /// Rows holding a value that cannot be read as its attribute's type without changing
+    /// it (`Value.unreadable`), by row index: the path and why. The create stage rejects them.
+    var unreadable: [Int: (path: String, reason: String)] = [:]
+    /// Values read from a file of the store's external storage, by row index and slot:
+    /// their markers, so a value passed through unchanged keeps its form.
+    var externalMarkers: [Int: [Int: [UInt8]]] = [:]
 }
 
 /// Runs a `SourceQuery` on one connection, keeping its statements prepared.
@@ -28,7 +34,11 @@ final class SourceReader {
         fetch = try database.prepare(query.fetchSQL)
         toMany = try query.toMany.map { try database.prepare($0.sql) }
         epoch = query.layout.dateEpoch
+        externalFolder = WorkArea.externalFolder(ofStore: database.path)
     }
+
+    /// Where the store keeps externally stored binary values.
+    private let externalFolder: String
 
     func count() throws -> Int {
         Int(try database.scalarInt(query.countSQL))
@@ -43,10 +53,18 @@ final class SourceReader {
 
     /// The rows with these keys (missing keys are absent from the result).
     func fetch(keys: [Int64]) throws -> [Int64: [Value]] {
-        guard !keys.isEmpty else { return [:] }
+        try fetchReadable(keys: keys).values
+    }
+
+    /// The rows with these keys, and those holding a value that cannot be read
+    /// (`SourceRows.unreadable`), by key.
+    func fetchReadable(keys: [Int64]) throws -> (values: [Int64: [Value]], unreadable: [Int64: (path: String, reason: String)]) {
+        guard !keys.isEmpty else { return ([:], [:]) }
         try fetch.bind([.text(jsonArray(keys))])
         let rows = try read(fetch)
-        return Dictionary(zip(rows.keys, rows.values), uniquingKeysWith: { a, _ in a })
+        var unreadable: [Int64: (path: String, reason: String)] = [:]
+        for (index, problem) in rows.unreadable { unreadable[rows.keys[index]] = problem }
+        return (Dictionary(zip(rows.keys, rows.values), uniquingKeysWith: { a, _ in a }), unreadable)
     }
 
     private func read(_ statement: Statement) throws -> SourceRows {
@@ -58,10 +76,27 @@ final class SourceReader {
             rows.keys.append(statement.int64(0))
             var values = [Value]()
             values.reserveCapacity(query.slots.count)
-            for slot in query.slots {
+            for (slotIndex, slot) in query.slots.enumerated() {
                 switch slot {
                 case .column(let index, let type):
-                    var value = Value(sql: statement.value(index), as: type)
+                    var stored = statement.value(index)
+                    var reason = Value.unreadable(sql: stored, as: type)
+                    if query.externals.contains(slotIndex), case .blob(let marked) = stored {
+                        // The real bytes, wherever Core Data keeps them: what expressions,
+                        // policies and rejects see.
+                        switch ExternalBinaryStorage.read(marked, folder: externalFolder) {
+                        case .bytes(let bytes):
+                            stored = .blob(bytes)
+                            if marked.first == 0x02 { rows.externalMarkers[rows.keys.count - 1, default: [:]][slotIndex] = marked }
+                        case .unreadable(let why):
+                            stored = .null
+                            reason = "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)"
+                        }
+                    }
+                    if let reason {
+                        rows.unreadable[rows.keys.count - 1] = ((["$source"] + query.paths[slotIndex]).joined(separator: "."), reason)
+                    }
+                    var value = Value(sql: stored, as: type)
                     if epoch != 0, case .date(let seconds) = value {
                         value = .date(seconds + epoch)
                         // Both differences are exact (Sterbenz): the residual restores `seconds`.

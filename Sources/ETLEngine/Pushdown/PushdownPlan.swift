@@ -51,6 +51,17 @@ struct PushdownPlan {
         let fillKeys: String?
         /// `.unique`: finds a passing row whose uniqueBy key is null (a reason not to push down).
         let nullKey: String?
+        /// Evaluates every value of every passing row, and fails as soon as one is a value
+        /// the row-by-row engine rejects (a conversion that cannot convert, a blob in a
+        /// string attribute that is not UTF-8): then the mapping runs row by row, which
+        /// rejects those rows and loads the others. Counts the values `orNull` makes null
+        /// on the way (as the row-by-row engine does, for every passing row, where the
+        /// insert of a uniqueBy mapping evaluates first rows only). Nil when no value can
+        /// be rejected or made null.
+        var rejects: String? = nil
+        /// When `rejects` is there only for string attributes read: finds a blob in one of
+        /// their columns, a cheap scan without which `rejects` need not run.
+        var blobs: String? = nil
     }
 
     struct Relate {
@@ -172,7 +183,12 @@ private struct StatementBuilder {
         // `.unique`: values that are the uniqueBy key itself are read from work.unique_key.
         let unique = kinds[index] == .unique ? try uniqueKey(index, alias: "s") : nil
         var readsSource = false
+        var evaluated: [String] = []
+        var mayReject = [mapping.filter, mapping.uniqueBy].contains { $0?.form.map(Self.mayReject) ?? false }
         for assignment in mapping.attributes {
+            if assignment.attribute.allowsExternalStorage && layout.name == LayoutKind.coredata.rawValue {
+                throw NotPushable(reason: "\(mapping.destinationEntity).\(assignment.attribute.name) allows external storage: its values are written row by row")
+            }
             columns.append(layout.column(ofAttribute: assignment.attribute.name, entity: mapping.destinationEntity))
             switch assignment.source {
             case .constant(let value): values.append(value.sqlLiteral)
@@ -180,6 +196,8 @@ private struct StatementBuilder {
                 guard let sql = translator.stored(expression, as: assignment.attribute.type, epoch: layout.dateEpoch) else {
                     throw NotPushable(reason: "the expression of \(mapping.destinationEntity).\(assignment.attribute.name) in mapping \(mapping.name), '\(expression.text)', has no exact SQL form")
                 }
+                evaluated.append(sql)
+                if let form = expression.form, Self.mayReject(form) { mayReject = true }
                 if sql == unique {
                     values.append("u.key")
                 } else {
@@ -196,14 +214,61 @@ private struct StatementBuilder {
         let count = "SELECT count(*) FROM \(rows)\(whereAll)"
         let passed = "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(mapping.targets[0]) AND destination >= ?1"
         let bound = "SELECT \(key) FROM \(rows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) > ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
-        switch kinds[index] {
+        // CASE: the values are evaluated only for passing rows, as row by row. Each value is
+        // only tested for null, in SQL: Swift is called only where the value needs it.
+        let each = "(" + (evaluated + [unique].compactMap { $0 }).map { "(\($0) IS NULL)" }.joined(separator: " + ") + ") >= 0"
+        let rejects = mayReject
+            ? "SELECT count(*) FROM \(rows) WHERE " + (passing.isEmpty ? each : "CASE WHEN " + passing.joined(separator: " AND ") + " THEN \(each) END")
+            : nil
+        // The string attributes read, when no conversion is: only a blob in one can be rejected.
+        let forms = ([mapping.filter, mapping.uniqueBy] + mapping.attributes.map { assignment -> CompiledExpression? in
+            if case .expression(let e) = assignment.source { return e } else { return nil }
+        }).compactMap { $0?.form }
+        var strings = Set<String>()
+        let converts = forms.contains { $0.contains { if case .convert = $0 { return true } else { return false } } }
+        for form in forms {
+            _ = form.contains {
+                if case .path(let path, .string) = $0, path.segments.count == 1,
+                   step.sourceLayout.model.attribute(path.segments[0], of: mapping.sourceEntity) != nil {
+                    strings.insert("s.\(q(step.sourceLayout.column(ofAttribute: path.segments[0], entity: mapping.sourceEntity)))")
+                }
+                return false
+            }
+        }
+        var create = try self.create(index, kind: kinds[index], destination: destination.name, into: into, values: values,
+                                     rows: rows, key: key, passing: passing, unique: unique, readsSource: readsSource,
+                                     count: count, passed: passed, bound: bound)
+        create.rejects = rejects
+        if rejects != nil, !converts, !strings.isEmpty {
+            create.blobs = "SELECT 1 FROM \(rows) WHERE " + strings.sorted().map { "\($0) >= x''" }.joined(separator: " OR ") + " LIMIT 1"
+        }
+        return create
+    }
+
+    /// Whether a value of this form can be one the row-by-row engine rejects or makes null
+    /// on purpose: a conversion, or a string attribute read (its blob may not be UTF-8).
+    static func mayReject(_ form: ExpressionForm) -> Bool {
+        form.contains {
+            switch $0 {
+            case .path(let path, .string): return !path.segments.isEmpty
+            case .convert: return true  // fails, or is made null on purpose
+            default: return false
+            }
+        }
+    }
+
+    private func create(_ index: Int, kind: PushdownPlan.Kind, destination: String, into: String, values: [String],
+                        rows: String, key: String, passing: [String], unique: String?, readsSource: Bool,
+                        count: String, passed: String, bound: String) throws(NotPushable) -> PushdownPlan.Create {
+        let mapping = step.mappings[index]
+        switch kind {
         case .sourceKeys, .nextKeys:
             // New keys numbered from ?3 in source key order, as the loader hands them out: above
             // every kept key of the table (`StepPlan.firstNewKeys`), whatever ran before.
             let newKey = kinds[index] == .sourceKeys ? key : "?3 - 1 + row_number() OVER (ORDER BY \(key))"
             let insert = into + " SELECT " + ([newKey] + values).joined(separator: ", ") + " FROM \(rows) WHERE "
                 + (passing + ["\(key) > ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
-            return .init(mapping: index, kind: kinds[index], table: destination.name, count: count, passed: passed,
+            return .init(mapping: index, kind: kinds[index], table: destination, count: count, passed: passed,
                          bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
         case .unique:
             let unique = unique!
@@ -223,7 +288,7 @@ private struct StatementBuilder {
             // the engine looks for one first, unless the filter already excludes it.
             let excluded = mapping.filter?.form?.conjuncts.contains(.isNull(mapping.uniqueBy!.form!, false)) ?? false
             let nullKey = excluded ? nil : "SELECT 1 FROM \(rows) WHERE " + (passing + ["\(unique) IS NULL"]).joined(separator: " AND ") + " LIMIT 1"
-            return .init(mapping: index, kind: .unique, table: destination.name, count: count, passed: passed,
+            return .init(mapping: index, kind: .unique, table: destination, count: count, passed: passed,
                          bound: bound, insert: insert, fillKeys: fill, nullKey: nullKey)
         case .rowByRow:
             preconditionFailure("mapping \(mapping.name) is created row by row")

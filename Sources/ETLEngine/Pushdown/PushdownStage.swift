@@ -17,6 +17,9 @@ import ETLPipeline
 struct PushdownStage {
     let context: StepContext
     let plan: PushdownPlan
+    /// Per mapping, the values `orNull` makes null (counted by `Create.rejects`), added to
+    /// its counters with its last checkpoint.
+    var nullsOnPurpose: [Int: Int] = [:]
 
     /// Source rows per transaction of the create stage.
     var rowsPerChunk: Int { max(1, context.chunkSize) * 100 }
@@ -31,18 +34,33 @@ struct PushdownStage {
         } catch let error as PushdownPlan.NotPushable {
             return (nil, error.reason)
         }
-        try SQLTranslator.registerValueFunction(on: db)
+        let nulls = NullCount()
+        try SQLTranslator.registerValueFunction(on: db, nulls: nulls)
         try SQLTranslator.register(context.policies.functions, on: db)
         try db.execute("ATTACH DATABASE \(SQLValue.text(readOnlyURI(context.sourcePath)).sqlLiteral) AS src")
         try db.execute(PageCache.pragmas("src", "main", "work"))
+        var nullsOnPurpose: [Int: Int] = [:]
         for create in plan.creates {
             if let query = create.nullKey, try !db.rows(query).isEmpty {
                 try detach(db)
                 let mapping = context.plan.mappings[create.mapping]
                 return (nil, "mapping \(mapping.name) has rows whose uniqueBy key is null")
             }
+            if let query = create.rejects {
+                // Blobs in text columns are rare: when there is none, no value can be rejected.
+                if let blobs = create.blobs, try db.rows(blobs).isEmpty { continue }
+                do {
+                    nulls.count = 0
+                    _ = try db.rows(query)
+                    nullsOnPurpose[create.mapping] = nulls.count
+                } catch let error as StoreError {
+                    try detach(db)
+                    let mapping = context.plan.mappings[create.mapping]
+                    return (nil, "mapping \(mapping.name) has values that are rejected (\(error.message))")
+                }
+            }
         }
-        return (PushdownStage(context: context, plan: plan), nil)
+        return (PushdownStage(context: context, plan: plan, nullsOnPurpose: nullsOnPurpose), nil)
     }
 
     /// The step's plan; `keptRows`: see `PushdownPlan.make`.
@@ -190,6 +208,8 @@ struct PushdownStage {
                 try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [upper], done: done, total: total))
                 context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
             }
+            // Kept by the next checkpoint; a resume before it passes here again.
+            context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
         case .unique:
             // One transaction: a checkpoint inside the mapping means it is done.
             guard context.resumePoint(.create, mapping: index) == nil else { done = total; break }
@@ -206,6 +226,7 @@ struct PushdownStage {
             context.counters[index].filtered += total - passed
             context.counters[index].associated += passed
             context.counters[index].written += written
+            context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
             done = total
             try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [.max], done: done, total: total))
         case .rowByRow:

@@ -38,6 +38,10 @@ struct SQLTranslator {
         case .coalesce(let list):
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "coalesce(\(parts.joined(separator: ", ")))" : nil
+        case .convert(let conversion, let argument, let type, let orNull):
+            return sql(argument).map { "etl_convert('\(conversion.rawValue)', '\(type)', \(orNull ? 1 : 0), \($0))" }
+        case .text(let function, let argument):
+            return sql(argument).map { "etl_text('\(function.rawValue)', \($0))" }
         case .function(let name, let list):
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "\(Self.functionName(name))(\(parts.joined(separator: ", ")))" : nil
@@ -77,6 +81,8 @@ struct SQLTranslator {
         }
         guard segments.count == 1 else { return nil }
         if let attribute = model.attribute(name, of: entity) {
+            // The column holds a marker, the bytes may be in a file: read row by row.
+            if attribute.allowsExternalStorage && layout.name == LayoutKind.coredata.rawValue { return nil }
             return Self.read("\(alias).\(q(layout.column(ofAttribute: attribute.name, entity: entity)))",
                              as: ExprType(attribute.type), epoch: layout.dateEpoch)
         }
@@ -134,13 +140,42 @@ struct SQLTranslator {
 
     /// Registers `etl_value(x, type)`: `x` read as a value of the expression type named
     /// (`integer`, `double`, `string`, `boolean`, `date`, `binary`), as the extractor reads
-    /// it, before any epoch shift.
-    static func registerValueFunction(on database: Database) throws {
+    /// it, before any epoch shift; a value the extractor rejects (`Value.unreadable`) fails
+    /// the statement. Also the built-ins SQLite has no twin of, running the evaluator's own
+    /// code: `etl_convert(conversion, type, orNull, x)` (fails the statement where the
+    /// evaluator rejects the row, unless orNull is 1) and `etl_text(function, x)`.
+    /// `nulls` counts the values `etl_convert` made null because orNull was 1.
+    static func registerValueFunction(on database: Database, nulls: NullCount = NullCount()) throws {
         let types: [String: ExprType] = ["integer": .integer, "double": .double, "string": .string,
                                          "boolean": .boolean, "date": .date, "binary": .binary]
         try database.createFunction("etl_value", arity: 2) { arguments in
             guard case .text(let name) = arguments[1], let type = types[name] else { return .null }
+            if let reason = Value.unreadable(sql: arguments[0], as: type) { throw ValueRejected(reason: reason) }
             return Value(sql: arguments[0], as: type).sqlValue
         }
+        try database.createFunction("etl_convert", arity: 4) { arguments in
+            guard case .text(let name) = arguments[0], let conversion = Conversion(rawValue: name),
+                  case .text(let typeName) = arguments[1], let type = types[typeName] else { return .null }
+            do {
+                return try conversion.convert(Value(sql: arguments[3], as: type)).sqlValue
+            } catch {
+                if case .integer(1) = arguments[2] {
+                    nulls.add()
+                    return .null
+                }
+                throw ValueRejected(reason: "\(error)")
+            }
+        }
+        try database.createFunction("etl_text", arity: 2) { arguments in
+            guard case .text(let name) = arguments[0], let function = TextFunction(rawValue: name),
+                  case .string(let text) = Value(sql: arguments[1], as: .string) else { return .null }
+            return .text(function.apply(text))
+        }
+    }
+
+    /// Why a pushed statement stopped: a value the row-by-row engine would reject.
+    struct ValueRejected: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
     }
 }

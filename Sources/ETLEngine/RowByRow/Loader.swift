@@ -52,6 +52,14 @@ final class Loader {
     }
 
     func load(_ result: Transformer.Result) throws {
+        // Before the rows: a kill in between leaves a file no row names, never a row
+        // without its file; a resume finds the file there and does not copy it again.
+        for row in result.rows {
+            for name in row.externalFiles {
+                try ExternalBinaryStorage.place(name, from: WorkArea.externalFolder(ofStore: context.sourcePath),
+                                                to: WorkArea.externalFolder(ofStore: context.destination.path))
+            }
+        }
         try context.destination.transaction {
             for row in result.rows { try load(row) }
             try context.keep(result.rejects, mapping: index)
@@ -59,6 +67,7 @@ final class Loader {
         context.counters[index].read += result.read
         context.counters[index].filtered += result.filtered
         context.counters[index].rejected += result.rejects.count
+        context.counters[index].nullsOnPurpose += result.nullsOnPurpose
         try context.checkRejects(result.rejects)
     }
 

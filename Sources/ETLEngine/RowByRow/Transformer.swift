@@ -15,6 +15,28 @@ struct Transformer: Sendable {
     var sourceEpoch: Double = 0
     /// Step and mapping names for reject records.
     let step: String
+    /// The destination is a Core Data store: a binary attribute allowing external storage
+    /// gets its value inline, behind the `0x01` marker (`ExternalBinaryStorage`).
+    var marksExternalStorage = false
+
+    /// The source's marker when `expression` passes an externally stored value through
+    /// unchanged (`$source.attribute`) into an attribute that allows external storage, and
+    /// no policy sees the row: the value keeps its form, its file is linked, not re-read.
+    private func passedThroughMarker(_ expression: CompiledExpression, _ attribute: Attribute, chunk: ExtractedChunk, row: Int) -> [UInt8]? {
+        guard marksExternalStorage, attribute.allowsExternalStorage, policy == nil,
+              case .path(let path, .binary)? = expression.form, path.root == .source, path.segments.count == 1,
+              expression.slotsRead.count == 1, expression.slotsRead[0] < chunk.slotSources.count else { return nil }
+        let (root, position) = chunk.slotSources[expression.slotsRead[0]]
+        guard root == .source else { return nil }
+        return chunk.rows.externalMarkers[row]?[position]
+    }
+
+    /// `value` as the destination column holds it.
+    private func stored(_ value: Value, _ attribute: Attribute) -> SQLValue {
+        let sql = storedValue(value, as: attribute.type, epoch: epoch)
+        if marksExternalStorage, attribute.allowsExternalStorage, case .blob(let bytes) = sql { return ExternalBinaryStorage.inline(bytes) }
+        return sql
+    }
 
     /// One destination row to insert, and the source row it comes from.
     struct NewRow {
@@ -25,6 +47,9 @@ struct Transformer: Sendable {
         /// The uniqueBy key; nil without uniqueBy or when the key is null (not deduplicated).
         var unique: SQLValue?
         var values: [SQLValue]
+        /// Files of the source's external storage the row's values name (kept in that form):
+        /// the loader puts them into the destination's folder.
+        var externalFiles: [String] = []
     }
 
     struct Result {
@@ -34,6 +59,8 @@ struct Transformer: Sendable {
         var filtered: Int
         var rows: [NewRow]
         var rejects: [Reject]
+        /// Values `orNull(…)` made null in the rows kept.
+        var nullsOnPurpose = 0
     }
 
     /// For `$source.date` copied to a store of the source's epoch, what shifting it to 1970
@@ -50,10 +77,13 @@ struct Transformer: Sendable {
     func transform(_ chunk: ExtractedChunk) throws -> Result {
         var result = Result(lastKey: chunk.rows.keys.last ?? .min, read: chunk.rows.keys.count, filtered: 0, rows: [], rejects: [])
         result.rows.reserveCapacity(chunk.rows.keys.count)
+        let nulls = NullCount()
         for (row, key) in chunk.rows.keys.enumerated() {
+            let nullsBefore = nulls.count
             do {
-                try transform(row: row, key: key, chunk: chunk, into: &result)
+                try transform(row: row, key: key, chunk: chunk, nulls: nulls, into: &result)
             } catch let failure as RowFailure {
+                nulls.count = nullsBefore
                 // The row is rejected whole: nothing of it is loaded. The loader decides
                 // whether the run can go on (maxRejects).
                 result.rows.removeAll { $0.sourceKey == key }
@@ -62,19 +92,26 @@ struct Transformer: Sendable {
                                              values: values(of: chunk, row: row)))
             }
         }
+        result.nullsOnPurpose = nulls.count
         return result
     }
 
-    private func transform(row: Int, key: Int64, chunk: ExtractedChunk, into result: inout Result) throws {
+    private func transform(row: Int, key: Int64, chunk: ExtractedChunk, nulls: NullCount, into result: inout Result) throws {
+        if let (path, reason) = chunk.rows.unreadable[row] {
+            throw RowFailure(key: key, expression: path, reason: reason)
+        }
         var items: [Int64?] = [nil]
         if let forEach = mapping.forEach {
-            let context = EvaluationContext(slots: chunk.slots(row: row, item: nil), lookup: noLookup)
+            let context = EvaluationContext(slots: chunk.slots(row: row, item: nil), lookup: noLookup, nullsOnPurpose: nulls)
             guard case .rows(let list) = try evaluate(forEach, context, key: key) else { return }
             items = list
         }
         for item in items {
+            if let item, let (path, reason) = chunk.unreadableItems[item] {
+                throw RowFailure(key: key, expression: path.replacingOccurrences(of: "$source", with: "$item"), reason: "item \(item): \(reason)")
+            }
             let slots = chunk.slots(row: row, item: item)
-            let context = EvaluationContext(slots: slots, lookup: noLookup)
+            let context = EvaluationContext(slots: slots, lookup: noLookup, nullsOnPurpose: nulls)
             if let filter = mapping.filter, !(try evaluate(filter, context, key: key).isTrue) {
                 result.filtered += 1
                 continue
@@ -85,19 +122,27 @@ struct Transformer: Sendable {
                 unique = value.isNull ? nil : value.sqlValue
             }
             var values: [SQLValue] = []
+            var files: [String] = []
             values.reserveCapacity(mapping.attributes.count)
             for assignment in mapping.attributes {
                 switch assignment.source {
                 case .constant(let value): values.append(value)
                 case .expression(let expression):
-                    var value = storedValue(try evaluate(expression, context, key: key), as: assignment.attribute.type, epoch: epoch)
-                    if let residual = copiedDateResidual(expression, chunk: chunk, row: row), case .real(let seconds) = value {
-                        value = .real(seconds + residual)
+                    if let marker = passedThroughMarker(expression, assignment.attribute, chunk: chunk, row: row),
+                       let name = ExternalBinaryStorage.fileName(of: marker) {
+                        values.append(.blob(marker))
+                        files.append(name)
+                    } else {
+                        var value = stored(try evaluate(expression, context, key: key), assignment.attribute)
+                        if let residual = copiedDateResidual(expression, chunk: chunk, row: row), case .real(let seconds) = value {
+                            value = .real(seconds + residual)
+                        }
+                        values.append(value)
                     }
-                    values.append(value)
                 }
             }
-            let own = NewRow(target: mapping.targets[0], sourceKey: key, item: item ?? WorkArea.noItem, unique: unique, values: values)
+            var own = NewRow(target: mapping.targets[0], sourceKey: key, item: item ?? WorkArea.noItem, unique: unique, values: values)
+            own.externalFiles = files
             if let create = policy?.create {
                 result.rows += try applyPolicy(create, own: own, slots: slots, key: key, item: item)
             } else {
@@ -111,7 +156,10 @@ struct Transformer: Sendable {
         let ownTarget = targets[own.target]
         var declared: [String: Value] = [:]
         for (index, assignment) in ownTarget.attributes.enumerated() {
-            declared[assignment.attribute.name] = Value(sql: own.values[index], as: ExprType(assignment.attribute.type), epoch: epoch)
+            var sql = own.values[index]
+            // The policy sees the bytes, not the marker `stored` put before them.
+            if marksExternalStorage, assignment.attribute.allowsExternalStorage, case .blob(let marked) = sql { sql = .blob(Array(marked.dropFirst())) }
+            declared[assignment.attribute.name] = Value(sql: sql, as: ExprType(assignment.attribute.type), epoch: epoch)
         }
         var output = PolicyOutput(rows: [PolicyOutput.Row(values: declared, uniqueKey: own.unique.map { Value(sql: $0, as: .string, epoch: 0) })])
         let source = PolicySourceRow(key: key, item: item, values: slots, names: mapping.policyCreateSlots)
@@ -130,7 +178,7 @@ struct Transformer: Sendable {
             for assignment in targets[target].attributes {
                 let name = assignment.attribute.name
                 if let value = row.values[name] {
-                    values.append(storedValue(value, as: assignment.attribute.type, epoch: epoch))
+                    values.append(stored(value, assignment.attribute))
                 } else if case .constant(let value) = assignment.source {
                     values.append(value)
                 } else {

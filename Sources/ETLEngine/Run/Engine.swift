@@ -101,6 +101,9 @@ public struct Engine {
         }
         try checkDestination(destination, source: source)
         try checkSourceSchema(sourceDatabase)
+        // Tables no entity owns (history, CloudKit, unknown) are refused here, before a row
+        // is read, unless the pipeline says what to do with them.
+        let unmodeled = try UnmodeledTables(plan: plan, source: sourceDatabase)
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [])
@@ -127,10 +130,15 @@ public struct Engine {
                 }
             }
             try sourceCheck?.wait()
+            try unmodeled.carry(into: Database(path: area.temporaryDestination, mode: .readWrite), sourcePath: source)
             let last = plan.steps.count
             let name = plan.steps.last!.name
             try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1), durable: true)
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
+            if options.replace != .refuse || !FileManager.default.fileExists(atPath: destination) {
+                try ExternalBinaryStorage.install(from: WorkArea.externalFolder(ofStore: area.temporaryDestination), at: destination,
+                                                  backup: options.replace == .backup ? area.backup : nil)
+            }
             backup = try Finalizer.install(area.temporaryDestination, at: destination, backup: area.backup, policy: options.replace)
             progress(ProgressEvent(kind: .finished, step: last, stepCount: last, stepName: name, stage: .finalize, done: 1, total: 1))
         } catch {
@@ -164,7 +172,7 @@ public struct Engine {
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
                                  redoneRows: redone, mappings: run.finished,
                                  seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
-        summary.notes = notes() + run.notes
+        summary.notes = notes() + run.notes + unmodeled.notes
         summary.rejectFile = rejects
         return summary
     }
@@ -211,6 +219,18 @@ public struct Engine {
                                   cancellation: options.cancellation, policies: options.policies, maxRejects: options.maxRejects,
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
+        // Counted before a row is read; a resumed step has the counts in its checkpoint.
+        for removed in try RemovedData(step: step, source: input).counts {
+            var event = ProgressEvent(kind: .dropped, step: step.index + 1, stepCount: plan.steps.count, stepName: step.name,
+                                      stage: .create, mapping: nil, done: removed.count, total: removed.count)
+            event.removed = removed.name
+            progress(event)
+            let mapping = step.mappings.firstIndex { $0.sourceEntity == removed.entity }
+            if !resuming, let mapping { context.counters[mapping].dropped += removed.count }
+            let what = removed.name.contains(".") ? "\(removed.count) non-null values" : "\(removed.count) rows"
+            let declared = plan.spec.drop.contains { $0.name == removed.name } ? " (as the pipeline's \"drop\" says)" : ""
+            run.notes.append("step \(step.name) dropped \(removed.name): \(what) not carried over\(declared)")
+        }
         do {
             let execution = try stepExecutor(for: context, pushdown: options.pushdown).execute()
             run.notes += execution.notes

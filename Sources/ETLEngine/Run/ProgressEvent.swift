@@ -17,6 +17,9 @@ public struct ProgressEvent: Sendable, Codable {
         case started, advanced, finished
         /// A run picked up where an earlier one stopped; `done`/`total` say how far it was.
         case resumed
+        /// Before the create stage: the step removes `removed` (an entity or property the
+        /// step does not carry over), which holds `done` rows or non-null values.
+        case dropped
     }
     public var kind: Kind
     public var step: Int
@@ -34,4 +37,6 @@ public struct ProgressEvent: Sendable, Codable {
     /// A relate stage run inside SQLite counts statements in `done`/`total`; this is the
     /// links they set so far.
     public var links: Int?
+    /// With `.dropped`: `"Entity"` or `"Entity.property"` of the step's source.
+    public var removed: String?
 }

@@ -16,6 +16,11 @@ public struct MappingCounters: Sendable, Equatable, Codable {
     public var written = 0
     /// Source rows rejected (an expression or a policy threw), kept in the reject file.
     public var rejected = 0
+    /// Values made null on purpose: `orNull(…)` around a conversion that could not convert.
+    public var nullsOnPurpose = 0
+    /// Non-null values of properties the step removed (an inferred hop's dropped
+    /// attributes, relationships and entities; removals the pipeline declared intended).
+    public var dropped = 0
     /// Relationship links set in the relate stage (each target of each relationship
     /// expression once, so a resumed run counts the same as an uninterrupted one).
     public var related = 0

@@ -1,12 +1,14 @@
 import Foundation
 import ETLStore
+import ETLModel
 
 /// The files a run works in. All of them sit beside the destination and are named after
 /// it, so they never leave its folder and a second look at the folder explains them:
 ///
 /// - `books-v3.sqlite.etl-tmp`: the destination being built (renamed into place at the end);
 /// - `books-v3.sqlite.etl-step1.tmp`: the store a step before the last produces;
-/// - `books-v3.sqlite.etl-work`: associations and uniqueBy keys of the current step.
+/// - `books-v3.sqlite.etl-work`: associations and uniqueBy keys of the current step;
+/// - `books-v3.sqlite.etl-tmp.external`: the external storage files of a store being built.
 public struct WorkArea {
     let destination: String
 
@@ -21,9 +23,24 @@ public struct WorkArea {
 
     /// Every file a run may leave behind, with SQLite's journals.
     func allFiles(stepCount: Int) -> [String] {
-        let stores = (0..<stepCount).map { output(ofStep: $0, stepCount: stepCount) } + [work]
+        let outputs = (0..<stepCount).map { output(ofStep: $0, stepCount: stepCount) }
+        let stores = outputs + [work]
         return stores.flatMap { [$0, $0 + "-journal", $0 + "-wal", $0 + "-shm"] }
+            + outputs.map { $0 + ".external" }
             + (0..<stepCount).map { RejectFile(destination: destination).stepFile($0) }
+    }
+
+    /// Where the store at `path` keeps externally stored binary values: Core Data's
+    /// `.<Store>_SUPPORT/_EXTERNAL_DATA` for a user's store; `<path>.external` for a store
+    /// a run is building (Core Data's name for `out.sqlite.etl-tmp` would be that of the
+    /// backup `out.sqlite.bak`).
+    /// `batch --in-place` reads a store through a hard link `STORE.etl-original`: its files
+    /// are the store's.
+    static func externalFolder(ofStore path: String) -> String {
+        let isWork = path.hasSuffix(".etl-tmp") || (path.hasSuffix(".tmp") && path.contains(".etl-step"))
+        if isWork { return path + ".external" }
+        let original = ".etl-original"
+        return ExternalBinaryStorage.folder(ofStore: path.hasSuffix(original) ? String(path.dropLast(original.count)) : path)
     }
 
     /// The work files of a run on `destination` that exist now.
@@ -37,6 +54,7 @@ public struct WorkArea {
 
     static func remove(store path: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try? FileManager.default.removeItem(atPath: path + ".external")
     }
 
     /// Creates the work database's tables in the connection's attached schema `work`.

@@ -16,7 +16,10 @@ import ETLStore
 ///
 /// Inferred: renames, added optional attributes (null), added attributes with a default,
 /// optional ↔ required where the destination has a default (null becomes the default),
-/// removed attributes, relationships and entities (listed as dropped), to-one → to-many,
+/// removed attributes, relationships and entities (listed as dropped; the only attribute
+/// of a type an entity loses, next to the only one of that type it gains, is listed as a
+/// likely rename too),
+/// to-one → to-many,
 /// new entities (no mapping), sub-entities (inherited properties included).
 ///
 /// Refused (`InferredMappingError`): an attribute type change; a new required attribute
@@ -118,6 +121,9 @@ private struct Inference {
                                        problems: problems.map(\.problem), suggestion: suggestion(mappings))
         }
         step.mappings = mappings
+        for index in step.likelyRenames.indices {
+            step.likelyRenames[index].mapping = explicitStep(mappings, renaming: step.likelyRenames[index])
+        }
         var seen = Set<String>()
         step.droppedProperties = step.droppedProperties.filter { seen.insert($0).inserted }
         return step
@@ -175,7 +181,38 @@ private struct Inference {
             attributeExpressions[index].append((attribute.name, expression))
         }
         let used = Set(matched.map.values)
-        step.droppedProperties += offered.filter { !used.contains($0.name) }.map { "\(s).\($0.name)" }
+        let removed = offered.filter { !used.contains($0.name) }
+        step.droppedProperties += removed.map { "\(s).\($0.name)" }
+        let added = wanted.filter { matched.map[$0.name] == nil }
+        // A likely rename: the only attribute of its type the entity loses, next to the only
+        // one of that type it gains.
+        for gained in added {
+            let lost = removed.filter { $0.type == gained.type }
+            guard lost.count == 1, added.filter({ $0.type == gained.type }).count == 1 else { continue }
+            step.likelyRenames.append(LikelyRename(sourceEntity: s, removed: lost[0].name, entity: d, added: gained.name,
+                                                   type: gained.type, mapping: ""))
+        }
+    }
+
+    /// Every mapping of the step as pipeline JSON, each attribute and relationship spelt
+    /// out, the renamed attribute taken from the removed one: the explicit step to paste
+    /// for a likely rename (an explicit step replaces the whole hop).
+    func explicitStep(_ mappings: [InferredEntityMapping], renaming rename: LikelyRename) -> String {
+        mappings.indices.map { i in
+            let m = mappings[i]
+            let attributes = attributeExpressions[i].map { name, expression in
+                (name, m.destination == rename.entity && name == rename.added ? "$source.\(rename.removed)" : expression)
+            }
+            var text = "{ \"name\": \(Self.json(m.name)), \"source\": \(Self.json(m.source)), \"destination\": \(Self.json(m.destination))"
+            if !attributes.isEmpty {
+                text += ",\n  \"attributes\": { " + attributes.map { "\(Self.json($0.0)): \(Self.json($0.1))" }.joined(separator: ", ") + " }"
+            }
+            let relationships = relationshipExpressions[i].filter { name, _ in m.relationships.contains { $0.destination == name } }
+            if !relationships.isEmpty {
+                text += ",\n  \"relationships\": { " + relationships.map { "\(Self.json($0.0)): \(Self.json($0.1))" }.joined(separator: ", ") + " }"
+            }
+            return text + " }"
+        }.joined(separator: ",\n")
     }
 
     // MARK: Relationships

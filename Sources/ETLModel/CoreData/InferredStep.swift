@@ -13,6 +13,11 @@ public struct InferredStep: Sendable, Equatable {
     public var droppedEntities: [String]
     /// "Entity.property" of source properties no destination property takes (mapped entities only).
     public var droppedProperties: [String]
+    /// Removed attributes that look renamed: the only attribute of its type an entity loses,
+    /// and the only one of that type it gains, without a renaming identifier. Inferred as drop + add,
+    /// which loses every value; the planner refuses them unless the pipeline says the
+    /// removal is intended.
+    public var likelyRenames: [LikelyRename] = []
 
     public init(sourceVersion: String, destinationVersion: String, mappings: [InferredEntityMapping] = [],
                 newEntities: [String] = [], droppedEntities: [String] = [], droppedProperties: [String] = []) {
@@ -96,5 +101,29 @@ public struct InferredRelationshipAssignment: Sendable, Equatable {
         self.source = source
         self.mappings = mappings
         self.isToMany = isToMany
+    }
+}
+
+/// An attribute removed and another of the same type added in one entity, without a
+/// renaming identifier: probably a rename that the model does not say.
+public struct LikelyRename: Sendable, Equatable {
+    /// The source entity and its removed attribute.
+    public var sourceEntity: String
+    public var removed: String
+    /// The destination entity and its added attribute.
+    public var entity: String
+    public var added: String
+    public var type: AttributeType
+    /// The explicit step's mappings that carry the value over (pipeline JSON for a step's
+    /// `mappings`: every mapping of the hop, as an explicit step replaces it whole).
+    public var mapping: String
+
+    public init(sourceEntity: String, removed: String, entity: String, added: String, type: AttributeType, mapping: String) {
+        self.sourceEntity = sourceEntity
+        self.removed = removed
+        self.entity = entity
+        self.added = added
+        self.type = type
+        self.mapping = mapping
     }
 }

@@ -6,8 +6,7 @@ enum CivilDate {
     /// Dates further than this from 1970 (about 31 million years) have no civil form here.
     static let limit: Double = 1e15
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date. Linear in `day`, so an
-    /// out-of-range day (February 31st) rolls over into the next month, as SQLite does.
+    /// Days since 1970-01-01 of a proleptic Gregorian date (linear in `day`).
     static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -15,6 +14,15 @@ enum CivilDate {
         let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
+    }
+
+    /// The number of days of a month (1–12) of a proleptic Gregorian year.
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// The year, month (1–12) and day (1–31) of a day number counted from 1970-01-01.
@@ -64,14 +72,15 @@ enum CivilDate {
     /// Parses the ISO-8601 forms SQLite's date functions accept:
     /// `YYYY-MM-DD`, optionally followed by `T` or spaces and `HH:MM`, `HH:MM:SS` or
     /// `HH:MM:SS.fff`, optionally followed by `Z` or a `±HH:MM` offset; surrounding
-    /// spaces allowed. Field ranges are SQLite's (month 1–12, day 1–31, hour 0–24,
-    /// minute and second 0–59). Returns seconds since 1970, or nil when unparseable.
+    /// spaces allowed. Fields must name a real moment: month 1–12, a day the month has
+    /// (February 30th is refused, where SQLite would roll it over into March), hour 0–24,
+    /// minute and second 0–59. Returns seconds since 1970, or nil when unparseable.
     static func parse(_ text: String) -> Double? {
         var scanner = ByteScanner(Array(text.utf8))
         scanner.skipSpaces()
         guard let year = scanner.digits(4), scanner.take(UInt8(ascii: "-")),
               let month = scanner.digits(2), (1...12).contains(month), scanner.take(UInt8(ascii: "-")),
-              let day = scanner.digits(2), (1...31).contains(day)
+              let day = scanner.digits(2), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         var seconds = Double(daysFromCivil(year: year, month: month, day: day) * 86_400)
 

@@ -18,8 +18,10 @@
 ///   A filter passes a row only for `.boolean(true)` (`Value.isTrue`).
 /// - `if(c, a, b)` is `CASE WHEN c THEN a ELSE b END` (null condition → `b`).
 /// - Text: characters are Unicode scalars (SQLite's `length`/`substr` count code points);
-///   `upper`/`lower` change ASCII letters only; `trim` removes spaces only; `replace`
-///   matches bytes; casts from text take the longest numeric prefix, as CAST does.
+///   `upper`/`lower` change ASCII letters only; `replace` matches bytes. `trim` (Unicode
+///   white space), `normalize`, `casefold` and the conversions (`Conversion`: whole-text
+///   numbers, strict dates, failing rather than inventing a value) have no SQLite twin:
+///   the engine registers these Swift functions in SQLite.
 /// - A value is always of its expression's static type or null: when integer and double
 ///   meet (`coalesce(1, 2.5)`, `if(c, 1, 2.5)`) an integer result is widened to double,
 ///   which SQL gets with `CAST(… AS REAL)`.

@@ -10,11 +10,24 @@ public struct EvaluationContext {
     /// (used by `destination()` and `destinations()`).
     public var lookup: (_ mapping: String, _ sourceKeys: [Int64]) throws -> [Int64]
 
+    /// Counts the values `orNull(…)` made null; nil: not counted.
+    public var nullsOnPurpose: NullCount?
+
     public init(slots: [Value],
-                lookup: @escaping (_ mapping: String, _ sourceKeys: [Int64]) throws -> [Int64] = { _, _ in [] }) {
+                lookup: @escaping (_ mapping: String, _ sourceKeys: [Int64]) throws -> [Int64] = { _, _ in [] },
+                nullsOnPurpose: NullCount? = nil) {
         self.slots = slots
         self.lookup = lookup
+        self.nullsOnPurpose = nullsOnPurpose
     }
+}
+
+/// A count of values made null on purpose (`orNull`), kept by one worker for one chunk
+/// (never shared between threads at once).
+public final class NullCount: @unchecked Sendable {
+    public var count = 0
+    public init() {}
+    public func add() { count += 1 }
 }
 
 /// A compiled subexpression: evaluates itself for one row. No parsing, name lookup or

@@ -35,3 +35,13 @@ public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertibl
 func didYouMean(_ name: String, among candidates: [String]) -> String {
     closestName(to: name, among: candidates).map { " (did you mean '\($0)'?)" } ?? ""
 }
+
+/// A conversion function (`date()`, `integer()`…) that could not convert its value, at
+/// `column` of the expression: the row is rejected, unless `orNull(…)` around it asks for
+/// null.
+public struct ConversionFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public var error: ConversionError
+    public var column: Int
+
+    public var description: String { "column \(column): \(error)" }
+}

@@ -2,12 +2,15 @@
 /// what lets the engine push a mapping down into `INSERT … SELECT` instead of running it
 /// row by row.
 ///
-/// Only operations that cannot fail on a row and whose SQL twin gives the same value
-/// have a form: literals, key paths, `! && ||`, comparisons, `== null`, double arithmetic,
-/// `if`, `coalesce`, `destination(s)` and the program's own functions (`ExpressionFunction`). Integer arithmetic has none (the evaluator
-/// rejects an overflowing row where SQLite would switch to REAL), nor have the text,
-/// date and conversion functions; an expression using one has `form == nil` and its
-/// mapping runs row by row.
+/// Operations whose SQL twin gives the same value have a form: literals, key paths,
+/// `! && ||`, comparisons, `== null`, double arithmetic, `if`, `coalesce`,
+/// `destination(s)`, the program's own functions (`ExpressionFunction`), the conversions
+/// (`integer`, `double`, `boolean`, `date`, alone or in `orNull`) and `trim`, `normalize`,
+/// `casefold` (the engine registers the Swift code of these last two kinds in SQLite). A
+/// conversion can fail on a row: the engine looks for such a row before it pushes a
+/// mapping down. Integer arithmetic has no form (the evaluator rejects an overflowing row
+/// where SQLite would switch to REAL), nor have the other text and date functions; an
+/// expression using one has `form == nil` and its mapping runs row by row.
 public indirect enum ExpressionForm: Sendable, Hashable {
     case literal(Value)
     /// A key path of the source row and its static type.
@@ -25,6 +28,11 @@ public indirect enum ExpressionForm: Sendable, Hashable {
     case toDouble(ExpressionForm)
     case conditional(ExpressionForm, ExpressionForm, ExpressionForm)
     case coalesce([ExpressionForm])
+    /// `integer()`, `double()`, `boolean()` or `date()` of a value of the given type;
+    /// `orNull`: a value that cannot be converted gives null instead of failing.
+    case convert(Conversion, ExpressionForm, from: ExprType, orNull: Bool)
+    /// `trim()`, `normalize()` or `casefold()`.
+    case text(TextFunction, ExpressionForm)
     /// A function the program added (`ExpressionFunction`), by name.
     case function(String, [ExpressionForm])
     /// `destination('mapping', row)` (`many` false) or `destinations('mapping', rows)`.
@@ -36,6 +44,31 @@ public indirect enum ExpressionForm: Sendable, Hashable {
         case .equal: return "="
         case .notEqual: return "<>"
         default: return op.rawValue
+        }
+    }
+
+    /// Whether evaluating it may fail on a row: it holds a conversion without `orNull`.
+    public var mayFail: Bool {
+        contains {
+            if case .convert(_, _, _, false) = $0 { return true }
+            return false
+        }
+    }
+
+    /// Whether this form or one within it satisfies `predicate`.
+    public func contains(where predicate: (ExpressionForm) -> Bool) -> Bool {
+        predicate(self) || children.contains { $0.contains(where: predicate) }
+    }
+
+    private var children: [ExpressionForm] {
+        switch self {
+        case .literal, .path: return []
+        case .not(let a), .isNull(let a, _), .toDouble(let a), .text(_, let a), .convert(_, let a, _, _),
+             .destinations(_, let a, _):
+            return [a]
+        case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b), .arithmetic(_, let a, let b): return [a, b]
+        case .conditional(let a, let b, let c): return [a, b, c]
+        case .coalesce(let list), .function(_, let list): return list
         }
     }
 

@@ -3,8 +3,8 @@
 /// Unless said otherwise a function returns null when any argument is null.
 enum FunctionLibrary {
     static let names = [
-        "coalesce", "if", "concat", "substring", "prefix", "upper", "lower", "trim", "replace", "length",
-        "integer", "double", "string", "boolean",
+        "coalesce", "if", "concat", "substring", "prefix", "upper", "lower", "trim", "normalize", "casefold",
+        "replace", "length", "integer", "double", "string", "boolean", "orNull",
         "date", "epoch", "iso8601", "year", "month", "day",
         "count", "destination", "destinations",
     ]
@@ -25,15 +25,24 @@ enum FunctionLibrary {
                 guard case .string(let s) = text, case .integer(let n) = count else { return .null }
                 return .string(TextOperations.substring(s, start: 1, length: n))
             }
-        case "upper", "lower", "trim":
+        case "upper", "lower":
             try call.arity(1...1)
             try call.require(0, "a string") { $0 == .string }
-            let operation: @Sendable (String) -> String =
-                name == "upper" ? TextOperations.upper : name == "lower" ? TextOperations.lower : TextOperations.trim
+            let operation: @Sendable (String) -> String = name == "upper" ? TextOperations.upper : TextOperations.lower
             return call.strict(.string) { value in
                 guard case .string(let s) = value else { return .null }
                 return .string(operation(s))
             }
+        case "trim", "normalize", "casefold":
+            try call.arity(1...1)
+            try call.require(0, "a string") { $0 == .string }
+            let function = TextFunction(rawValue: name)!
+            return call.strict(.string) { value in
+                guard case .string(let s) = value else { return .null }
+                return .string(function.apply(s))
+            }.with(form: call.arguments[0].form.map { .text(function, $0) })
+        case "orNull":
+            return try orNull(call)
         case "replace":
             try call.arity(3...3)
             for index in 0..<3 { try call.require(index, "a string") { $0 == .string } }
@@ -179,33 +188,14 @@ enum FunctionLibrary {
 
     // MARK: Casts
 
-    /// `integer(x)`, `double(x)`, `string(x)`, `boolean(x)` (SQLite CAST semantics) and
-    /// `date(x)` (ISO-8601 text, or seconds since 1970).
+    /// `integer(x)`, `double(x)`, `boolean(x)`, `date(x)`: a `Conversion`, which fails on a
+    /// value it cannot convert (the row is rejected); `string(x)`: the text `concat` uses.
     private static func cast(_ call: Call) throws(ExpressionError) -> Checked {
         try call.arity(1...1)
+        let argument = call.arguments[0]
         switch call.name {
-        case "integer":
+        case "integer", "double":
             try call.require(0, "a number, string, boolean or date", isTextConvertible)
-            return call.strict(.integer) { value in
-                switch value {
-                case .integer: return value
-                case .double(let d), .date(let d): return .integer(SQLiteConversion.integer(fromReal: d))
-                case .string(let s): return .integer(SQLiteConversion.integer(fromText: s))
-                case .boolean(let b): return .integer(b ? 1 : 0)
-                default: return .null
-                }
-            }
-        case "double":
-            try call.require(0, "a number, string, boolean or date", isTextConvertible)
-            return call.strict(.double) { value in
-                switch value {
-                case .integer(let i): return .double(Double(i))
-                case .double(let d), .date(let d): return .double(d)
-                case .string(let s): return .double(SQLiteConversion.real(fromText: s))
-                case .boolean(let b): return .double(b ? 1 : 0)
-                default: return .null
-                }
-            }
         case "string":
             try call.require(0, "a string, number, boolean or date", isTextConvertible)
             return call.strict(.string) { value in SQLiteConversion.text(from: value).map(Value.string) ?? .null }
@@ -213,27 +203,43 @@ enum FunctionLibrary {
             try call.require(0, "a number, string or boolean") {
                 $0.isNumeric || $0 == .string || $0 == .boolean
             }
-            return call.strict(.boolean) { value in
-                switch value {
-                case .boolean: return value
-                case .integer(let i): return .boolean(i != 0)
-                case .double(let d): return .boolean(d != 0)
-                case .string(let s): return .boolean(SQLiteConversion.real(fromText: s) != 0)
-                default: return .null
-                }
-            }
         default:  // date
             try call.require(0, "a string, number or date") { $0 == .string || $0.isNumeric || $0 == .date }
-            return call.strict(.date) { value in
-                switch value {
-                case .string(let s): return CivilDate.parse(s).map(Value.date) ?? .null
-                case .integer(let i): return .date(Double(i))
-                case .double(let d): return .date(d)
-                case .date: return value
-                default: return .null
+        }
+        let conversion = Conversion(rawValue: call.name)!
+        let column = call.syntax.column
+        return call.strict(conversion.type) { value in
+            do {
+                return try conversion.convert(value)
+            } catch let error as ConversionError {
+                throw ConversionFailure(error: error, column: column)
+            }
+        }.with(form: argument.form.map { .convert(conversion, $0, from: argument.type, orNull: false) })
+    }
+
+    /// `orNull(x)`: `x`, or null where a conversion inside `x` cannot convert its value
+    /// (any other failure still rejects the row). The null is wanted, so it is counted
+    /// apart from the rejects.
+    private static func orNull(_ call: Call) throws(ExpressionError) -> Checked {
+        try call.arity(1...1)
+        let argument = call.arguments[0]
+        var form: ExpressionForm?
+        // Inside SQL only the outer conversion can give null: a failing one within it would
+        // fail the statement where the evaluator gives null.
+        if case .convert(let conversion, let inner, let type, _) = argument.form, !inner.mayFail {
+            form = .convert(conversion, inner, from: type, orNull: true)
+        }
+        return Checked(type: argument.type, syntax: call.syntax, build: { linker in
+            let evaluate = argument.build(linker)
+            return { context in
+                do {
+                    return try evaluate(context)
+                } catch is ConversionFailure {
+                    context.nullsOnPurpose?.add()
+                    return .null
                 }
             }
-        }
+        }).with(form: form)
     }
 
     // MARK: Dates

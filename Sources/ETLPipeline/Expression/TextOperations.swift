@@ -1,7 +1,10 @@
-/// The string functions, with SQLite's semantics so that push-down gives the same
+import Foundation
+
+/// The string functions. Most follow SQLite's semantics so that push-down gives the same
 /// results: characters are Unicode scalars (SQLite counts code points, not grapheme
-/// clusters), case mapping is ASCII-only, `trim` removes spaces only, and `replace`
-/// matches bytes.
+/// clusters), `upper`/`lower` are ASCII-only, and `replace` matches bytes. `trim`,
+/// `normalize` and `casefold` are Unicode-aware and have no SQLite twin: the engine
+/// registers these very functions in SQLite (`TextFunction`).
 enum TextOperations {
     /// SQLite's `substr(s, start, length)`: 1-based start; a start of 0 or a negative
     /// start counts as SQLite does (negative: from the end); a negative length takes the
@@ -62,15 +65,31 @@ enum TextOperations {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Removes spaces (U+0020 only, like SQLite's one-argument `trim`) from both ends.
+    /// Removes white space (every scalar with Unicode's White_Space property: spaces,
+    /// tabs, line breaks, no-break and ideographic spaces…) from both ends.
     static func trim(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        var start = 0
-        var end = bytes.count
-        while start < end && bytes[start] == 0x20 { start += 1 }
-        while end > start && bytes[end - 1] == 0x20 { end -= 1 }
-        if start == 0 && end == bytes.count { return text }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else {
+            return scalars.isEmpty ? text : ""
+        }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
+        return String(scalars[first...last])
+    }
+
+    /// Unicode canonical composition (NFC): `e` + U+0301 becomes `é`, so texts that look
+    /// alike compare alike.
+    static func normalize(_ text: String) -> String {
+        // ASCII is already in NFC: skip Foundation for the common case.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        return text.precomposedStringWithCanonicalMapping
+    }
+
+    /// Unicode full case folding, independent of the locale, then NFC: 'Straße', 'STRASSE'
+    /// and 'strasse' give 'strasse'. For keys that must not depend on case (`uniqueBy`).
+    static func casefold(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return lower(text) }
+        return text.folding(options: [.caseInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 
     /// Replaces every non-overlapping occurrence of `find`, left to right, comparing

@@ -34,4 +34,7 @@ public struct StepPlan: Sendable {
     /// For an inferred step: what the inference decided, its dropped entities and properties
     /// included (what `etl plan` shows).
     public var inferred: InferredStep?
+    /// What the step removes, data and all: source entities (`"Entity"`) and properties
+    /// (`"Entity.property"`) of an inferred step. The engine counts their non-null values.
+    public var removed: [String] { inferred.map { $0.droppedEntities + $0.droppedProperties } ?? [] }
 }

@@ -24,6 +24,7 @@ public struct Planner {
         let first = chain.hops.first?.from ?? 0
         var sourceLayout = try sourceKind.layout(for: chain.models[first], store: sourceKind == .coredata ? source : nil)
         var steps: [StepPlan] = []
+        var declaredDrops = Set<String>()
         for (index, hop) in chain.hops.enumerated() {
             let from = chain.models[hop.from], to = chain.models[hop.to]
             let isLast = index == chain.hops.count - 1
@@ -35,15 +36,21 @@ public struct Planner {
             if let step = hop.step {
                 planned = try planMappings(try mappingModelStep(step, from: from, to: to), source: from, destination: to)
             } else {
-                let made = try inferredMappings(spec, from: from, to: to)
-                planned = (made.mappings, made.targets)
-                inferred = made.inferred
+                let step = try inferredStep(spec, from: from, to: to)
+                declaredDrops.formUnion(step.droppedEntities + step.droppedProperties)
+                planned = try inferredMappings(spec, step, from: from, to: to)
+                inferred = step
             }
             steps.append(StepPlan(index: index, name: hop.step?.name ?? "\(from.version) to \(to.version) (inferred)",
                                   sourceModel: from, destinationModel: to, sourceLayout: sourceLayout,
                                   destinationLayout: destinationLayout, mappings: planned.mappings, targets: planned.targets,
                                   isInferred: hop.step == nil, inferred: inferred))
             sourceLayout = destinationLayout
+        }
+        for (name, cursor) in spec.drop where !declaredDrops.contains(name) {
+            let removed = declaredDrops.sorted()
+            throw cursor.error("'\(name)' is no entity or property an inferred hop of this run removes"
+                + (removed.isEmpty ? " (none removes any)" : "; they remove: " + removed.joined(separator: ", ")))
         }
         return Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
                     targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
@@ -252,9 +259,9 @@ public struct Planner {
         }
     }
 
-    /// A lightweight step as mapping plans: every attribute and relationship the inference
-    /// carries over becomes the expression a user would have written.
-    func inferredMappings(_ spec: PipelineSpec, from: Model, to: Model) throws -> (mappings: [MappingPlan], targets: [TargetPlan], inferred: InferredStep) {
+    /// The lightweight step between two versions, refused when it cannot be inferred or
+    /// when it holds a likely rename the pipeline does not list in `"drop"`.
+    func inferredStep(_ spec: PipelineSpec, from: Model, to: Model) throws -> InferredStep {
         let inferred: InferredStep
         do {
             inferred = try InferredMapping.infer(from: from, to: to)
@@ -264,6 +271,25 @@ public struct Planner {
                 + "Add an explicit step for this hop to the pipeline's \"steps\", for example:\n"
                 + "{ \"from\": \"\(from.version)\", \"to\": \"\(to.version)\", \"mappings\": [\n\(error.suggestion)\n] }")
         }
+        let declared = Set(spec.drop.map(\.name))
+        // Core Data's lightweight migration would drop the values and add an empty attribute:
+        // the commonest way people lose data with it. Refused unless the removal is declared.
+        if let rename = inferred.likelyRenames.first(where: { !declared.contains("\($0.sourceEntity).\($0.removed)") }) {
+            throw (spec.modelsCursor ?? spec.destination.cursor).error(
+                "version \(from.version) → \(to.version) removes \(rename.sourceEntity).\(rename.removed) and adds \(rename.entity).\(rename.added) "
+                + "of the same type (\(rename.type.rawValue)) without a renaming identifier: inferred, every value of \(rename.removed) would be lost. "
+                + "If it is a rename, either give \(rename.entity).\(rename.added) the renaming identifier '\(rename.removed)' in model \(to.version) "
+                + "(Xcode: Data Model inspector, Versioning, Renaming ID; a model file: \"renamedFrom\": \"\(rename.removed)\"), "
+                + "or add this explicit step to the pipeline's \"steps\":\n"
+                + "{ \"from\": \"\(from.version)\", \"to\": \"\(to.version)\", \"mappings\": [\n\(rename.mapping)\n] }\n"
+                + "If the values are to go, say so: \"drop\": [\"\(rename.sourceEntity).\(rename.removed)\"]")
+        }
+        return inferred
+    }
+
+    /// A lightweight step as mapping plans: every attribute and relationship the inference
+    /// carries over becomes the expression a user would have written.
+    func inferredMappings(_ spec: PipelineSpec, _ inferred: InferredStep, from: Model, to: Model) throws -> (mappings: [MappingPlan], targets: [TargetPlan]) {
         let origin = spec.modelsCursor ?? spec.destination.cursor
         func expression(_ text: String, _ what: String) -> ExpressionSpec {
             ExpressionSpec(text: text, cursor: JSONCursor(node: origin.node, path: "\(origin.path) (inferred \(from.version) → \(to.version): \(what))", file: origin.file))
@@ -298,7 +324,7 @@ public struct Planner {
                                              policy: nil, cursor: origin, sourceCursor: origin, destinationCursor: origin, policyCursor: nil))
         }
         let planned = try planMappings(step, source: from, destination: to)
-        return (planned.mappings, planned.targets, inferred)
+        return (planned.mappings, planned.targets)
     }
 
     func literal(_ value: SQLValue) -> String {

@@ -17,7 +17,8 @@ extension PipelineSpec {
     public static func decode(_ bytes: [UInt8], file: String) throws -> PipelineSpec {
         let root = try JSONCursor.parse(bytes, file: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps"])
+        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps", "drop",
+                                       "history", "cloudKit", "otherTables"])
         let formatCursor = try o.required("format")
         let format = try formatCursor.int()
         guard format == formatVersion else {
@@ -76,6 +77,20 @@ extension PipelineSpec {
         var spec = PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options,
                                 steps: steps, models: models, modelsCursor: modelsCursor)
         spec.mergedModels = Array(bundles.dropFirst())
+        if let dropCursor = o.optional("drop") {
+            guard models != nil else {
+                throw dropCursor.error("\"drop\" lists removals of inferred hops: it needs a model bundle (\"models\")")
+            }
+            spec.drop = try dropCursor.array().map { (try $0.nonEmptyString(), $0) }
+        }
+        for kind in UnmodeledTable.Kind.allCases {
+            guard let cursor = o.optional(kind.pipelineKey) else { continue }
+            let text = try cursor.string()
+            guard let action = UnmodeledTableAction(rawValue: text) else {
+                throw cursor.error("unknown value '\(text)'; one of: " + UnmodeledTableAction.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            spec.unmodeledTables[kind] = action
+        }
         return spec
     }
 

@@ -22,6 +22,14 @@ public struct PipelineSpec: Sendable {
     /// `"models": [A, B, …]`: the bundles after the first, merged with it into one model
     /// (an app built from modules opens its store with a model merged from several bundles).
     public var mergedModels: [String] = []
+    /// Removals the pipeline declares intended (`"drop"`): source entities (`"Entity"`) and
+    /// properties (`"Entity.property"`) an inferred hop may remove, data and all, without
+    /// being refused as a likely rename. Each with where it was written.
+    public var drop: [(name: String, cursor: JSONCursor)] = []
+    /// What to do with the source's tables that belong to no entity (`"history"`,
+    /// `"cloudKit"`, `"otherTables"`), by kind; a kind the store has and this does not
+    /// name is refused before a row is read.
+    public var unmodeledTables: [UnmodeledTable.Kind: UnmodeledTableAction] = [:]
 
     public static let formatVersion = 1
 }
@@ -103,4 +111,13 @@ public struct MappingSpec: Sendable {
 public struct ExpressionSpec: Sendable {
     public var text: String
     public var cursor: JSONCursor
+}
+
+/// What a pipeline says to do with tables that belong to no entity.
+public enum UnmodeledTableAction: String, Sendable, CaseIterable {
+    /// The destination goes without them; the summary says so.
+    case drop
+    /// They are copied into the destination (history: its entity numbers renumbered for
+    /// the destination's), when the rows they refer to keep their keys.
+    case carry
 }

@@ -1,0 +1,96 @@
+import Foundation
+import ETLStore
+
+/// How Core Data stores a binary attribute that allows external storage: its column holds
+/// `0x01` followed by the bytes (kept inline), or `0x02` followed by the ASCII UUID of a file
+/// `.<StoreName>_SUPPORT/_EXTERNAL_DATA/<UUID>` beside the store, which holds the bytes.
+/// Copying the column alone copies the marker and loses the value: the engine reads the
+/// real bytes through this, and writes values inline.
+public enum ExternalBinaryStorage {
+    /// `<folder>/.<StoreName>_SUPPORT/_EXTERNAL_DATA` of the store at `storePath`.
+    public static func folder(ofStore storePath: String) -> String {
+        supportFolder(ofStore: storePath) + "/_EXTERNAL_DATA"
+    }
+
+    /// `<folder>/.<StoreName>_SUPPORT` of the store at `storePath`.
+    public static func supportFolder(ofStore storePath: String) -> String {
+        let url = URL(fileURLWithPath: storePath)
+        let name = url.deletingPathExtension().lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT").path
+    }
+
+    /// Before a store built with its external files in `from` is renamed over
+    /// `destination`: puts them into the destination's folder (and, with `backup`, the
+    /// destination's own files into the backup's folder first). Files are only added, never
+    /// removed, so at every instant the store at `destination`, old or new, finds each file
+    /// it names. Idempotent.
+    public static func install(from: String, at destination: String, backup: String?) throws {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: from), !names.isEmpty else { return }
+        if let backup {
+            let old = folder(ofStore: destination)
+            for name in (try? fm.contentsOfDirectory(atPath: old)) ?? [] where !name.hasSuffix(".etl-partial") {
+                try place(name, from: old, to: folder(ofStore: backup))
+            }
+        }
+        for name in names.sorted() where !name.hasSuffix(".etl-partial") {
+            try place(name, from: from, to: folder(ofStore: destination))
+        }
+    }
+
+    public enum Read: Equatable {
+        case bytes([UInt8])
+        /// Why the column's value is not a value of the attribute (a missing file, no marker).
+        case unreadable(String)
+    }
+
+    /// The value a stored column stands for. `folder`: `folder(ofStore:)` of its store.
+    public static func read(_ stored: [UInt8], folder: String) -> Read {
+        guard let marker = stored.first else { return .unreadable("an empty value without the 0x01/0x02 marker of external storage") }
+        switch marker {
+        case 0x01:
+            return .bytes(Array(stored.dropFirst()))
+        case 0x02:
+            // The UUID's ASCII text; Core Data may end it with a NUL.
+            guard let name = fileName(of: stored) else {
+                return .unreadable("an external storage marker without a file name")
+            }
+            let file = folder + "/" + name
+            guard let data = FileManager.default.contents(atPath: file) else {
+                return .unreadable("its externally stored bytes are missing: no file \(file)")
+            }
+            return .bytes(Array(data))
+        default:
+            return .unreadable("a value of \(stored.count) bytes without the 0x01/0x02 marker of external storage")
+        }
+    }
+
+    /// The file name a `0x02` marker names, or nil for any other value.
+    public static func fileName(of stored: [UInt8]) -> String? {
+        guard stored.first == 0x02 else { return nil }
+        let name = String(decoding: stored.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
+        return name.isEmpty || name.contains("/") || name == "." || name == ".." ? nil : name
+    }
+
+    /// Puts file `name` of folder `from` into folder `to` (created if needed): a hard link,
+    /// or a copy across file systems (written beside, then renamed: never half a file).
+    /// A file already there is left alone, so a resumed run never copies a file twice.
+    public static func place(_ name: String, from: String, to: String) throws {
+        let fm = FileManager.default
+        let target = to + "/" + name
+        if fm.fileExists(atPath: target) { return }
+        try fm.createDirectory(atPath: to, withIntermediateDirectories: true)
+        if link(from + "/" + name, target) == 0 { return }
+        let partial = target + ".etl-partial"
+        try? fm.removeItem(atPath: partial)
+        try fm.copyItem(atPath: from + "/" + name, toPath: partial)
+        guard rename(partial, target) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target])
+        }
+    }
+
+    /// The column value that keeps `bytes` inline.
+    public static func inline(_ bytes: [UInt8]) -> SQLValue {
+        .blob([0x01] + bytes)
+    }
+}

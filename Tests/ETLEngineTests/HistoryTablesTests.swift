@@ -1,0 +1,201 @@
+import XCTest
+import Foundation
+import ETLStore
+import ETLModel
+import ETL
+import ETLTestSupport
+
+/// Given CoreDataPlus's SampleModel2 store with persistent history (5,468 changes in
+/// ACHANGE, 1 transaction, 2 transaction strings), when it is migrated to a version that
+/// adds an entity (which renumbers the entities), then its history is never lost without
+/// the pipeline saying so: refused with the tables and their row counts, dropped when the
+/// pipeline says "drop", carried with ZENTITY renumbered when the pipeline says "carry" and
+/// the rows keep their keys.
+final class HistoryTablesTests: XCTestCase {
+    var folder: TemporaryFolder!
+
+    override func setUpWithError() throws { folder = try TemporaryFolder() }
+    override func tearDown() { folder = nil }
+
+    /// SampleModel2 V1, written from CoreDataPlus's `SampleModel2+V1.swift` (entities,
+    /// attributes, inheritance, relationships, uniqueness constraints, the derived
+    /// `pagesCount`); its schema is the store's (version detection finds V1 by schema).
+    static let v1 = """
+    <entity name="Writer" representedClassName="Writer" isAbstract="YES">
+        <attribute name="age" attributeType="Integer 16" usesScalarValueType="YES"/>
+    </entity>
+    <entity name="Author" representedClassName="Author" parentEntity="Writer">
+        <attribute name="alias" attributeType="String"/>
+        <attribute name="siteURL" optional="YES" attributeType="URI"/>
+        <relationship name="books" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Book" inverseName="author" inverseEntity="Book"/>
+        <uniquenessConstraints><uniquenessConstraint><constraint value="alias"/></uniquenessConstraint></uniquenessConstraints>
+    </entity>
+    <entity name="Book" representedClassName="Book">
+        <attribute name="uniqueID" attributeType="UUID" usesScalarValueType="NO"/>
+        <attribute name="title" attributeType="String"/>
+        <attribute name="price" attributeType="Decimal"/>
+        <attribute name="cover" attributeType="Transformable"/>
+        <attribute name="publishedAt" attributeType="Date" usesScalarValueType="NO"/>
+        <attribute name="pagesCount" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="pages.@count" usesScalarValueType="YES"/>
+        <relationship name="author" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="books" inverseEntity="Author"/>
+        <relationship name="pages" minCount="1" maxCount="10000" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="book" inverseEntity="Page"/>
+        <uniquenessConstraints><uniquenessConstraint><constraint value="uniqueID"/></uniquenessConstraint></uniquenessConstraints>
+    </entity>
+    <entity name="GraphicNovel" representedClassName="GraphicNovel" parentEntity="Book">
+        <attribute name="isBlackAndWhite" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
+    </entity>
+    <entity name="Page" representedClassName="Page">
+        <attribute name="isBookmarked" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
+        <attribute name="number" attributeType="Integer 32" usesScalarValueType="YES"/>
+        <attribute name="content" attributeType="Transformable"/>
+        <relationship name="book" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="pages" inverseEntity="Book"/>
+    </entity>
+    <entity name="Feedback" representedClassName="Feedback">
+        <attribute name="authorAlias" attributeType="String"/>
+        <attribute name="bookID" attributeType="UUID" usesScalarValueType="NO"/>
+        <attribute name="comment" optional="YES" attributeType="String"/>
+        <attribute name="rating" attributeType="Double" usesScalarValueType="YES"/>
+    </entity>
+
+    """
+
+    /// V1 plus an entity `Award` whose name sorts first: every entity's number moves up by one.
+    static let v2 = v1 + """
+        <entity name="Award" representedClassName="Award">
+            <attribute name="name" optional="YES" attributeType="String"/>
+        </entity>
+    """
+
+    func writeBundle() throws {
+        let bundle = folder.url.appendingPathComponent("SampleModel2.xcdatamodeld")
+        for (name, body) in [("V1", Self.v1), ("V2", Self.v2)] {
+            let version = bundle.appendingPathComponent("\(name).xcdatamodel")
+            try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+            try Data(("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<model type=\"com.apple.IDECoreDataModeler.DataModel\" documentVersion=\"1.0\">\n"
+                      + body + "\n</model>\n").utf8).write(to: version.appendingPathComponent("contents"))
+        }
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>V2.xcdatamodel</string></dict></plist>
+            """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+    }
+
+    /// The store copied, the bundle, and a pipeline with an explicit V1 → V2 step that keeps
+    /// every key but those of Book and GraphicNovel (two mappings write ZBOOK).
+    func pipeline(history: String?) throws -> String {
+        _ = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel2/SampleModel2_V1.sqlite", into: folder.url)
+        try writeBundle()
+        let books = #""uniqueID": "$source.uniqueID", "title": "$source.title", "price": "$source.price", "cover": "$source.cover", "publishedAt": "$source.publishedAt""#
+        let links = #""author": "destination('Authors', $source.author)", "pages": "destinations('Pages', $source.pages)""#
+        return try folder.pipeline("history.json", """
+            { "format": 1, "models": "SampleModel2.xcdatamodeld"\(history.map { ", \"history\": \"\($0)\"" } ?? ""),
+              "source": { "store": "SampleModel2_V1.sqlite", "layout": "coredata" },
+              "destination": { "store": "out.sqlite", "layout": "coredata" },
+              "steps": [ { "from": "V1", "to": "V2", "mappings": [
+                { "name": "Authors", "source": "Author", "destination": "Author",
+                  "attributes": { "age": "$source.age", "alias": "$source.alias", "siteURL": "$source.siteURL" } },
+                { "name": "Books", "source": "Book", "destination": "Book", "attributes": { \(books) }, "relationships": { \(links) } },
+                { "name": "Novels", "source": "GraphicNovel", "destination": "GraphicNovel",
+                  "attributes": { \(books), "isBlackAndWhite": "$source.isBlackAndWhite" }, "relationships": { \(links) } },
+                { "name": "Pages", "source": "Page", "destination": "Page",
+                  "attributes": { "isBookmarked": "$source.isBookmarked", "number": "$source.number", "content": "$source.content" } },
+                { "name": "Feedbacks", "source": "Feedback", "destination": "Feedback",
+                  "attributes": { "authorAlias": "$source.authorAlias", "bookID": "$source.bookID", "comment": "$source.comment", "rating": "$source.rating" } } ] } ] }
+            """)
+    }
+
+    var source: String { folder.path("SampleModel2_V1.sqlite") }
+    var destination: String { folder.path("out.sqlite") }
+
+    func testWithoutASayTheRunIsRefusedWithTheTablesAndTheirCounts() throws {
+        let pipeline = try pipeline(history: nil)
+        assertMigrationError(try Migration(pipeline: pipeline).run(), contains: [
+            "SampleModel2_V1.sqlite", "Core Data persistent history tables",
+            "ACHANGE (5468 rows), ATRANSACTION (1 row), ATRANSACTIONSTRING (2 rows)", "Nothing was read", #""history": "drop""#,
+        ])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
+    }
+
+    func testInspectListsTheHistoryTables() throws {
+        _ = try pipeline(history: nil)
+        let report = try StoreInspection.inspect(path: source, bundle: folder.path("SampleModel2.xcdatamodeld"))
+        XCTAssertEqual(report.unmodeledTables.map { "\($0.name) \($0.rows) \($0.kind)" }, ["ACHANGE 5468 history", "ATRANSACTION 1 history", "ATRANSACTIONSTRING 2 history"])
+    }
+
+    func testDroppedWhenThePipelineSaysSo() throws {
+        let summary = try Migration(pipeline: try pipeline(history: "drop")).run()
+        XCTAssertTrue(summary.notes.contains("dropped Core Data persistent history tables ACHANGE (5468 rows), ATRANSACTION (1 row), ATRANSACTIONSTRING (2 rows), as the pipeline's \"history\" says"),
+                      "\(summary.notes)")
+        let out = try Database(path: destination, mode: .readOnly)
+        XCTAssertNil(try out.table(named: "ACHANGE"))
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZPAGE"), 4970)
+    }
+
+    /// Book's rows do not keep their keys (two mappings write ZBOOK): carried, the history
+    /// would point at other rows, so carrying is refused, naming why.
+    func testCarryIsRefusedWhereTheKeysAreNotKept() throws {
+        let pipeline = try pipeline(history: "carry")
+        assertMigrationError(try Migration(pipeline: pipeline).run(), contains: [
+            "the rows of Book do not keep their keys in step V1 to V2 (Books)", #""history": "drop""#,
+        ])
+    }
+
+    /// Without the changes to books, every change refers to rows that keep their keys: the
+    /// history arrives, each change pointing at the same row under its new entity number.
+    func testCarriedHistoryPointsAtTheSameRowsUnderTheNewEntityNumbers() throws {
+        let pipeline = try pipeline(history: "carry")
+        let db = try Database(path: source, mode: .readWrite)
+        try db.execute("DELETE FROM ACHANGE WHERE ZENTITY IN (1, 2)")
+        let changes = try db.scalarInt("SELECT count(*) FROM ACHANGE")
+        db.close()
+        XCTAssertEqual(changes, 5468 - 52)
+
+        let summary = try Migration(pipeline: pipeline).run()
+        XCTAssertTrue(summary.notes.contains { $0.hasPrefix("carried Core Data persistent history tables ACHANGE (5416 rows)") }, "\(summary.notes)")
+        let out = try Database(path: destination, mode: .readOnly)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ACHANGE"), changes)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ATRANSACTION"), 1)
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ATRANSACTIONSTRING"), 2)
+        XCTAssertEqual(try out.rows("SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME IN ('Award', 'Feedback', 'Page', 'Author') ORDER BY Z_ENT"),
+                       [[.text("Award"), .integer(1)], [.text("Feedback"), .integer(4)], [.text("Page"), .integer(5)], [.text("Author"), .integer(7)]],
+                       "Award sorts first: the others moved up")
+        XCTAssertEqual(try out.rows("SELECT DISTINCT ZENTITY FROM ACHANGE ORDER BY 1"), [[.integer(4)], [.integer(5)], [.integer(7)]],
+                       "Feedback 3 → 4, Page 4 → 5, Author 6 → 7")
+        try out.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS src")
+        // Every change to a row the source still has points at that row: same table, same key, same entity.
+        for (table, old) in [("ZFEEDBACK", 3), ("ZPAGE", 4), ("ZWRITER", 6)] {
+            let dangling = try out.scalarInt("""
+                SELECT count(*) FROM ACHANGE c WHERE c.ZENTITY = \(old + 1)
+                AND EXISTS (SELECT 1 FROM src.\(table) s WHERE s.Z_PK = c.ZENTITYPK)
+                AND NOT EXISTS (SELECT 1 FROM main.\(table) d WHERE d.Z_PK = c.ZENTITYPK AND d.Z_ENT = c.ZENTITY)
+                """)
+            XCTAssertEqual(dangling, 0, table)
+        }
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ACHANGE c JOIN src.ACHANGE s USING (Z_PK) WHERE c.ZENTITYPK = s.ZENTITYPK AND c.ZTRANSACTIONID = s.ZTRANSACTIONID AND c.ZENTITY = s.ZENTITY + 1"),
+                       changes, "every change kept, under its own key")
+        XCTAssertEqual(try out.rows("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'CHANGE'"), [[.integer(5468)]], "Core Data goes on numbering changes after 5468")
+    }
+
+    /// A plain store with a table of its own: refused, or carried as it is.
+    func testAnUnknownTableIsRefusedOrCarriedAsItIs() throws {
+        let model = #"{ "version": "v1", "entities": [ { "name": "Note", "attributes": [ { "name": "text", "type": "string" } ] } ] }"#
+        try Data(model.utf8).write(to: folder.url.appendingPathComponent("notes.json"))
+        let db = try Database(path: folder.path("notes.sqlite"), mode: .create)
+        for sql in PlainLayout(model: try ModelFile.load(path: folder.path("notes.json"))).schemaSQL() { try db.execute(sql) }
+        try db.execute("INSERT INTO Note (id, text) VALUES (1, 'a'); CREATE TABLE sync_state (peer TEXT PRIMARY KEY, token BLOB); CREATE INDEX sync_token ON sync_state (token); INSERT INTO sync_state VALUES ('x', x'01'), ('y', x'02')")
+        db.close()
+        func pipeline(_ extra: String) throws -> String {
+            try folder.pipeline("notes-\(extra.isEmpty ? "plain" : "carry").json", """
+                { "format": 1\(extra), "source": { "store": "notes.sqlite", "model": "notes.json" },
+                  "destination": { "store": "notes-out.sqlite", "model": "notes.json" },
+                  "steps": [ { "mappings": [ { "source": "Note", "destination": "Note", "attributes": { "text": "$source.text" } } ] } ] }
+                """)
+        }
+        assertMigrationError(try Migration(pipeline: try pipeline("")).run(), contains: ["unknown tables", "sync_state (2 rows)", #""otherTables": "drop""#])
+        let summary = try Migration(pipeline: try pipeline(#", "otherTables": "carry""#)).run()
+        XCTAssertEqual(summary.notes, [#"carried unknown tables sync_state (2 rows), as the pipeline's "otherTables" says"#])
+        let out = try Database(path: folder.path("notes-out.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try out.rows("SELECT peer, token FROM sync_state ORDER BY peer"), [[.text("x"), .blob([1])], [.text("y"), .blob([2])]])
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'sync_token'"), 1, "its index too")
+    }
+}
