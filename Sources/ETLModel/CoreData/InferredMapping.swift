@@ -334,21 +334,7 @@ private struct Inference {
         }
     }
 
-    static func json(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
-    }
+    static func json(_ text: String) -> String { jsonStringLiteral(text) }
 
     /// The mappings that have problems, written out as pipeline JSON with every attribute and
     /// relationship spelt out (problems given the closest expression, for the user to check).

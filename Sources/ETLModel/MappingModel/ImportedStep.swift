@@ -18,25 +18,7 @@ public struct ImportedStep: Sendable, Equatable {
         return text + "\n  ] }\n"
     }
 
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ text: String) -> String { jsonStringLiteral(text) }
 }
 
 /// One entity mapping of an imported step, its expressions in the pipeline language.
@@ -69,11 +51,5 @@ public struct ImportedMapping: Sendable, Equatable {
             lines.append("\(indent)  \"\(key)\": {\n" + list.map { "\(indent)    \(q($0.property)): \(q($0.expression))" }.joined(separator: ",\n") + " }")
         }
         return lines.joined(separator: ",\n") + " }"
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
