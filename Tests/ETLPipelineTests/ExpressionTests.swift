@@ -1,4 +1,5 @@
 import XCTest
+import ETLTestSupport
 import ETLModel
 @testable import ETLPipeline
 
@@ -76,15 +77,7 @@ extension XCTestCase {
     /// The conversion failure `text` throws, failing the test when it evaluates.
     func evaluationFailure(_ text: String, row: [String: Value] = [:],
                            file: StaticString = #filePath, line: UInt = #line) -> ConversionFailure? {
-        do {
-            let value = try evaluate(text, row: row)
-            XCTFail("expected a conversion failure for \(text), got \(value)", file: file, line: line)
-        } catch let failure as ConversionFailure {
-            return failure
-        } catch {
-            XCTFail("expected a conversion failure for \(text), got \(error)", file: file, line: line)
-        }
-        return nil
+        thrownError(ConversionFailure.self, file: file, line: line) { try evaluate(text, row: row) }
     }
 
     func evaluationError(_ text: String, row: [String: Value] = [:], scope: ExpressionScope = ExpressionFixture.scope(),

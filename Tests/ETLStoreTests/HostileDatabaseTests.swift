@@ -28,16 +28,9 @@ final class HostileDatabaseTests: XCTestCase {
         return p
     }
 
+    /// Runs `body`, expecting it to throw a `StoreError`, and returns that error.
     private func storeError(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) -> StoreError? {
-        do {
-            try body()
-            XCTFail("expected a StoreError, nothing was thrown", file: file, line: line)
-        } catch let error as StoreError {
-            return error
-        } catch {
-            XCTFail("expected a StoreError, got \(type(of: error)): \(error)", file: file, line: line)
-        }
-        return nil
+        thrownError(StoreError.self, file: file, line: line) { try body() }
     }
 
     func testEveryFlagAndPragmaIsSet() throws {
