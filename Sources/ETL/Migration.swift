@@ -8,37 +8,26 @@ import ETLEngine
 ///     var migration = Migration(pipeline: "pipelines/books.json")
 ///     migration.replace = .backup
 ///     let summary = try migration.run { event in print(event.stage, event.done) }
+///
+/// Every option of the run lives in `options` (`RunOptions`); `migration.replace`,
+/// `migration.chunkSize` and the others read and write it.
+@dynamicMemberLookup
 public struct Migration: Sendable {
     public var pipeline: String
     /// Overrides of the pipeline's source and destination store paths.
     public var source: String?
     public var destination: String?
-    /// Overrides of the pipeline's options.
-    public var chunkSize: Int?
-    public var workers: Int?
-    public var replace: ReplacePolicy = .refuse
-    /// Discard an earlier run's checkpoint and files and start over.
-    public var restart = false
-    /// Write checkpoints after every chunk (off only to measure their cost).
-    public var checkpoints = true
-    /// Cancel it to stop after the chunk being loaded, with a checkpoint.
-    public var cancellation: Cancellation?
-    /// The policies the pipeline may name.
-    public var policies = PolicyRegistry()
-    /// Override of the pipeline's options.maxRejects.
-    public var maxRejects: Int?
-    /// Run SQLite's quick check over the source first (one read of the file).
-    public var checkSource = true
-    /// Run declarative steps inside SQLite where they translate exactly (`--no-pushdown`: never).
-    public var pushdown = true
-    /// Refuse pipeline paths that lead outside the pipeline's folder (`--confine`).
-    public var confine = false
-    /// How long to wait for a source locked by another program's write, in seconds.
-    public var lockTimeout: Double = 5
+    public var options = RunOptions()
 
-    public init(pipeline: String, policies: [String: Policy] = [:]) {
+    public init(pipeline: String, policies: [String: Policy] = [:], options: RunOptions = RunOptions()) {
         self.pipeline = pipeline
-        self.policies = PolicyRegistry(policies)
+        self.options = options
+        if !policies.isEmpty { self.options.policies = PolicyRegistry(policies) }
+    }
+
+    public subscript<Value>(dynamicMember option: WritableKeyPath<RunOptions, Value>) -> Value {
+        get { options[keyPath: option] }
+        set { options[keyPath: option] = newValue }
     }
 
     /// Reads the pipeline and its models and checks every name and expression.
@@ -58,7 +47,7 @@ public struct Migration: Sendable {
     func planWithSource() throws -> (plan: Plan, store: SourceStore) {
         let spec = try spec()
         // The pipeline alone first, so a wrong pipeline is reported before a missing store.
-        if spec.models == nil && spec.source.layout != "coredata" { _ = try plan(source: nil) }
+        if !spec.planningReadsSource { _ = try plan(source: nil) }
         let store = try openSource(spec)
         return (try plan(source: store), store)
     }
@@ -68,23 +57,23 @@ public struct Migration: Sendable {
     func plan(source store: SourceStore?) throws -> Plan {
         let spec = try spec()
         var store = store
-        if store == nil && (spec.models != nil || spec.source.layout == "coredata") {
+        if store == nil && spec.planningReadsSource {
             store = try openSource(spec)
         }
-        return try Planner(policies: policies.signatures, functions: policies.functions).plan(spec, source: store?.database)
+        return try Planner(policies: options.policies.signatures, functions: options.policies.functions).plan(spec, source: store?.database)
     }
 
     /// Opens the source read-only and refuses a store in the other layout (`SourceSchemaCheck`).
     func openSource(_ spec: PipelineSpec) throws -> SourceStore {
-        let store = try SourceStore(path: spec.source.store, check: false, busyTimeout: Int32(lockTimeout * 1000))
-        try SourceSchemaCheck.checkLayout(store.database, path: store.path, expected: LayoutKind(rawValue: spec.source.layout)!)
+        let store = try SourceStore(path: spec.source.store, check: false, busyTimeout: options.lockTimeoutMilliseconds)
+        try SourceSchemaCheck.checkLayout(store.database, path: store.path, expected: spec.source.layout)
         return store
     }
 
     func spec() throws -> PipelineSpec {
         var spec = try PipelineSpec.load(path: pipeline)
         // The pipeline's own paths; paths given on the command line are the operator's choice.
-        if confine { try spec.checkConfined() }
+        if options.confine { try spec.checkConfined() }
         if let source { spec.source.store = absolute(source) }
         if let destination { spec.destination.store = absolute(destination) }
         return spec
@@ -100,16 +89,6 @@ public struct Migration: Sendable {
         } catch {
             throw MigrationError.badDestination(path: plan.destinationPath, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
         }
-        var options = RunOptions(chunkSize: chunkSize ?? plan.spec.options.chunkSize,
-                                 workers: workers ?? plan.spec.options.workers, replace: replace)
-        options.restart = restart
-        options.checkpoints = checkpoints
-        options.cancellation = cancellation
-        options.checkSource = checkSource
-        options.pushdown = pushdown
-        options.lockTimeout = Int32(lockTimeout * 1000)
-        options.policies = policies
-        options.maxRejects = maxRejects ?? plan.spec.options.maxRejects
         return try Engine(plan: plan, options: options, source: store).run(progress: progress)
     }
 

@@ -96,14 +96,10 @@ struct BatchCommand: ParsableCommand {
                                valueName: "file"))
     var manifest: String?
 
-    @Option(help: "Worker queues of each store's run (default 1, so memory stays bounded by --jobs runs).")
-    var workers: Int?
-
-    @Option(help: "Source rows per chunk of each store's run (default: the pipeline's options.chunkSize, else 1000).")
-    var chunkSize: Int?
-
     @Option(help: ArgumentHelp("The watchdog: a store whose run takes longer than SECONDS is stopped and reported failed (default: no limit; its work is kept for a later run).", valueName: "seconds"))
     var storeTimeout: Double?
+
+    @OptionGroup(title: "Each store's run") var flags: RunFlags
 
     @Flag(help: "Forget the manifest and every store's checkpoint, and start the batch over (existing results are replaced).")
     var restart = false
@@ -127,8 +123,6 @@ struct BatchCommand: ParsableCommand {
         }
         if backupDir != nil && !inPlace { throw ValidationError("--backup-dir goes with --in-place") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256") }
-        if let chunkSize, chunkSize < 1 { throw ValidationError("--chunk-size must be at least 1") }
         if let storeTimeout, storeTimeout <= 0 { throw ValidationError("--store-timeout must be a positive number of seconds") }
         if shardCount != nil && shard != "auto" { throw ValidationError("--shard-count goes with --shard auto (with --shard INDEX/COUNT the count is in it)") }
         if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be at least 1") }
@@ -178,8 +172,7 @@ struct BatchCommand: ParsableCommand {
         var options = BatchOptions(pipeline: pipeline, stores: selected,
                                    output: out.map { .directory(expand($0)) } ?? .inPlace(backupDirectory: backupDir.map(expand)),
                                    manifest: manifestPath, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-        options.workers = workers ?? 1
-        options.chunkSize = chunkSize
+        flags.apply(to: &options.run)
         options.storeTimeout = storeTimeout
         options.restart = restart
         options.retryFailed = retryFailed

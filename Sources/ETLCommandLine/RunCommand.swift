@@ -38,12 +38,6 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Destination store; overrides the pipeline's destination.store.")
     var destination: String?
 
-    @Option(help: "Source rows per chunk, the unit of loading and checkpoints (default: the pipeline's options.chunkSize, else 1000).")
-    var chunkSize: Int?
-
-    @Option(help: "Worker queues transforming chunks (default: the pipeline's options.workers, else the number of cores).")
-    var workers: Int?
-
     @Flag(help: "If the destination exists, keep it as DESTINATION.bak and replace it.")
     var backup = false
 
@@ -56,29 +50,16 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Write no checkpoints (the run cannot resume; for measuring what checkpoints cost).")
     var noCheckpoint = false
 
-    @Option(help: ArgumentHelp("How long to wait for a source store locked by another program's write (default 5).", valueName: "seconds"))
-    var lockTimeout: Double = 5
-
     @Flag(help: "Refuse a pipeline whose paths lead outside its own folder (for pipelines you did not write).")
     var confine = false
 
-    @Flag(help: "Skip SQLite's quick check of the source store (one full read of it) before the run.")
-    var noCheck = false
-
-    @Flag(help: ArgumentHelp("Run every step row by row, even one that could run inside SQLite.", discussion: """
-        A step whose mappings are all declarative and translate exactly into SQL runs as \
-        INSERT … SELECT statements over the attached source (many times faster); the \
-        result is the same store. Use this to compare, or to see row-level rejects.
-        """))
-    var noPushdown = false
+    @OptionGroup var flags: RunFlags
 
     @Option(help: "Progress on standard error: auto (a bar on a terminal, lines otherwise), bar, lines, json (one event per line), none.")
     var progress: ProgressStyle = .auto
 
     func validate() throws {
         if backup && force { throw ValidationError("--backup and --force exclude each other: choose one") }
-        if let chunkSize, chunkSize < 1 { throw ValidationError("--chunk-size must be at least 1") }
-        if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256") }
     }
 
     func run() throws {
@@ -87,16 +68,12 @@ struct RunCommand: ParsableCommand {
         migration.policies = ProgramPolicies.shared.registry
         migration.source = source
         migration.destination = destination
-        migration.chunkSize = chunkSize
-        migration.workers = workers
+        flags.apply(to: &migration.options)
         migration.replace = backup ? .backup : force ? .force : .refuse
         migration.restart = restart
         migration.checkpoints = !noCheckpoint
         migration.cancellation = trap.cancellation
-        migration.checkSource = !noCheck
-        migration.pushdown = !noPushdown
         migration.confine = confine
-        migration.lockTimeout = lockTimeout
         let display = ProgressDisplay(style: progress)
         let summary: RunSummary
         do {

@@ -27,7 +27,7 @@ final class CoreDataLayoutTests: XCTestCase {
             let db = try Database(path: SharedFixtures.store(version, for: self).path, mode: .readOnly)
             let model = try XCTUnwrap(bundle.version(named: version))
             let layout = try CoreDataLayout(model: model, store: db)
-            XCTAssertEqual(layout.name, "coredata")
+            XCTAssertEqual(layout.kind, .coredata)
             XCTAssertEqual(layout.dateEpoch, 978_307_200)
             XCTAssertEqual(layout.entityNumber(of: "BasicEntity"), 1, version)
             XCTAssertEqual(layout.entityNumbers, ["BasicEntity": 1])

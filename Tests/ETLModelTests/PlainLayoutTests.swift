@@ -331,7 +331,7 @@ final class PlainLayoutTests: XCTestCase {
         XCTAssertEqual(LayoutKind(rawValue: "plain"), .plain)
         let layout = LayoutKind.plain.layout(for: model)
         XCTAssertTrue(layout is PlainLayout)
-        XCTAssertEqual(layout.name, "plain")
+        XCTAssertEqual(layout.kind, .plain)
         XCTAssertEqual(layout.dateEpoch, 0)
         XCTAssertEqual(layout.model, model)
         XCTAssertEqual(layout.column(ofAttribute: "title", entity: "Book"), "title")

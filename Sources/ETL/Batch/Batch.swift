@@ -2,6 +2,7 @@ import Foundation
 import ETLEngine
 
 /// What a batch is asked to do.
+@dynamicMemberLookup
 public struct BatchOptions: Sendable {
     public enum Output: Sendable, Equatable {
         /// Results go to `DIR/RELATIVE_PATH`; the stores are only read.
@@ -21,11 +22,11 @@ public struct BatchOptions: Sendable {
     public var manifest: String
     /// Stores migrated at the same time.
     public var jobs: Int
-    /// Worker queues of each store's run: 1 by default, so memory stays bounded by
-    /// `jobs` runs of one worker each (see the README's memory figures).
-    public var workers: Int = 1
-    /// Source rows per chunk of each run (default: the pipeline's).
-    public var chunkSize: Int?
+    /// The options of each store's run (`RunOptions`; `options.workers` and the others
+    /// read and write it). One worker by default, so memory stays bounded by `jobs` runs
+    /// of one worker each (see the README's memory figures). Its `replace`, `restart` and
+    /// `cancellation` are the batch's to set per store.
+    public var run = RunOptions(workers: 1)
     /// Forget the manifest and every store's checkpoint, and start over.
     public var restart = false
     /// Migrate the stores the manifest records as failed again.
@@ -38,14 +39,17 @@ public struct BatchOptions: Sendable {
     public var storeTimeout: TimeInterval?
     /// Written in the manifest's header and the report.
     public var shard: BatchShard = .all
-    public var policies = PolicyRegistry()
-
     public init(pipeline: String, stores: [BatchStore], output: Output, manifest: String, jobs: Int) {
         self.pipeline = pipeline
         self.stores = stores
         self.output = output
         self.manifest = manifest
         self.jobs = jobs
+    }
+
+    public subscript<Value>(dynamicMember option: WritableKeyPath<RunOptions, Value>) -> Value {
+        get { run[keyPath: option] }
+        set { run[keyPath: option] = newValue }
     }
 }
 
@@ -278,12 +282,9 @@ public final class Batch: @unchecked Sendable {
     }
 
     private func migration(source: String, destination: String, cancellation: Cancellation) -> Migration {
-        var migration = Migration(pipeline: options.pipeline)
-        migration.policies = options.policies
+        var migration = Migration(pipeline: options.pipeline, options: options.run)
         migration.source = source
         migration.destination = destination
-        migration.workers = options.workers
-        migration.chunkSize = options.chunkSize
         migration.restart = options.restart
         migration.cancellation = cancellation
         return migration
@@ -570,7 +571,7 @@ extension Batch {
         var migration = Migration(pipeline: pipeline)
         migration.policies = policies
         let spec = try migration.spec()
-        if spec.models == nil && spec.source.layout != "coredata" {
+        if !spec.planningReadsSource {
             _ = try migration.plan()
         }
     }

@@ -88,7 +88,7 @@ final class SourceQuery {
             let ownerKey = "\(owner.alias).\(q(layout.table(of: owner.entity).keyColumn))"
             if let attribute = model.attribute(last, of: owner.entity) {
                 let column = "\(owner.alias).\(q(layout.column(ofAttribute: attribute.name, entity: owner.entity)))"
-                if attribute.allowsExternalStorage && layout.name == LayoutKind.coredata.rawValue { externals.insert(slots.count) }
+                if attribute.allowsExternalStorage && layout.kind == .coredata { externals.insert(slots.count) }
                 slots.append(.column(addColumn(column), ExprType(attribute.type)))
                 continue
             }

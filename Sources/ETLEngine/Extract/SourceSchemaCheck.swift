@@ -57,7 +57,7 @@ public enum SourceSchemaCheck {
                 throw MigrationError.badSource(path: path, reason: "cannot read the schema: \(error)")
             }
             guard let info = found else {
-                throw MigrationError.badSource(path: path, reason: "has no table \(table.name) for entity \(entity): is it a store of model \(layout.model.version) in the \(layout.name) layout? "
+                throw MigrationError.badSource(path: path, reason: "has no table \(table.name) for entity \(entity): is it a store of model \(layout.model.version) in the \(layout.kind.rawValue) layout? "
                     + (try tableList(database.tables())))
             }
             try SourceStore.checkKey(database, path: path, table: table.name, keyColumn: table.keyColumn)

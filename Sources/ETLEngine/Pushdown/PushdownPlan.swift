@@ -186,7 +186,7 @@ private struct StatementBuilder {
         var evaluated: [String] = []
         var mayReject = [mapping.filter, mapping.uniqueBy].contains { $0?.form.map(Self.mayReject) ?? false }
         for assignment in mapping.attributes {
-            if assignment.attribute.allowsExternalStorage && layout.name == LayoutKind.coredata.rawValue {
+            if assignment.attribute.allowsExternalStorage && layout.kind == .coredata {
                 throw NotPushable(reason: "\(mapping.destinationEntity).\(assignment.attribute.name) allows external storage: its values are written row by row")
             }
             columns.append(layout.column(ofAttribute: assignment.attribute.name, entity: mapping.destinationEntity))

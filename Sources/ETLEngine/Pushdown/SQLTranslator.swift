@@ -82,7 +82,7 @@ struct SQLTranslator {
         guard segments.count == 1 else { return nil }
         if let attribute = model.attribute(name, of: entity) {
             // The column holds a marker, the bytes may be in a file: read row by row.
-            if attribute.allowsExternalStorage && layout.name == LayoutKind.coredata.rawValue { return nil }
+            if attribute.allowsExternalStorage && layout.kind == .coredata { return nil }
             return Self.read("\(alias).\(q(layout.column(ofAttribute: attribute.name, entity: entity)))",
                              as: ExprType(attribute.type), epoch: layout.dateEpoch)
         }

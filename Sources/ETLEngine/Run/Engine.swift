@@ -3,39 +3,6 @@ import ETLStore
 import ETLModel
 import ETLPipeline
 
-/// Options of one run, beyond the pipeline file.
-public struct RunOptions: Sendable {
-    public var chunkSize: Int
-    public var workers: Int
-    public var replace: ReplacePolicy
-    /// Discard a checkpoint and the files of an earlier run, and start over.
-    public var restart = false
-    /// Write checkpoints (turned off only to measure what they cost).
-    public var checkpoints = true
-    /// Set it to stop after the chunk being loaded, with a checkpoint.
-    public var cancellation: Cancellation?
-    /// The policies pipelines may name.
-    public var policies = PolicyRegistry()
-    /// Run SQLite's quick check over the source before reading it (`etl run --no-check` turns it off).
-    public var checkSource = true
-    /// Run declarative steps inside SQLite when they translate exactly (`PushdownPlan`);
-    /// off, every step runs row by row (`etl run --no-pushdown`).
-    public var pushdown = true
-    /// Milliseconds to wait for a source locked by another program's write.
-    public var lockTimeout: Int32 = 5_000
-    /// Source rows that may be rejected (kept in the reject file) before the run fails.
-    public var maxRejects = 0
-    /// Runs on each step's finished destination just before it is validated: for tests
-    /// that damage a store to prove validation catches it, whichever executor built it.
-    public var beforeValidation: (@Sendable (Database) throws -> Void)?
-
-    public init(chunkSize: Int, workers: Int, replace: ReplacePolicy = .refuse) {
-        self.chunkSize = chunkSize
-        self.workers = workers
-        self.replace = replace
-    }
-}
-
 /// Runs a plan: each step's stages in order, then the atomic replacement; continues an
 /// interrupted run from its checkpoint.
 ///
@@ -57,6 +24,11 @@ public struct Engine {
 
     public var checkpointFile: CheckpointFile { CheckpointFile(destination: plan.destinationPath) }
 
+    // The run's numbers: the options' overrides, else the pipeline's own.
+    private var chunkSize: Int { options.chunkSize ?? plan.spec.options.chunkSize }
+    private var workers: Int { options.workers ?? plan.spec.options.workers }
+    private var maxRejects: Int { options.maxRejects ?? plan.spec.options.maxRejects }
+
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
         let started = Date()
         let source = plan.sourcePath
@@ -66,9 +38,9 @@ public struct Engine {
         // One run per destination, taken before any file of the destination is touched.
         let lock = try RunLock(destination: destination)
         defer { lock.release() }
-        let sourceStore = try self.source ?? SourceStore(path: source, check: false, busyTimeout: options.lockTimeout)
+        let sourceStore = try self.source ?? SourceStore(path: source, check: false, busyTimeout: options.lockTimeoutMilliseconds)
         // The source's quick check runs beside the work; the result waits for it (below).
-        let sourceCheck = options.checkSource ? try SourceCheck(path: source, busyTimeout: options.lockTimeout) : nil
+        let sourceCheck = options.checkSource ? try SourceCheck(path: source, busyTimeout: options.lockTimeoutMilliseconds) : nil
         defer { sourceCheck?.cancel() }
         let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan, pushdown: options.pushdown)
@@ -213,10 +185,10 @@ public struct Engine {
             nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, firstNewKeys[$0] ?? 1) })
         }
         let context = StepContext(plan: step, stepCount: plan.steps.count, source: input, sourcePath: inputPath,
-                                  destination: db, workPath: area.work, chunkSize: options.chunkSize, workers: options.workers,
+                                  destination: db, workPath: area.work, chunkSize: chunkSize, workers: workers,
                                   counters: resuming ? resume?.counters : nil,
                                   nextKey: nextKeys, resume: resuming ? position : nil,
-                                  cancellation: options.cancellation, policies: options.policies, maxRejects: options.maxRejects,
+                                  cancellation: options.cancellation, policies: options.policies, maxRejects: maxRejects,
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
         // Counted before a row is read; a resumed step has the counts in its checkpoint.

@@ -23,7 +23,7 @@ import ETLStore
 /// relationships and the mirrored side of one-to-ones.
 public struct CoreDataLayout: StoreLayout {
     public let model: Model
-    public var name: String { "coredata" }
+    public var kind: LayoutKind { .coredata }
     /// Core Data stores dates as seconds since 2001-01-01T00:00:00Z.
     public var dateEpoch: Double { 978_307_200 }
 

@@ -18,7 +18,7 @@ import ETLStore
 ///   `<Table>_unique_<a>_<b>` on its columns.
 public struct PlainLayout: StoreLayout {
     public let model: Model
-    public var name: String { "plain" }
+    public var kind: LayoutKind { .plain }
     public var dateEpoch: Double { 0 }
     /// Declare required attributes `NOT NULL`, as an app's own store does (`etl sample`).
     /// Off for the stores a run writes: validation checks required values once the rows are

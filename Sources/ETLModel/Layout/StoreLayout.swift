@@ -4,8 +4,8 @@ import ETLStore
 /// names, so the engine reads and writes any layout (plain SQLite, Core Data's Z-tables)
 /// through the same questions.
 public protocol StoreLayout: Sendable {
-    /// "plain" or "coredata", as pipelines name it.
-    var name: String { get }
+    /// Plain SQLite or Core Data's, as pipelines name it (`"layout"`).
+    var kind: LayoutKind { get }
     var model: Model { get }
 
     /// The table that holds rows of `entity` (sub-entities may share their root's table).

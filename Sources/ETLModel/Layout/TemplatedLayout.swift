@@ -12,7 +12,7 @@ public struct TemplatedLayout: StoreLayout {
         self.schema = schema
     }
 
-    public var name: String { base.name }
+    public var kind: LayoutKind { base.kind }
     public var model: Model { base.model }
     public var dateEpoch: Double { base.dateEpoch }
     public func table(of entity: String) -> EntityTable { base.table(of: entity) }

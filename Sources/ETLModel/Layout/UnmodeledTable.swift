@@ -48,7 +48,7 @@ public struct UnmodeledTable: Sendable, Equatable {
         let laidOut = try Database(path: ":memory:", mode: .create)
         for sql in layout.schemaSQL() { try laidOut.execute(sql) }
         var known = Set(try laidOut.tables().map { $0.name.uppercased() })
-        if layout.name == LayoutKind.coredata.rawValue { known.formUnion(CoreDataNames.bookkeepingTables) }
+        if layout.kind == .coredata { known.formUnion(CoreDataNames.bookkeepingTables) }
         return try store.tables().filter { !known.contains($0.name.uppercased()) }.map { table in
             UnmodeledTable(name: table.name, kind: kind(of: table.name),
                            rows: Int(try store.scalarInt("SELECT count(*) FROM \(Database.quote(table.name))")))

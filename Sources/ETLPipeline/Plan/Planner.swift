@@ -19,8 +19,8 @@ public struct Planner {
     /// table names are read from it, and with a model bundle its version is detected from it.
     public func plan(_ spec: PipelineSpec, source: Database? = nil) throws -> Plan {
         let chain = try spec.models == nil ? fileChain(spec, source: source) : bundleChain(spec, source: source)
-        let sourceKind = LayoutKind(rawValue: spec.source.layout)!
-        let destinationKind = LayoutKind(rawValue: spec.destination.layout)!
+        let sourceKind = spec.source.layout
+        let destinationKind = spec.destination.layout
         let first = chain.hops.first?.from ?? 0
         var sourceLayout = try sourceKind.layout(for: chain.models[first], store: sourceKind == .coredata ? source : nil)
         var steps: [StepPlan] = []
@@ -86,7 +86,7 @@ public struct Planner {
             chain.files.append(step.to)
             chain.hops.append((chain.models.count - 2, chain.models.count - 1, step))
         }
-        if let source, spec.source.layout == LayoutKind.plain.rawValue, chain.models.count > 1,
+        if let source, spec.source.layout == .plain, chain.models.count > 1,
            let detected = try? VersionDetector.detect(store: source, versions: chain.models, layout: .plain),
            let start = chain.models.lastIndex(where: { $0.version == detected.version }), start > 0 {
             chain.hops.removeFirst(start)
@@ -126,7 +126,7 @@ public struct Planner {
                 throw spec.source.cursor.error("the source's version cannot be detected without its store")
             }
             let detected = try VersionDetector.detect(store: source, versions: bundle.versions,
-                                                      layout: LayoutKind(rawValue: spec.source.layout)!)
+                                                      layout: spec.source.layout)
             start = try index(of: detected.version, cursor: nil)
         }
         guard start <= target else {
@@ -196,7 +196,7 @@ public struct Planner {
         } else {
             guard let source else { throw spec.source.cursor.error("the source's version cannot be detected without its store") }
             let detected = try VersionDetector.detect(store: source, versions: combinations.map(\.model),
-                                                      layout: LayoutKind(rawValue: spec.source.layout)!)
+                                                      layout: spec.source.layout)
             position = try parts(of: detected.version, cursor: nil)
         }
         for (b, bundle) in bundles.enumerated() where position[b] > target[b] {

@@ -43,11 +43,11 @@ extension PipelineSpec {
                 throw end.cursor.error("missing required key 'model' (or name a model bundle with a top-level \"models\")")
             }
         }
-        if let template = destination.templateCursor, destination.layout != "coredata" {
+        if let template = destination.templateCursor, destination.layout != .coredata {
             throw template.error("a template is a Core Data store: set \"layout\": \"coredata\" on the destination")
         }
         if let fresh = try o.required("destination").anyObject().optional("newStoreUUID") {
-            guard destination.layout == "coredata" else {
+            guard destination.layout == .coredata else {
                 throw fresh.error("newStoreUUID is about Core Data's store UUID: set \"layout\": \"coredata\" on the destination")
             }
             destination.newStoreUUID = try fresh.bool()
@@ -109,12 +109,13 @@ extension PipelineSpec {
         if !bundle, let versionCursor {
             throw versionCursor.error("\"version\" names a version of a model bundle: add a top-level \"models\": \"Name.xcdatamodeld\", or name a model file with \"model\"")
         }
-        var layout = "plain"
+        var layout = LayoutKind.plain
         if let lc = o.optional("layout") {
-            layout = try lc.string()
-            guard LayoutKind(rawValue: layout) != nil else {
-                throw lc.error("unknown layout '\(layout)'; one of: " + LayoutKind.allCases.map(\.rawValue).joined(separator: ", "))
+            let text = try lc.string()
+            guard let kind = LayoutKind(rawValue: text) else {
+                throw lc.error("unknown layout '\(text)'; one of: " + LayoutKind.allCases.map(\.rawValue).joined(separator: ", "))
             }
+            layout = kind
         }
         let templateCursor = o.optional("template")
         return StoreSpec(store: resolve(try storeCursor.nonEmptyString(), folder: folder),

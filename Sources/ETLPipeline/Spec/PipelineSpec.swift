@@ -6,6 +6,11 @@ import ETLModel
 /// Paths inside the file are relative to the file's own folder. `PipelineSpec.load` checks
 /// the shape (types, required and unknown keys); `Plan` checks the meaning against the models.
 public struct PipelineSpec: Sendable {
+    /// Whether planning reads the source store: a model bundle's version is detected in
+    /// it, and a Core Data source's real table and column names come from it. The one place
+    /// that decides it, for `run`, `plan`, `batch` and `status`.
+    public var planningReadsSource: Bool { models != nil || source.layout == .coredata }
+
     /// The pipeline file's path as given, used in every error message.
     public var file: String
     /// The raw bytes, hashed into checkpoints so an edited pipeline is noticed.
@@ -43,7 +48,7 @@ public struct StoreSpec: Sendable {
     /// The version name in the pipeline's bundle (destination: default the bundle's current
     /// version; source: default detected from the store).
     public var version: String?
-    public var layout: String
+    public var layout: LayoutKind
     /// An empty store the app created at the destination's version: its table definitions
     /// and Core Data metadata (version hashes) are copied.
     public var template: String?

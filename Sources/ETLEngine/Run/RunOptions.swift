@@ -1,0 +1,55 @@
+import ETLStore
+
+/// Everything a run is told beyond its pipeline file: one type from the command line
+/// (`etl run` and `etl batch` fill it from the same flags, `RunFlags`) through `Migration`
+/// and `etl batch`'s per-store runs down to the `Engine`. Units are in the names.
+///
+///     var options = RunOptions()
+///     options.chunkSize = 5000          // else the pipeline's options.chunkSize
+///     options.lockTimeoutSeconds = 30
+///     options.replace = .backup
+public struct RunOptions: Sendable {
+    /// Source rows per chunk, the unit of loading and checkpoints; nil: the pipeline's
+    /// `options.chunkSize`.
+    public var chunkSize: Int?
+    /// Worker queues transforming chunks; nil: the pipeline's `options.workers`.
+    public var workers: Int?
+    /// Source rows that may be rejected (kept in the reject file) before the run fails;
+    /// nil: the pipeline's `options.maxRejects`.
+    public var maxRejects: Int?
+    /// What to do with a destination that exists.
+    public var replace: ReplacePolicy = .refuse
+    /// Discard a checkpoint and the files of an earlier run, and start over.
+    public var restart = false
+    /// Write checkpoints (turned off only to measure what they cost).
+    public var checkpoints = true
+    /// Set it to stop after the chunk being loaded, with a checkpoint.
+    public var cancellation: Cancellation?
+    /// The policies and expression functions pipelines may name.
+    public var policies = PolicyRegistry()
+    /// Run SQLite's quick check over the source beside the run (`--no-check` turns it off).
+    public var checkSource = true
+    /// Run declarative steps inside SQLite when they translate exactly (`PushdownPlan`);
+    /// off, every step runs row by row (`--no-pushdown`).
+    public var pushdown = true
+    /// Refuse pipeline paths that lead outside the pipeline's folder (`--confine`).
+    public var confine = false
+    /// How long to wait for a source locked by another program's write.
+    public var lockTimeoutSeconds: Double = 5
+    /// Runs on each step's finished destination just before it is validated: for tests
+    /// that damage a store to prove validation catches it, whichever executor built it.
+    public var beforeValidation: (@Sendable (Database) throws -> Void)?
+
+    public init(chunkSize: Int? = nil, workers: Int? = nil, replace: ReplacePolicy = .refuse) {
+        self.chunkSize = chunkSize
+        self.workers = workers
+        self.replace = replace
+    }
+
+    /// SQLite's busy timeout. The seconds are clamped to what an Int32 of milliseconds
+    /// holds, so no value can trap here (the command line refuses such values first).
+    public var lockTimeoutMilliseconds: Int32 {
+        guard lockTimeoutSeconds.isFinite, lockTimeoutSeconds > 0 else { return 0 }
+        return Int32(min(lockTimeoutSeconds * 1000, Double(Int32.max)).rounded())
+    }
+}
