@@ -26,6 +26,9 @@ each round, runs every tool once on it, each into a fresh destination:
        titles (Benchmarks/sql/notes-convert.sql), on a notes store run.py writes: the
        floor of (i)
   (i)  etl run Benchmarks/pipelines/notes-convert.json: date(), boolean(), trim()
+  (j)  etl batch pipelines/books.json over 200 small v1 stores (50 books each), --jobs 2:
+       stores/s, and each store's cost part by part (plan, check, copy, validate, rename)
+       from the batch report; once per run, not per size
 
 Each run is timed (wall clock, whole process) and wrapped in `/usr/bin/time -v` for its
 peak resident memory. In the first round of each size, every tool's destination is
@@ -74,6 +77,13 @@ CONVERT_SQL_SCRIPT = os.path.join(HERE, "sql", "notes-convert.sql")
 PY_SCRIPT = os.path.join(HERE, "python", "migrate_books_v1_v2.py")
 TIME = "/usr/bin/time"
 SEED = 1
+# (j): the batch of small stores.
+BATCH_STORES = 200
+BATCH_SMOKE_STORES = 20
+BATCH_BOOKS = 50
+BATCH_JOBS = 2
+BATCH_GOAL = 150  # stores/s, issue 18
+COST_PARTS = ["plan", "check", "copy", "validate", "rename"]
 RESULTS_FORMAT = 1
 
 SKIPPED_GRDB = "skipped (optional in issue 6; no GRDB on Linux here)"
@@ -702,6 +712,93 @@ def summarize_size(result):
 
 
 # ----------------------------------------------------------------------------------
+# (j) A batch of small stores
+
+
+def bench_batch(etl, work, stores, rounds):
+    """`etl batch` of `stores` small v1 books stores to v3, `rounds` times into a fresh
+    folder: median seconds, stores/s, the mean cost per store part by part (from the batch
+    report, every round), and in the first round every result checked against the v3
+    content expected from its own source."""
+    folder = os.path.join(work, "batch")
+    shutil.rmtree(folder, ignore_errors=True)
+    archive = os.path.join(folder, "archive")
+    os.makedirs(archive)
+    log(f"== batch: {stores} stores of {BATCH_BOOKS} books, etl batch pipelines/books.json --jobs {BATCH_JOBS}")
+    expected = {}
+    for index in range(stores):
+        name = f"store-{index:04d}.sqlite"
+        source = os.path.join(archive, name)
+        subprocess.run([etl, "sample", "books", "--version", "1", "--rows", str(BATCH_BOOKS), "--seed",
+                        str(index + 1), "--out", source, "--force"], check=True, cwd=ROOT,
+                       stdout=subprocess.DEVNULL)
+        expected[name] = expected_hash(source, EXPECTED_DUMP_V3)[0]
+    result = {"stores": stores, "books_per_store": BATCH_BOOKS, "jobs": BATCH_JOBS, "runs": []}
+    costs = []
+    for round_index in range(rounds):
+        out = os.path.join(folder, "out")
+        report_path = os.path.join(folder, "report.json")
+        shutil.rmtree(out, ignore_errors=True)
+        if os.path.exists(report_path):
+            os.remove(report_path)
+        os.sync()
+        command = [etl, "batch", V3_PIPELINE, "--stores", archive, "--out", out, "--jobs", str(BATCH_JOBS),
+                   "--report", report_path, "--progress", "lines"]
+        time_path = os.path.join(folder, f"batch.round{round_index + 1}.time")
+        with open(os.path.join(folder, f"batch.round{round_index + 1}.log"), "wb") as output:
+            started = time.perf_counter()
+            done = subprocess.run([TIME, "-v", "-o", time_path] + command, stdout=output,
+                                  stderr=subprocess.STDOUT, cwd=ROOT)
+            seconds = time.perf_counter() - started
+        with open(time_path, errors="replace") as handle:
+            rss = max_rss_kib(handle.read())
+        run = {"seconds": round(seconds, 4), "max_rss_kib": rss, "exit": done.returncode,
+               "command": shlex.join(command).replace(ROOT + os.sep, "")}
+        try:
+            with open(report_path) as handle:
+                report = json.load(handle)
+            run["done"] = report["counts"].get("done", 0)
+            costs += [entry["cost"] for entry in report["stores"] if entry.get("cost")]
+        except (OSError, ValueError, KeyError) as error:
+            run["done"] = 0
+            run["error"] = f"no batch report: {error}"
+        if round_index == 0 and done.returncode == 0:
+            def matches(name, digest):
+                try:
+                    return content_hash(os.path.join(out, name), "v1-v3")[0] == digest
+                except sqlite3.Error:
+                    return False  # missing or not a store
+            wrong = [name for name, digest in expected.items() if not matches(name, digest)]
+            run["content_ok"] = not wrong
+            if wrong:
+                run["wrong"] = wrong[:5]
+        result["runs"].append(run)
+        verdict = ("FAILED (exit %d)" % done.returncode if done.returncode
+                   else "ok" if run.get("content_ok", True) and run["done"] == stores else "WRONG RESULT")
+        log(f"   round {round_index + 1}/{rounds}  etl batch  {seconds:9.2f} s  "
+            f"{stores / seconds:8.1f} stores/s  {verdict}")
+    good = [r for r in result["runs"] if r["exit"] == 0 and r["done"] == stores]
+    checked = result["runs"][0].get("content_ok") if result["runs"] else None
+    if len(good) != len(result["runs"]) or not result["runs"]:
+        bad = next(r for r in result["runs"] if r not in good)
+        result["status"] = f"FAILED (exit {bad['exit']}, {bad['done']} of {stores} stores done)"
+    elif not checked:
+        result["status"] = "WRONG RESULT"
+    else:
+        result["status"] = "ok"
+    if good:
+        result["median_seconds"] = round(statistics.median(r["seconds"] for r in good), 4)
+        result["stores_per_second"] = round(stores / result["median_seconds"], 1)
+        rss = [r["max_rss_kib"] for r in good if r["max_rss_kib"]]
+        result["peak_mib"] = round(max(rss) / 1024, 1) if rss else None
+    if costs:
+        result["cost_ms_per_store"] = {part: round(statistics.mean(c.get(part, 0) for c in costs) * 1000, 2)
+                                       for part in COST_PARTS}
+    shutil.rmtree(folder, ignore_errors=True)
+    return result
+
+
+# ----------------------------------------------------------------------------------
 # Machine
 
 
@@ -749,7 +846,8 @@ def etl_info(etl):
 
 TARGETS_TEXT = """\
 Targets of issue 6 (and, last in the table, of issue 18: the whole books pipeline at
-≤ 1.15 × its hand-written SQL script, the conversion at ≤ 1.3 × its own):
+≤ 1.15 × its hand-written SQL script, the conversion at ≤ 1.3 × its own, a batch of small
+stores at ≥ 150 stores/s):
 
 - declarative etl ≤ 1.15 × (a) time;
 - closure etl ≤ 1.5 × (a) time;
@@ -806,6 +904,9 @@ the same, at the same N, each checked against its own independent content hash:
   `date()`, `boolean()` and `trim()`; the script uses `unixepoch`, a `CASE` and `trim`.
   The expected content is computed in Python from the source text (datetime's ISO-8601
   parser), without either tool.
+- **(j)** `etl batch pipelines/books.json --jobs 2` over 200 small v1 stores (50 books
+  each), once per run (not per size): stores per second, and where a store's time goes,
+  from each store's `cost` in the batch report.
 
 Each round runs (a), (b), (c), (c'), (d), (d2), (f), (g), (h), (i) one after the other on the same source, each
 into a fresh destination (deleted first); rounds are interleaved so that drift hits
@@ -1033,6 +1134,15 @@ def targets(results):
         figures, verdict = each_size(against_floor)
         lines.append((f"{about['title']}: {etl_label} ≤ {about['goal']} × {floor_label} time (issue 18)",
                       figures, verdict))
+    batch = results.get("batch")
+    if batch and batch.get("status") == "ok" and batch.get("stores_per_second"):
+        rate = batch["stores_per_second"]
+        lines.append((f"etl batch of small stores ≥ {BATCH_GOAL} stores/s (issue 18)",
+                      f"{rate:.1f} stores/s ({batch['stores']} stores, --jobs {batch['jobs']})",
+                      "**met**" if rate >= BATCH_GOAL else "**missed**"))
+    else:
+        lines.append((f"etl batch of small stores ≥ {BATCH_GOAL} stores/s (issue 18)",
+                      batch.get("status", "not measured") if batch else "not measured", "not measured"))
     return lines
 
 
@@ -1128,6 +1238,32 @@ def write_markdown(results, path, plot_note):
             out.append("|---|---:|---:|")
             for name, seconds in stages:
                 out.append(f"| {name} | {seconds:.2f} | {seconds / total:.0%} |")
+            out.append("")
+
+    batch = results.get("batch")
+    if batch:
+        out.append(f"### (j) etl batch of {fmt_int(batch['stores'])} small stores\n")
+        out.append(f"`etl batch pipelines/books.json` (v1 → v3) over {fmt_int(batch['stores'])} stores of "
+                   f"{batch['books_per_store']} books (`etl sample books --rows {batch['books_per_store']} "
+                   f"--seed 1…{batch['stores']}`), `--jobs {batch['jobs']}`, into a fresh folder each round; "
+                   f"every result of the first round checked against the v3 content expected from its "
+                   f"source. Goal (issue 18): ≥ {BATCH_GOAL} stores/s.\n")
+        out.append("| median s | stores/s | peak MiB | result |")
+        out.append("|---:|---:|---:|---|")
+        status = batch.get("status")
+        out.append(f"| {fmt_seconds(batch.get('median_seconds'))} | {batch.get('stores_per_second') or '—'} | "
+                   f"{fmt_mib(batch.get('peak_mib'))} | {status if status == 'ok' else f'**{status}**'} |")
+        out.append("")
+        cost = batch.get("cost_ms_per_store")
+        if cost:
+            total = sum(cost.values())
+            out.append("Where a store's time goes (the report's `cost` of each store, mean over the "
+                       "stores of every round):\n")
+            out.append("| part | ms per store | share |")
+            out.append("|---|---:|---:|")
+            for part in COST_PARTS:
+                out.append(f"| {part} | {cost.get(part, 0):.1f} | {cost.get(part, 0) / total:.0%} |"
+                           if total else f"| {part} | {cost.get(part, 0):.1f} | — |")
             out.append("")
 
     out.append("## Targets\n")
@@ -1227,6 +1363,9 @@ def failures(results):
                 bad.append(f"{size_label(size['rows'])} {entry['label']}: {entry.get('status')}")
         if not size["source"].get("unchanged", True):
             bad.append(f"{size_label(size['rows'])}: the source store changed")
+    batch = results.get("batch")
+    if batch and batch.get("status") != "ok":
+        bad.append(f"(j) etl batch of {batch['stores']} stores: {batch.get('status')}")
     return bad
 
 
@@ -1291,6 +1430,7 @@ def command_run(args, smoke):
             handle.write("\n")
         if not args.keep:
             shutil.rmtree(os.path.join(work, f"rows-{rows}"), ignore_errors=True)
+    results["batch"] = bench_batch(etl, work, BATCH_SMOKE_STORES if smoke else BATCH_STORES, rounds)
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     with open(os.path.join(output, "results.json"), "w") as handle:
         json.dump(results, handle, indent=1)
@@ -1326,6 +1466,13 @@ def print_summary(results):
                     f"{ratio or 0:5.2f} × {floor}  {entry.get('status')}")
         if size.get("checkpoint_overhead") is not None:
             log(f"   checkpoint overhead: {size['checkpoint_overhead'] * 100:+.1f} %")
+    batch = results.get("batch")
+    if batch:
+        rate = batch.get("stores_per_second")
+        cost = batch.get("cost_ms_per_store") or {}
+        log(f"-- (j) etl batch of {batch['stores']} stores: "
+            + (f"{rate} stores/s" if rate else "no rate") + f", {batch.get('status')}"
+            + ("; ms per store: " + ", ".join(f"{p} {cost[p]:.1f}" for p in COST_PARTS if p in cost) if cost else ""))
 
 
 def command_report(args):
