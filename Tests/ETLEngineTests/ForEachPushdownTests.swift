@@ -62,6 +62,29 @@ extension PushdownTests {
                         [.integer(2), .integer(1), .text("Ann")], [.integer(2), .null, .null], [.integer(10), .integer(1), .text("Ann")]])
     }
 
+    /// A forEach with a uniqueBy (one row per distinct key over all pairs) has no pushed-down
+    /// form: its step runs row by row, and the summary says why.
+    func testAForEachWithAUniqueByKeepsTheStepRowByRow() throws {
+        let (_, source) = try writePetsPipeline(filterKinds: true)
+        let pipeline = try folder.pipeline("kinds.json", """
+            { "format": 1,
+              "source": { "store": "\(source)", "model": "\(folder.path("pets-v1.json"))" },
+              "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "\(folder.path("pets-v2.json"))" },
+              "steps": [ { "name": "kinds", "mappings": [
+                { "name": "Kinds", "source": "Person", "destination": "Kind", "forEach": "$source.pets",
+                  "filter": "$item.kind != null", "uniqueBy": "$item.kind", "attributes": { "name": "$item.kind" } } ] } ] }
+            """)
+        let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
+        _ = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
+        XCTAssertEqual(pushed.notes, ["step kinds ran row by row, not inside SQLite: mapping Kinds has a forEach and a uniqueBy"])
+        // Ann's dog and cat, Zoe's bird (its kind a blob of the text "A"); Bob's fish has no kind.
+        for store in ["pushed.sqlite", "rows.sqlite"] {
+            let db = try Database(path: folder.path(store), mode: .readOnly)
+            XCTAssertEqual(try db.rows("SELECT id, name FROM Kind ORDER BY id"),
+                           [[.integer(1), .text("dog")], [.integer(2), .text("cat")], [.integer(3), .text("A")]], store)
+        }
+    }
+
     /// The Core Data books: Files' pairs come from Core Data's join table and get keys above
     /// the kept ones, Z_MAX included, as row by row.
     func testTheCoreDataBooksChainGivesTheSameStoreBothWays() throws {
