@@ -37,7 +37,9 @@ clean:
 # Benchmarks (issue 6): the books v1 → v2 step by the sqlite3 CLI (one SQL script), a
 # Python script, etl run and etl-bench-closure (etl plus a Swift policy), timed,
 # memory-measured and checked against each other. `swift build -c release` builds every
-# product, etl-bench-closure too; run.py takes it from beside --etl.
+# product, etl-bench-closure too; run.py takes it from beside --etl. Also (issue 18) the
+# whole books pipeline (v1 → v3) and a conversion of text values, each etl against a
+# hand-written SQL script.
 #   make bench ROWS=1000000                        one size (default "100000 1000000")
 #   make bench SIZES="100000 1000000 5000000" ROUNDS=3
 #   make bench-smoke     2,000 books, one round, in a temp folder: do all tools agree? (< 1 min)

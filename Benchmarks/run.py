@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Benchmark harness of etl (issue 6): the books v1 -> v2 step, done by several tools.
+"""Benchmark harness of etl (issues 6 and 18): the books v1 -> v2 step, done by several
+tools; the whole books pipeline (v1 -> v3) and a conversion of text values, each done by
+etl and by a hand-written SQL script.
 
     python3 Benchmarks/run.py run --etl .build/release/etl --sizes 100000 1000000 --rounds 3
     python3 Benchmarks/run.py smoke --etl .build/release/etl
@@ -17,6 +19,16 @@ each round, runs every tool once on it, each into a fresh destination:
        Swift policy (Benchmarks/Closure/main.swift) whose create closure computes the
        Books attributes; the program beside the --etl binary, or BENCH_CLOSURE_CMD
   (e)  GRDB: skipped
+  (f)  sqlite3 CLI with a hand-written SQL script for books v1 -> v3
+       (Benchmarks/sql/books-v1-v3.sql): the floor of (g)
+  (g)  etl run pipelines/books.json: the whole v1 -> v3 pipeline (Files' forEach included)
+  (h)  sqlite3 CLI with a hand-written SQL script converting N notes' text dates, flags and
+       titles (Benchmarks/sql/notes-convert.sql), on a notes store run.py writes: the
+       floor of (i)
+  (i)  etl run Benchmarks/pipelines/notes-convert.json: date(), boolean(), trim()
+  (j)  etl batch pipelines/books.json over 200 small v1 stores (50 books each), --jobs 2:
+       stores/s, and each store's cost part by part (plan, check, copy, validate, rename)
+       from the batch report; once per run, not per size
 
 Each run is timed (wall clock, whole process) and wrapped in `/usr/bin/time -v` for its
 peak resident memory. In the first round of each size, every tool's destination is
@@ -58,9 +70,20 @@ FUNCTIONS_PIPELINE = os.path.join(HERE, "pipelines", "books-v1-v2-functions.json
 # the same folder as etl.
 CLOSURE_PROGRAM = "etl-bench-closure"
 SQL_SCRIPT = os.path.join(HERE, "sql", "books-v1-v2.sql")
+V3_PIPELINE = os.path.join(ROOT, "pipelines", "books.json")
+V3_SQL_SCRIPT = os.path.join(HERE, "sql", "books-v1-v3.sql")
+CONVERT_PIPELINE = os.path.join(HERE, "pipelines", "notes-convert.json")
+CONVERT_SQL_SCRIPT = os.path.join(HERE, "sql", "notes-convert.sql")
 PY_SCRIPT = os.path.join(HERE, "python", "migrate_books_v1_v2.py")
 TIME = "/usr/bin/time"
 SEED = 1
+# (j): the batch of small stores.
+BATCH_STORES = 200
+BATCH_SMOKE_STORES = 20
+BATCH_BOOKS = 50
+BATCH_JOBS = 2
+BATCH_GOAL = 150  # stores/s, issue 18
+COST_PARTS = ["plan", "check", "copy", "validate", "rename"]
 RESULTS_FORMAT = 1
 
 SKIPPED_GRDB = "skipped (optional in issue 6; no GRDB on Linux here)"
@@ -76,8 +99,27 @@ TOOLS = [
     {"id": "etl-closure", "label": "(d) etl run, Swift policy closure", "kind": "run"},
     {"id": "etl-functions", "label": "(d2) etl run, Swift functions", "kind": "run"},
     {"id": "grdb", "label": "(e) GRDB", "kind": "skipped", "status": SKIPPED_GRDB},
+    {"id": "sqlite-v3", "label": "(f) sqlite3 CLI, v1 → v3 SQL script", "kind": "run", "task": "v1-v3"},
+    {"id": "etl-v3", "label": "(g) etl run pipelines/books.json", "kind": "run", "task": "v1-v3"},
+    {"id": "sqlite-convert", "label": "(h) sqlite3 CLI, conversion SQL script", "kind": "run", "task": "convert"},
+    {"id": "etl-convert", "label": "(i) etl run, conversion pipeline", "kind": "run", "task": "convert"},
 ]
 BASELINE = "sqlite"
+
+# What each tool does: its task's source store, expected content, floor (the hand-written
+# SQL script its ratio is taken to) and reference schema (its etl run's). A tool without
+# "task" does the books v1 -> v2 step.
+TASKS = {
+    "v1-v2": {"title": "books v1 → v2", "floor": "sqlite", "etl": "etl"},
+    "v1-v3": {"title": "books v1 → v3, the whole `pipelines/books.json`", "floor": "sqlite-v3",
+              "etl": "etl-v3", "goal": 1.15},
+    "convert": {"title": "conversion: text dates, flags and titles of N notes", "floor": "sqlite-convert",
+                "etl": "etl-convert", "goal": 1.3},
+}
+
+
+def task_of(tool_id):
+    return next((t.get("task", "v1-v2") for t in TOOLS if t["id"] == tool_id), "v1-v2")
 
 # BENCH_CLOSURE_CMD, when set, measures (d) with that command instead of the default
 # `etl-bench-closure run books-v1-v2-closure.json …`: a shell-style command line with
@@ -210,6 +252,40 @@ EXPECTED_DUMP = [
 ]
 
 
+# books v1 -> v3: File rows as (fileURL, title, userId), one per (book with a file, user)
+# pair of the source's Book <-> User many-to-many.
+DESTINATION_DUMP_V3 = [
+    DESTINATION_DUMP[0],
+    ("Book", 'SELECT "title", "published", "price" FROM "Book" ORDER BY 1, 2, 3', 'SELECT count(*) FROM "Book"'),
+    DESTINATION_DUMP[2],
+    DESTINATION_DUMP[4],
+    ("File",
+     'SELECT f."fileURL", b."title", u."userId" FROM "File" AS f '
+     'JOIN "Book" AS b ON b."id" = f."book_id" JOIN "User" AS u ON u."id" = f."user_id" '
+     'ORDER BY 1, 2, 3',
+     'SELECT count(*) FROM "File"'),
+]
+
+EXPECTED_DUMP_V3 = [
+    EXPECTED_DUMP[0],
+    ("Book", 'SELECT "title", "published", "price" FROM "Book" ORDER BY 1, 2, 3'),
+    EXPECTED_DUMP[2],
+    EXPECTED_DUMP[4],
+    ("File",
+     'SELECT b."fileURL", b."title", u."userId" FROM "Book_users" AS j '
+     'JOIN "Book" AS b ON b."id" = j."source_id" JOIN "User" AS u ON u."id" = j."target_id" '
+     'WHERE b."fileURL" IS NOT NULL ORDER BY 1, 2, 3'),
+]
+
+# The conversion: notes as (title, createdAt, done); titles are unique (they hold the
+# note's number), so the order is the titles'.
+DESTINATION_DUMP_CONVERT = [
+    ("Note", 'SELECT "title", "createdAt", "done" FROM "Note" ORDER BY 1, 2, 3', 'SELECT count(*) FROM "Note"'),
+]
+
+DESTINATION_DUMPS = {"v1-v2": DESTINATION_DUMP, "v1-v3": DESTINATION_DUMP_V3, "convert": DESTINATION_DUMP_CONVERT}
+
+
 def _hash_sections(connection, sections):
     digest = hashlib.sha256()
     counts = {}
@@ -232,22 +308,98 @@ def _hash_sections(connection, sections):
     return digest.hexdigest(), counts
 
 
-def content_hash(path):
-    """(hash, counts) of a v2 destination; raises sqlite3.Error if it is not one."""
+def content_hash(path, task="v1-v2"):
+    """(hash, counts) of a destination of `task`; raises sqlite3.Error if it is not one."""
     connection = sqlite3.connect(read_only_uri(path), uri=True)
     try:
-        return _hash_sections(connection, DESTINATION_DUMP)
+        return _hash_sections(connection, DESTINATION_DUMPS[task])
     finally:
         connection.close()
 
 
-def expected_hash(source):
-    """(hash, counts) that a correct v2 destination made from this v1 source has."""
+def expected_hash(source, dump=EXPECTED_DUMP):
+    """(hash, counts) that a correct v2 (or, with EXPECTED_DUMP_V3, v3) destination made
+    from this v1 source has."""
     connection = sqlite3.connect(read_only_uri(source), uri=True)
     try:
-        return _hash_sections(connection, [(t, q, None) for t, q in EXPECTED_DUMP])
+        return _hash_sections(connection, [(t, q, None) for t, q in dump])
     finally:
         connection.close()
+
+
+# ----------------------------------------------------------------------------------
+# The conversion benchmark's source: N notes whose dates, flags and titles are text, every
+# value one that both etl and the SQL script convert (etl would reject any other).
+
+NOTE_FLAGS = ["yes", "No", "TRUE", "false", "on", "OFF", "1", "0"]
+NOTE_PADS = ["", "  ", "\t", " \t "]
+
+
+def note_row(number):
+    """The text values of note `number`, deterministic: four date forms (a day; a UTC
+    time with a space or with Z; a time at an offset), eight flag spellings, titles with
+    spaces and tabs around them."""
+    instant = 1_500_000_000 + (number * 7919) % 300_000_000
+    utc = datetime.datetime.fromtimestamp(instant, datetime.timezone.utc)
+    form = number % 4
+    if form == 0:
+        created = utc.strftime("%Y-%m-%d")
+    elif form == 1:
+        created = utc.strftime("%Y-%m-%d %H:%M:%S")
+    elif form == 2:
+        created = utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+    else:
+        minutes = ((number % 27) - 13) * 30
+        local = utc + datetime.timedelta(minutes=minutes)
+        sign = "+" if minutes >= 0 else "-"
+        created = local.strftime("%Y-%m-%dT%H:%M:%S") + f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    title = NOTE_PADS[number % 4] + f"Note {number:09d} of the archive" + NOTE_PADS[(number // 4) % 4]
+    return number, title, created, NOTE_FLAGS[(number * 3) % 8]
+
+
+def write_notes(path, rows):
+    """The notes-v1 store (Benchmarks/pipelines/models/notes-v1.json, plain layout)."""
+    if os.path.exists(path):
+        os.remove(path)
+    connection = sqlite3.connect(path)
+    try:
+        connection.execute('CREATE TABLE IF NOT EXISTS "Note" ("id" INTEGER PRIMARY KEY, '
+                           '"title" VARCHAR, "createdAt" VARCHAR, "done" VARCHAR)')
+        batch = []
+        for number in range(1, rows + 1):
+            batch.append(note_row(number))
+            if len(batch) == 10_000:
+                connection.executemany('INSERT INTO "Note" VALUES (?, ?, ?, ?)', batch)
+                batch = []
+        connection.executemany('INSERT INTO "Note" VALUES (?, ?, ?, ?)', batch)
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def expected_convert_hash(source):
+    """(hash, counts) of a correct conversion of this notes store, computed in Python from
+    the source text (datetime's ISO-8601 parser, str.strip), without any tool. A date is
+    the integer of its seconds since 1970, as a TIMESTAMP column keeps a whole number."""
+    flags = {"true": 1, "yes": 1, "on": 1, "1": 1, "false": 0, "no": 0, "off": 0, "0": 0}
+    connection = sqlite3.connect(read_only_uri(source), uri=True)
+    try:
+        rows = []
+        for title, created, done in connection.execute('SELECT "title", "createdAt", "done" FROM "Note"'):
+            moment = datetime.datetime.fromisoformat(created)
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=datetime.timezone.utc)
+            seconds = moment.timestamp()
+            rows.append((title.strip(" \t"), int(seconds) if seconds.is_integer() else seconds,
+                         flags[done.lower()]))
+    finally:
+        connection.close()
+    rows.sort()
+    digest = hashlib.sha256()
+    digest.update(b"[Note]\n")
+    digest.update("".join(repr(row) + "\n" for row in rows).encode())
+    digest.update(f"#Note {len(rows)}\n".encode())
+    return digest.hexdigest(), {"Note": {"dumped": len(rows), "in_table": len(rows)}}
 
 
 def schema_of(path):
@@ -269,12 +421,17 @@ def schema_of(path):
 
 def tool_command(tool, etl, source, destination):
     tool_id = tool["id"]
-    if tool_id == "sqlite":
+    scripts = {"sqlite": SQL_SCRIPT, "sqlite-v3": V3_SQL_SCRIPT, "sqlite-convert": CONVERT_SQL_SCRIPT}
+    if tool_id in scripts:
         # Double quotes around an SQL literal: the CLI's tokenizer removes the first,
         # `.parameter set` then reads the literal as SQL.
         parameter = '.parameter set $src "' + sql_literal(read_only_uri(source)) + '"'
 
-        return ["sqlite3", "-bail", "-batch", "-cmd", parameter, destination], SQL_SCRIPT
+        return ["sqlite3", "-bail", "-batch", "-cmd", parameter, destination], scripts[tool_id]
+    if tool_id in ("etl-v3", "etl-convert"):
+        pipeline = V3_PIPELINE if tool_id == "etl-v3" else CONVERT_PIPELINE
+        return [etl, "run", pipeline, "--source", source, "--destination", destination,
+                "--force", "--progress", "lines"], None
     if tool_id == "python":
         return [sys.executable, PY_SCRIPT, source, destination], None
     if tool_id in ("etl", "etl-nocheckpoint"):
@@ -347,7 +504,7 @@ def run_once(tool, etl, source, destination, log_path):
     return run
 
 
-def check_destination(run, destination, expected, reference_schema, content=True):
+def check_destination(run, destination, expected, reference_schema, content=True, task="v1-v2"):
     """Adds schema_ok to a run, and with `content` hash, counts and content_ok; without
     it (rounds after the first) content_checked is False and content_ok None."""
     run["content_checked"] = content and run["exit"] == 0
@@ -360,7 +517,7 @@ def check_destination(run, destination, expected, reference_schema, content=True
     try:
         if content:
             started = time.perf_counter()
-            digest, counts = content_hash(destination)
+            digest, counts = content_hash(destination, task)
             run["check_seconds"] = round(time.perf_counter() - started, 3)
             run["hash"] = digest
             run["counts"] = counts
@@ -406,12 +563,27 @@ def bench_size(rows, rounds, etl, work, tools):
         f"{counts['User']} users, {counts['Book_users']} links ({sample_seconds:.1f} s); "
         f"expected content {expected[:12]}")
 
+    # The other tasks' sources and expected contents: v1 -> v3 from the same books; the
+    # conversion from N notes written here.
+    expected_v3, expected_v3_counts = expected_hash(source, EXPECTED_DUMP_V3)
+    notes = os.path.join(folder, "notes-v1.sqlite")
+    write_notes(notes, rows)
+    notes_sha = sha256_file(notes)
+    expected_convert, expected_convert_counts = expected_convert_hash(notes)
+    log(f"   notes source {os.path.getsize(notes) / 2**20:.1f} MiB, {rows} notes; "
+        f"expected content v1 → v3 {expected_v3[:12]}, conversion {expected_convert[:12]}")
+    sources = {"v1-v2": source, "v1-v3": source, "convert": notes}
+    expecteds = {"v1-v2": expected, "v1-v3": expected_v3, "convert": expected_convert}
+
     result = {"rows": rows,
               "source": {"books": counts["Book"], "users": counts["User"],
                          "book_user_links": counts["Book_users"],
                          "bytes": os.path.getsize(source), "sha256": source_sha,
                          "sample_seconds": round(sample_seconds, 3)},
               "expected_hash": expected, "expected_counts": expected_counts,
+              "tasks": {"v1-v3": {"expected_hash": expected_v3, "expected_counts": expected_v3_counts},
+                        "convert": {"expected_hash": expected_convert, "expected_counts": expected_convert_counts,
+                                    "source_bytes": os.path.getsize(notes), "source_sha256": notes_sha}},
               "tools": {}}
     measured = [t for t in tools if t["kind"] == "run"]
     for tool in tools:
@@ -425,16 +597,19 @@ def bench_size(rows, rounds, etl, work, tools):
     # each tool's destination is checked in the first round only (at 1M books a check
     # takes longer than most runs); later rounds are timed, their exit status and schema
     # checked, and their destinations deleted.
-    reference_schema = None
+    # Per task, the schema its etl run writes.
+    reference_schemas = {}
     for round_index in range(rounds):
         first = round_index == 0
         for tool in measured:
+            task = tool.get("task", "v1-v2")
             destination = os.path.join(folder, f"v2-{tool['id']}.sqlite")
             log_path = os.path.join(folder, f"{tool['id']}.round{round_index + 1}.log")
-            run = run_once(tool, etl, source, destination, log_path)
-            if tool["id"] == "etl" and run["exit"] == 0 and reference_schema is None:
-                reference_schema = schema_of(destination)
-            check_destination(run, destination, expected, reference_schema, content=first)
+            run = run_once(tool, etl, sources[task], destination, log_path)
+            if tool["id"] == TASKS[task]["etl"] and run["exit"] == 0 and task not in reference_schemas:
+                reference_schemas[task] = schema_of(destination)
+            check_destination(run, destination, expecteds[task], reference_schemas.get(task),
+                              content=first, task=task)
             result["tools"][tool["id"]]["runs"].append(run)
             if run["exit"]:
                 verdict = f"FAILED (exit {run['exit']})"
@@ -455,20 +630,25 @@ def bench_size(rows, rounds, etl, work, tools):
 
     # Tools that ran before etl's first run in round 1 had no schema to compare with.
     etl_runs = result["tools"]["etl"]["runs"] if "etl" in result["tools"] else []
-    for entry in result["tools"].values():
+    reference_schema = reference_schemas.get("v1-v2")
+    for tool_id, entry in result["tools"].items():
+        reference = reference_schemas.get(task_of(tool_id))
         for run in entry["runs"]:
             if "schema" in run:
-                if reference_schema is not None:
-                    run["schema_ok"] = run["schema"] == reference_schema
+                if reference is not None:
+                    run["schema_ok"] = run["schema"] == reference
                 del run["schema"]
     result["reference_schema"] = reference_schema
+    for task, schema in reference_schemas.items():
+        if task in result["tasks"]:
+            result["tasks"][task]["reference_schema"] = schema
     if not etl_runs or reference_schema is None:
         log("   no etl run succeeded: the schemas of the other tools were not compared")
 
     source_after = sha256_file(source)
-    result["source"]["unchanged"] = source_after == source_sha
-    if source_after != source_sha:
-        log("   THE SOURCE STORE CHANGED during the runs")
+    result["source"]["unchanged"] = source_after == source_sha and sha256_file(notes) == notes_sha
+    if not result["source"]["unchanged"]:
+        log("   A SOURCE STORE CHANGED during the runs")
     summarize_size(result)
     result["size_seconds"] = round(time.perf_counter() - started, 1)
     result["loadavg"] = {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]}
@@ -516,13 +696,106 @@ def summarize_size(result):
                         dict(stages).get(name, 0.0) for stages in stage_lists), 3)]
                     for name in names]
     base = result["tools"].get(BASELINE, {}).get("median_seconds")
-    for entry in result["tools"].values():
-        if base and entry.get("median_seconds") is not None:
-            entry["ratio_to_a"] = round(entry["median_seconds"] / base, 3)
+    for tool_id, entry in result["tools"].items():
+        if task_of(tool_id) == "v1-v2":
+            if base and entry.get("median_seconds") is not None:
+                entry["ratio_to_a"] = round(entry["median_seconds"] / base, 3)
+            continue
+        # The other tasks: the ratio to their own hand-written SQL script.
+        floor = result["tools"].get(TASKS[task_of(tool_id)]["floor"], {}).get("median_seconds")
+        if floor and entry.get("median_seconds") is not None:
+            entry["ratio_to_floor"] = round(entry["median_seconds"] / floor, 3)
     with_ck = result["tools"].get("etl", {}).get("median_seconds")
     without = result["tools"].get("etl-nocheckpoint", {}).get("median_seconds")
     if with_ck and without:
         result["checkpoint_overhead"] = round(with_ck / without - 1, 4)
+
+
+# ----------------------------------------------------------------------------------
+# (j) A batch of small stores
+
+
+def bench_batch(etl, work, stores, rounds):
+    """`etl batch` of `stores` small v1 books stores to v3, `rounds` times into a fresh
+    folder: median seconds, stores/s, the mean cost per store part by part (from the batch
+    report, every round), and in the first round every result checked against the v3
+    content expected from its own source."""
+    folder = os.path.join(work, "batch")
+    shutil.rmtree(folder, ignore_errors=True)
+    archive = os.path.join(folder, "archive")
+    os.makedirs(archive)
+    log(f"== batch: {stores} stores of {BATCH_BOOKS} books, etl batch pipelines/books.json --jobs {BATCH_JOBS}")
+    expected = {}
+    for index in range(stores):
+        name = f"store-{index:04d}.sqlite"
+        source = os.path.join(archive, name)
+        subprocess.run([etl, "sample", "books", "--version", "1", "--rows", str(BATCH_BOOKS), "--seed",
+                        str(index + 1), "--out", source, "--force"], check=True, cwd=ROOT,
+                       stdout=subprocess.DEVNULL)
+        expected[name] = expected_hash(source, EXPECTED_DUMP_V3)[0]
+    result = {"stores": stores, "books_per_store": BATCH_BOOKS, "jobs": BATCH_JOBS, "runs": []}
+    costs = []
+    for round_index in range(rounds):
+        out = os.path.join(folder, "out")
+        report_path = os.path.join(folder, "report.json")
+        shutil.rmtree(out, ignore_errors=True)
+        if os.path.exists(report_path):
+            os.remove(report_path)
+        os.sync()
+        command = [etl, "batch", V3_PIPELINE, "--stores", archive, "--out", out, "--jobs", str(BATCH_JOBS),
+                   "--report", report_path, "--progress", "lines"]
+        time_path = os.path.join(folder, f"batch.round{round_index + 1}.time")
+        with open(os.path.join(folder, f"batch.round{round_index + 1}.log"), "wb") as output:
+            started = time.perf_counter()
+            done = subprocess.run([TIME, "-v", "-o", time_path] + command, stdout=output,
+                                  stderr=subprocess.STDOUT, cwd=ROOT)
+            seconds = time.perf_counter() - started
+        with open(time_path, errors="replace") as handle:
+            rss = max_rss_kib(handle.read())
+        run = {"seconds": round(seconds, 4), "max_rss_kib": rss, "exit": done.returncode,
+               "command": shlex.join(command).replace(ROOT + os.sep, "")}
+        try:
+            with open(report_path) as handle:
+                report = json.load(handle)
+            run["done"] = report["counts"].get("done", 0)
+            costs += [entry["cost"] for entry in report["stores"] if entry.get("cost")]
+        except (OSError, ValueError, KeyError) as error:
+            run["done"] = 0
+            run["error"] = f"no batch report: {error}"
+        if round_index == 0 and done.returncode == 0:
+            def matches(name, digest):
+                try:
+                    return content_hash(os.path.join(out, name), "v1-v3")[0] == digest
+                except sqlite3.Error:
+                    return False  # missing or not a store
+            wrong = [name for name, digest in expected.items() if not matches(name, digest)]
+            run["content_ok"] = not wrong
+            if wrong:
+                run["wrong"] = wrong[:5]
+        result["runs"].append(run)
+        verdict = ("FAILED (exit %d)" % done.returncode if done.returncode
+                   else "ok" if run.get("content_ok", True) and run["done"] == stores else "WRONG RESULT")
+        log(f"   round {round_index + 1}/{rounds}  etl batch  {seconds:9.2f} s  "
+            f"{stores / seconds:8.1f} stores/s  {verdict}")
+    good = [r for r in result["runs"] if r["exit"] == 0 and r["done"] == stores]
+    checked = result["runs"][0].get("content_ok") if result["runs"] else None
+    if len(good) != len(result["runs"]) or not result["runs"]:
+        bad = next(r for r in result["runs"] if r not in good)
+        result["status"] = f"FAILED (exit {bad['exit']}, {bad['done']} of {stores} stores done)"
+    elif not checked:
+        result["status"] = "WRONG RESULT"
+    else:
+        result["status"] = "ok"
+    if good:
+        result["median_seconds"] = round(statistics.median(r["seconds"] for r in good), 4)
+        result["stores_per_second"] = round(stores / result["median_seconds"], 1)
+        rss = [r["max_rss_kib"] for r in good if r["max_rss_kib"]]
+        result["peak_mib"] = round(max(rss) / 1024, 1) if rss else None
+    if costs:
+        result["cost_ms_per_store"] = {part: round(statistics.mean(c.get(part, 0) for c in costs) * 1000, 2)
+                                       for part in COST_PARTS}
+    shutil.rmtree(folder, ignore_errors=True)
+    return result
 
 
 # ----------------------------------------------------------------------------------
@@ -572,7 +845,9 @@ def etl_info(etl):
 # Report: RESULTS.md and results.png from results.json
 
 TARGETS_TEXT = """\
-Targets of issue 6:
+Targets of issue 6 (and, last in the table, of issue 18: the whole books pipeline at
+≤ 1.15 × its hand-written SQL script, the conversion at ≤ 1.3 × its own, a batch of small
+stores at ≥ 150 stores/s):
 
 - declarative etl ≤ 1.15 × (a) time;
 - closure etl ≤ 1.5 × (a) time;
@@ -614,7 +889,26 @@ many-to-many. The v1 store is written by `etl sample books --version 1 --rows N
 - **(e)** GRDB, optional in the issue: skipped (no GRDB program in this repository;
   it would be one more hand-written baseline on Linux).
 
-Each round runs (a), (b), (c), (c'), (d), (d2) one after the other on the same source, each
+Two more pairs (issue 18), each an etl pipeline against a hand-written SQL script doing
+the same, at the same N, each checked against its own independent content hash:
+
+- **(f)** `sqlite3` CLI with `Benchmarks/sql/books-v1-v3.sql`: the whole books
+  pipeline, v1 → v3, in one script (the v2 store in between skipped): its floor; **(g)**
+  `etl run pipelines/books.json` on the same v1 store: both steps inside SQLite, Files'
+  `forEach` (one File per (book, user) pair) included, with the v2 store in between
+  validated as every step's result is.
+- **(h)** `sqlite3` CLI with `Benchmarks/sql/notes-convert.sql`; **(i)** `etl run
+  Benchmarks/pipelines/notes-convert.json`: N notes (written by `run.py`, every value
+  valid) whose `createdAt` is ISO-8601 text in four forms, `done` a flag word or digit
+  in eight spellings, and `title` text with spaces and tabs around it, converted with
+  `date()`, `boolean()` and `trim()`; the script uses `unixepoch`, a `CASE` and `trim`.
+  The expected content is computed in Python from the source text (datetime's ISO-8601
+  parser), without either tool.
+- **(j)** `etl batch pipelines/books.json --jobs 2` over 200 small v1 stores (50 books
+  each), once per run (not per size): stores per second, and where a store's time goes,
+  from each store's `cost` in the batch report.
+
+Each round runs (a), (b), (c), (c'), (d), (d2), (f), (g), (h), (i) one after the other on the same source, each
 into a fresh destination (deleted first); rounds are interleaved so that drift hits
 every tool alike. Reported: the **median** wall time of the rounds (the whole process,
 start-up included, measured by the driver), rows/s = source books ÷ median time, the
@@ -823,6 +1117,32 @@ def targets(results):
         verdict = ("**met** as measured, but not resolved: the spread between rounds is "
                    "larger than 5 %")
     lines.append(("checkpointing ≤ 5 %", figures, verdict))
+
+    # Issue 18: each new etl contender against its own hand-written SQL script.
+    for task in ("v1-v3", "convert"):
+        about = TASKS[task]
+        etl_id, floor_id = about["etl"], about["floor"]
+        floor_label = next(t["label"] for t in TOOLS if t["id"] == floor_id).split(" ")[0]
+        etl_label = next(t["label"] for t in TOOLS if t["id"] == etl_id).split(" ")[0]
+
+        def against_floor(size, etl_id=etl_id, floor_id=floor_id, goal=about["goal"]):
+            e, f = usable(size, etl_id), usable(size, floor_id)
+            if not (e and f):
+                return None, None
+            ratio = e["median_seconds"] / f["median_seconds"]
+            return f"{ratio:.2f} ×", ratio <= goal
+        figures, verdict = each_size(against_floor)
+        lines.append((f"{about['title']}: {etl_label} ≤ {about['goal']} × {floor_label} time (issue 18)",
+                      figures, verdict))
+    batch = results.get("batch")
+    if batch and batch.get("status") == "ok" and batch.get("stores_per_second"):
+        rate = batch["stores_per_second"]
+        lines.append((f"etl batch of small stores ≥ {BATCH_GOAL} stores/s (issue 18)",
+                      f"{rate:.1f} stores/s ({batch['stores']} stores, --jobs {batch['jobs']})",
+                      "**met**" if rate >= BATCH_GOAL else "**missed**"))
+    else:
+        lines.append((f"etl batch of small stores ≥ {BATCH_GOAL} stores/s (issue 18)",
+                      batch.get("status", "not measured") if batch else "not measured", "not measured"))
     return lines
 
 
@@ -867,6 +1187,8 @@ def write_markdown(results, path, plot_note):
         out.append("| tool | median s | rows/s | peak MiB | × (a) | result |")
         out.append("|---|---:|---:|---:|---:|---|")
         for tool_id, entry in size["tools"].items():
+            if task_of(tool_id) != "v1-v2":
+                continue
             if entry["kind"] != "run" or entry.get("median_seconds") is None:
                 out.append(f"| {entry['label']} | — | — | — | — | {verdict_cell(entry)} |")
                 continue
@@ -874,6 +1196,25 @@ def write_markdown(results, path, plot_note):
                        f"{fmt_int(entry.get('rows_per_second'))} | {fmt_mib(entry.get('peak_mib'))} | "
                        f"{fmt_ratio(entry.get('ratio_to_a'))} | {verdict_cell(entry)} |")
         out.append("")
+        for task, about in TASKS.items():
+            entries = [(t, e) for t, e in size["tools"].items() if task_of(t) == task]
+            if task == "v1-v2" or not entries:
+                continue
+            floor_label = size["tools"].get(about["floor"], {}).get("label", about["floor"]).split(" ")[0]
+            expected = size.get("tasks", {}).get(task, {}).get("expected_hash", "")
+            out.append(f"{about['title'][0].upper() + about['title'][1:]}, on the same "
+                       f"{fmt_int(size['rows'])} rows (expected content hash `{expected[:12]}`; "
+                       f"goal: etl ≤ {about['goal']} × {floor_label}):\n")
+            out.append(f"| tool | median s | rows/s | peak MiB | × {floor_label} | result |")
+            out.append("|---|---:|---:|---:|---:|---|")
+            for tool_id, entry in entries:
+                if entry["kind"] != "run" or entry.get("median_seconds") is None:
+                    out.append(f"| {entry['label']} | — | — | — | — | {verdict_cell(entry)} |")
+                    continue
+                out.append(f"| {entry['label']} | {fmt_seconds(entry['median_seconds'])} | "
+                           f"{fmt_int(entry.get('rows_per_second'))} | {fmt_mib(entry.get('peak_mib'))} | "
+                           f"{fmt_ratio(entry.get('ratio_to_floor'))} | {verdict_cell(entry)} |")
+            out.append("")
         if size.get("checkpoint_overhead") is not None:
             out.append(f"Checkpoint overhead: {size['checkpoint_overhead'] * 100:+.1f} % "
                        f"((c) vs (c')).\n")
@@ -897,6 +1238,32 @@ def write_markdown(results, path, plot_note):
             out.append("|---|---:|---:|")
             for name, seconds in stages:
                 out.append(f"| {name} | {seconds:.2f} | {seconds / total:.0%} |")
+            out.append("")
+
+    batch = results.get("batch")
+    if batch:
+        out.append(f"### (j) etl batch of {fmt_int(batch['stores'])} small stores\n")
+        out.append(f"`etl batch pipelines/books.json` (v1 → v3) over {fmt_int(batch['stores'])} stores of "
+                   f"{batch['books_per_store']} books (`etl sample books --rows {batch['books_per_store']} "
+                   f"--seed 1…{batch['stores']}`), `--jobs {batch['jobs']}`, into a fresh folder each round; "
+                   f"every result of the first round checked against the v3 content expected from its "
+                   f"source. Goal (issue 18): ≥ {BATCH_GOAL} stores/s.\n")
+        out.append("| median s | stores/s | peak MiB | result |")
+        out.append("|---:|---:|---:|---|")
+        status = batch.get("status")
+        out.append(f"| {fmt_seconds(batch.get('median_seconds'))} | {batch.get('stores_per_second') or '—'} | "
+                   f"{fmt_mib(batch.get('peak_mib'))} | {status if status == 'ok' else f'**{status}**'} |")
+        out.append("")
+        cost = batch.get("cost_ms_per_store")
+        if cost:
+            total = sum(cost.values())
+            out.append("Where a store's time goes (the report's `cost` of each store, mean over the "
+                       "stores of every round):\n")
+            out.append("| part | ms per store | share |")
+            out.append("|---|---:|---:|")
+            for part in COST_PARTS:
+                out.append(f"| {part} | {cost.get(part, 0):.1f} | {cost.get(part, 0) / total:.0%} |"
+                           if total else f"| {part} | {cost.get(part, 0):.1f} | — |")
             out.append("")
 
     out.append("## Targets\n")
@@ -926,7 +1293,7 @@ def write_plot(results, path):
     sizes = sorted(results["sizes"], key=lambda s: s["rows"])
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
     markers = {"sqlite": "o", "python": "s", "etl": "^", "etl-nocheckpoint": "v", "etl-closure": "D", "etl-functions": "P"}
-    for tool in TOOLS:
+    for tool in [t for t in TOOLS if t.get("task", "v1-v2") == "v1-v2"]:
         points = [(s["rows"], s["tools"].get(tool["id"], {})) for s in sizes]
         points = [(n, e) for n, e in points if e.get("median_seconds") is not None]
         if not points:
@@ -951,8 +1318,8 @@ def write_plot(results, path):
     left.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     left.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     left.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    absent_tools = [t for t in TOOLS
-                    if not any(s["tools"].get(t["id"], {}).get("median_seconds") for s in sizes)]
+    absent_tools = [t for t in TOOLS if t.get("task", "v1-v2") == "v1-v2"
+                    and not any(s["tools"].get(t["id"], {}).get("median_seconds") for s in sizes)]
     absent_ids = [t["label"].split(" ")[0] for t in absent_tools]
     absent = []
     for tool in absent_tools:
@@ -996,6 +1363,9 @@ def failures(results):
                 bad.append(f"{size_label(size['rows'])} {entry['label']}: {entry.get('status')}")
         if not size["source"].get("unchanged", True):
             bad.append(f"{size_label(size['rows'])}: the source store changed")
+    batch = results.get("batch")
+    if batch and batch.get("status") != "ok":
+        bad.append(f"(j) etl batch of {batch['stores']} stores: {batch.get('status')}")
     return bad
 
 
@@ -1060,6 +1430,7 @@ def command_run(args, smoke):
             handle.write("\n")
         if not args.keep:
             shutil.rmtree(os.path.join(work, f"rows-{rows}"), ignore_errors=True)
+    results["batch"] = bench_batch(etl, work, BATCH_SMOKE_STORES if smoke else BATCH_STORES, rounds)
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     with open(os.path.join(output, "results.json"), "w") as handle:
         json.dump(results, handle, indent=1)
@@ -1082,16 +1453,26 @@ def command_run(args, smoke):
 def print_summary(results):
     for size in results["sizes"]:
         log(f"-- {size['rows']} books")
-        for entry in size["tools"].values():
+        for tool_id, entry in size["tools"].items():
             if entry.get("median_seconds") is None:
                 log(f"   {entry['label']:<38} {entry.get('status')}")
             else:
+                task = TASKS[task_of(tool_id)]
+                floor = "(a)" if task["floor"] == BASELINE else size["tools"].get(task["floor"], {}).get("label", "?").split(" ")[0]
+                ratio = entry.get("ratio_to_a") if task["floor"] == BASELINE else entry.get("ratio_to_floor")
                 log(f"   {entry['label']:<38} {entry['median_seconds']:9.2f} s "
                     f"{entry.get('rows_per_second') or 0:>11,} rows/s "
                     f"{entry.get('peak_mib') or 0:8.1f} MiB  "
-                    f"{entry.get('ratio_to_a') or 0:5.2f} × (a)  {entry.get('status')}")
+                    f"{ratio or 0:5.2f} × {floor}  {entry.get('status')}")
         if size.get("checkpoint_overhead") is not None:
             log(f"   checkpoint overhead: {size['checkpoint_overhead'] * 100:+.1f} %")
+    batch = results.get("batch")
+    if batch:
+        rate = batch.get("stores_per_second")
+        cost = batch.get("cost_ms_per_store") or {}
+        log(f"-- (j) etl batch of {batch['stores']} stores: "
+            + (f"{rate} stores/s" if rate else "no rate") + f", {batch.get('status')}"
+            + ("; ms per store: " + ", ".join(f"{p} {cost[p]:.1f}" for p in COST_PARTS if p in cost) if cost else ""))
 
 
 def command_report(args):

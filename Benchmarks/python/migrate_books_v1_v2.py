@@ -20,7 +20,7 @@ import urllib.parse
 
 SCHEMA = [
     'CREATE TABLE IF NOT EXISTS "User" ("id" INTEGER PRIMARY KEY, "userId" INTEGER, "name" VARCHAR)',
-    'CREATE TABLE IF NOT EXISTS "Book" ("id" INTEGER PRIMARY KEY, "title" VARCHAR, "fileURL" VARCHAR, "published" TIMESTAMP, "price" REAL)',
+    'CREATE TABLE IF NOT EXISTS "Book" ("id" INTEGER PRIMARY KEY, "title" VARCHAR, "fileURL" URI VARCHAR, "published" TIMESTAMP, "price" REAL)',
     'CREATE TABLE IF NOT EXISTS "Author" ("id" INTEGER PRIMARY KEY, "name" VARCHAR)',
     'CREATE TABLE IF NOT EXISTS "Book_users" ("source_id" INTEGER NOT NULL REFERENCES "Book"("id"), "target_id" INTEGER NOT NULL REFERENCES "User"("id"), PRIMARY KEY ("source_id", "target_id")) WITHOUT ROWID',
     'CREATE INDEX "Book_users_target_index" ON "Book_users"("target_id")',

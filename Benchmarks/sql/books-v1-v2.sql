@@ -15,7 +15,7 @@ ATTACH $src AS src;
 BEGIN;
 
 CREATE TABLE IF NOT EXISTS "User" ("id" INTEGER PRIMARY KEY, "userId" INTEGER, "name" VARCHAR);
-CREATE TABLE IF NOT EXISTS "Book" ("id" INTEGER PRIMARY KEY, "title" VARCHAR, "fileURL" VARCHAR, "published" TIMESTAMP, "price" REAL);
+CREATE TABLE IF NOT EXISTS "Book" ("id" INTEGER PRIMARY KEY, "title" VARCHAR, "fileURL" URI VARCHAR, "published" TIMESTAMP, "price" REAL);
 CREATE TABLE IF NOT EXISTS "Author" ("id" INTEGER PRIMARY KEY, "name" VARCHAR);
 CREATE TABLE IF NOT EXISTS "Book_users" ("source_id" INTEGER NOT NULL REFERENCES "Book"("id"), "target_id" INTEGER NOT NULL REFERENCES "User"("id"), PRIMARY KEY ("source_id", "target_id")) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS "Author_books" ("source_id" INTEGER NOT NULL REFERENCES "Author"("id"), "target_id" INTEGER NOT NULL REFERENCES "Book"("id"), PRIMARY KEY ("source_id", "target_id")) WITHOUT ROWID;

@@ -13,6 +13,14 @@ enum BatchSummaryTable {
             cells.enumerated().map { i, cell in String(repeating: " ", count: widths[i] - cell.count) + cell }.joined(separator: "  ")
         }
         var lines = [line(header), widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "), line(values), ""]
+        let (cost, migrated) = report.costOfDoneStores
+        if migrated > 0 {
+            // Milliseconds per store, part by part: what a batch of small stores pays around its rows.
+            let parts = [("plan", cost.plan), ("check", cost.check), ("copy", cost.copy), ("validate", cost.validate), ("rename", cost.rename)]
+            lines.append("per store migrated (mean of \(migrated)): " + parts.map { name, seconds in
+                String(format: "%@ %.1f ms", name, seconds / Double(migrated) * 1000)
+            }.joined(separator: ", "))
+        }
         let earlier = report.finishedEarlier
         if earlier > 0 {
             lines.append("\(earlier) of these outcomes were recorded by an earlier run of this batch (in \(report.manifest))")

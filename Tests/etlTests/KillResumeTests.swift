@@ -91,6 +91,20 @@ final class KillResumeTests: XCTestCase {
         ])
     }
 
+    /// Step 2 pushed down with its forEach: kills land inside the ranges of Files' pairs
+    /// (rows and their associations in one transaction) and inside its link statements.
+    func testKilledInsideTheForEachPushdownResumesToTheSameStore() throws {
+        try killAndResume(rows: 40_000, chunkSize: 20, options: [], minimumKills: 4, targets: [
+            Target(step: 2, stage: "create", mapping: "Books", fraction: 0.5),
+            Target(step: 2, stage: "create", mapping: "Files", fraction: 0.1),
+            Target(step: 2, stage: "create", mapping: "Files", fraction: 0.5),
+            Target(step: 2, stage: "create", mapping: "Files", fraction: 0.9),
+            Target(step: 2, stage: "relate", mapping: "Files", fraction: 0),
+            Target(step: 2, stage: "relate", mapping: "Files", fraction: 0.5),
+            Target(step: 2, stage: "validate", mapping: nil, fraction: 0),
+        ])
+    }
+
     /// Runs the books chain into a destination, SIGKILLing it at each target in turn and
     /// rerunning; the end result must equal an uninterrupted run's.
     func killAndResume(rows: Int, chunkSize: Int, options: [String], minimumKills: Int, targets: [Target]) throws {

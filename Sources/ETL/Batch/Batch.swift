@@ -189,8 +189,9 @@ public final class Batch: @unchecked Sendable {
     }
 
     /// Runs one store's migration, telling when it resumes an interrupted one.
-    private func run(_ migration: Migration, store: BatchStore) throws -> RunSummary {
+    private func run(_ migration: Migration, store: BatchStore, clock: BatchStoreClock? = nil) throws -> RunSummary {
         try migration.run { [self] event in
+            clock?.event(event.stage)
             guard event.kind == .resumed else { return }
             let percent = event.total > 0 ? ", \(Int(Double(event.done) / Double(event.total) * 100)) % done" : ""
             let message = "resuming at step \(event.step)/\(event.stepCount) \(event.stage.rawValue)"
@@ -330,6 +331,7 @@ public final class Batch: @unchecked Sendable {
                                   + "remove it, or run with --restart to migrate every store again")
         }
         // Read from the store: its layout checked, its version detected (up to date: skipped).
+        let planning = Date()
         let plan = try migration.planReadingSource()
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
@@ -339,8 +341,11 @@ public final class Batch: @unchecked Sendable {
             result.notes.append("up to date: already at \(plan.targetVersion); nothing written")
             return
         }
-        let summary = try run(migration, store: store)
+        let clock = BatchStoreClock()
+        clock.planned(since: planning)
+        let summary = try run(migration, store: store, clock: clock)
         finish(summary, plan: plan, result: &result)
+        result.cost = clock.finished()
     }
 
     /// `--in-place`: the store is replaced by its result, atomically, after validation.
@@ -371,6 +376,7 @@ public final class Batch: @unchecked Sendable {
             throw BatchStoreError("has a non-empty \(path + companion): replacing the store in place would leave it beside the new store. "
                                   + "Let the app (or `sqlite3 STORE 'PRAGMA wal_checkpoint(TRUNCATE)'`) fold it into the store first, or migrate with --out")
         }
+        let planning = Date()
         let plan = try migration(source: path, destination: path, cancellation: cancellation).planReadingSource()
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
@@ -395,15 +401,18 @@ public final class Batch: @unchecked Sendable {
         }
         var migration = migration(source: original, destination: path, cancellation: cancellation)
         migration.replace = .backup
+        let clock = BatchStoreClock()
+        clock.planned(since: planning)
         let summary: RunSummary
         do {
-            summary = try run(migration, store: store)
+            summary = try run(migration, store: store, clock: clock)
         } catch {
             // Not replaced: the store is as it was; the link is of no use (a rerun makes it again).
             if BatchFiles.sameFile(original, path) { try? fm.removeItem(atPath: original) }
             throw error
         }
         finish(summary, plan: plan, result: &result)
+        result.cost = clock.finished()
         result.backup = try keepOriginal(of: path, original: original, backupDirectory: backupDirectory, backupTarget: backupTarget)
     }
 

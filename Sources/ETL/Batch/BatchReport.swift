@@ -48,6 +48,13 @@ public struct BatchReport: Sendable, Codable {
     /// Whether every store is done or up to date.
     public var succeeded: Bool { stores.allSatisfy { $0.status == .done || $0.status == .skipped } }
 
+    /// Where the time of the stores this run migrated went, summed part by part, and how
+    /// many stores that is: `cost.total / count` is the cost of one store.
+    public var costOfDoneStores: (cost: BatchStoreCost, count: Int) {
+        let costs = stores.filter { $0.status == .done && $0.time >= started }.compactMap(\.cost)
+        return (BatchStoreCost.sum(costs), costs.count)
+    }
+
     /// The `n` stores that took longest (done or failed).
     public func slowest(_ n: Int) -> [BatchStoreResult] {
         Array(stores.filter { $0.status == .done || $0.status == .failed }.sorted { $0.seconds > $1.seconds }.prefix(n))

@@ -31,6 +31,8 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
     /// Rows written per destination entity by the last step (the result's content).
     public var rows: [String: Int]
     public var seconds: Double
+    /// Done stores: where `seconds` went (plan, check, copy, validate, rename).
+    public var cost: BatchStoreCost?
     public var error: String?
     /// In place: where the original store was kept.
     public var backup: String?

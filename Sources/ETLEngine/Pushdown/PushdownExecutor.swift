@@ -10,6 +10,8 @@ struct PushdownExecutor: StepExecutor {
             let found = byKey.contains(index) ? ", finding its rows by key (each has its source row's key)" : ""
             return "step \(step.name): mapping \(step.mappings[index].name) was created row by row (\(why)); the rest of the step ran inside SQLite\(found)"
         }
-        return StepOutcome(notes: notes, associationsKept: Set(stage.plan.rowByRow.keys))
+        // A forEach mapping's pairs are recorded too (`PushdownPlan.Kind.forEach`).
+        let pairs = stage.plan.creates.filter { $0.kind == .forEach }.map(\.mapping)
+        return StepOutcome(notes: notes, associationsKept: Set(stage.plan.rowByRow.keys).union(pairs))
     }
 }

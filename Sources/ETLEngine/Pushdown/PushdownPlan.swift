@@ -22,6 +22,11 @@ import ETLPipeline
 ///   When every source row made exactly one row under its own key (`keptRows`, checked
 ///   once the rows exist), they are found by key instead, as those of a mapping that
 ///   keeps source keys by rule: no join through the associations.
+/// - A forEach mapping (`$source.r`, r to-many) is one `INSERT … SELECT` per range of source
+///   keys over the pairs (source row, item) that r's storage lists, in the order row by row
+///   makes them (source key, then item key), numbered from the next free key; a second
+///   statement records each pair's row in `work.association`, through which its links and
+///   the links to its rows are found (as those of a policy's rows).
 struct PushdownPlan {
     enum Kind {
         /// Rows keep their source keys.
@@ -32,6 +37,9 @@ struct PushdownPlan {
         case unique
         /// Made row by row by a policy: `work.association` maps source rows to them.
         case rowByRow
+        /// One row per (source row, forEach item) pair, the next free keys;
+        /// `work.association` maps the pairs to them.
+        case forEach
     }
 
     struct Create {
@@ -46,7 +54,7 @@ struct PushdownPlan {
         let bound: String
         /// `.sourceKeys`/`.nextKeys`: rows of keys in (?1, ?2]; `.nextKeys` numbers them from ?3.
         /// `.unique`: rows of keys ≥ ?1.
-        let insert: String
+        var insert: String
         /// `.unique`: fills `work.unique_key`, keys from ?1 on.
         let fillKeys: String?
         /// `.unique`: finds a passing row whose uniqueBy key is null (a reason not to push down).
@@ -62,6 +70,10 @@ struct PushdownPlan {
         /// When `rejects` is there only for string attributes read: finds a blob in one of
         /// their columns, a cheap scan without which `rejects` need not run.
         var blobs: String? = nil
+        /// `.forEach`: the pairs of source keys in (?1, ?2], before the filter: for counts.
+        var pairs: String? = nil
+        /// `.forEach`: records the rows `insert` made in `work.association`, bound alike.
+        var associate: String? = nil
     }
 
     struct Relate {
@@ -106,9 +118,14 @@ struct PushdownPlan {
         let scopes = step.uniqueKeyScopes
         for (index, mapping) in step.mappings.enumerated() {
             let name = "mapping \(mapping.name)"
-            if mapping.forEach != nil { throw NotPushable(reason: "\(name) has a forEach") }
             if scopes[index] != index {
                 throw NotPushable(reason: "\(name) shares its uniqueBy keys with mapping \(step.targets[scopes[index]].name)")
+            }
+            if mapping.forEach != nil {
+                if mapping.policy != nil { throw NotPushable(reason: "\(name) has a forEach and a policy") }
+                if mapping.uniqueBy != nil { throw NotPushable(reason: "\(name) has a forEach and a uniqueBy") }
+                kinds.append(.forEach)
+                continue
             }
             if let policyName = mapping.policy {
                 // Declared links of the policy's rows are found through its associations; links
@@ -147,7 +164,8 @@ private struct StatementBuilder {
 
     private func source(_ index: Int, alias: String) -> (translator: SQLTranslator, table: EntityTable) {
         let mapping = step.mappings[index]
-        return (SQLTranslator(layout: step.sourceLayout, entity: mapping.sourceEntity, alias: alias),
+        return (SQLTranslator(layout: step.sourceLayout, entity: mapping.sourceEntity, alias: alias,
+                              itemEntity: kinds[index] == .forEach ? mapping.itemEntity : nil),
                 step.sourceLayout.table(of: mapping.sourceEntity))
     }
 
@@ -207,13 +225,16 @@ private struct StatementBuilder {
             }
         }
         let into = "INSERT INTO main.\(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ")"
-        let rows = "src.\(q(table.name)) s"
+        let sourceRows = "src.\(q(table.name)) s"
+        let pairs = kinds[index] == .forEach ? try forEachPairs(index) : nil
+        // A forEach mapping's rows are its pairs; its counts and chunk bounds stay the source rows'.
+        let rows = pairs.map { "\(sourceRows) \($0.joins)" } ?? sourceRows
         let all = table.condition(alias: "s")
         let passing = try self.passing(index, alias: "s")
         let whereAll = all.map { " WHERE \($0)" } ?? ""
-        let count = "SELECT count(*) FROM \(rows)\(whereAll)"
+        let count = "SELECT count(*) FROM \(sourceRows)\(whereAll)"
         let passed = "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(mapping.targets[0]) AND destination >= ?1"
-        let bound = "SELECT \(key) FROM \(rows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) > ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
+        let bound = "SELECT \(key) FROM \(sourceRows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) > ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
         // CASE: the values are evaluated only for passing rows, as row by row. Each value is
         // only tested for null, in SQL: Swift is called only where the value needs it.
         let each = "(" + (evaluated + [unique].compactMap { $0 }).map { "(\($0) IS NULL)" }.joined(separator: " + ") + ") >= 0"
@@ -239,7 +260,18 @@ private struct StatementBuilder {
                                      rows: rows, key: key, passing: passing, unique: unique, readsSource: readsSource,
                                      count: count, passed: passed, bound: bound)
         create.rejects = rejects
-        if rejects != nil, !converts, !strings.isEmpty {
+        if let pairs {
+            // Pairs in key order, as the loader hands out keys: the source key, then the item's.
+            let order = "\(key), \(pairs.item)"
+            let numbered = "?3 - 1 + row_number() OVER (ORDER BY \(order))"
+            let inRange = (passing + ["\(key) > ?1", "\(key) <= ?2"]).joined(separator: " AND ")
+            create.insert = into + " SELECT " + ([numbered] + values).joined(separator: ", ") + " FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
+            create.associate = "INSERT INTO work.association (mapping, destination, source, item) SELECT \(mapping.targets[0]), \(numbered), \(key), \(pairs.item) "
+                + "FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
+            create.pairs = "SELECT count(*) FROM \(rows) WHERE " + ([all].compactMap { $0 } + ["\(key) > ?1", "\(key) <= ?2"]).joined(separator: " AND ")
+            // The string columns found above are the source entity's; the item's are not among them.
+            create.blobs = nil
+        } else if rejects != nil, !converts, !strings.isEmpty {
             create.blobs = "SELECT 1 FROM \(rows) WHERE " + strings.sorted().map { "\($0) >= x''" }.joined(separator: " OR ") + " LIMIT 1"
         }
         return create
@@ -290,9 +322,48 @@ private struct StatementBuilder {
             let nullKey = excluded ? nil : "SELECT 1 FROM \(rows) WHERE " + (passing + ["\(unique) IS NULL"]).joined(separator: " AND ") + " LIMIT 1"
             return .init(mapping: index, kind: .unique, table: destination, count: count, passed: passed,
                          bound: bound, insert: insert, fillKeys: fill, nullKey: nullKey)
+        case .forEach:
+            // Its statements are the pairs' (set by the caller).
+            return .init(mapping: index, kind: .forEach, table: destination, count: count, passed: passed,
+                         bound: bound, insert: "", fillKeys: nil, nullKey: nil)
         case .rowByRow:
             preconditionFailure("mapping \(mapping.name) is created row by row")
         }
+    }
+
+    /// The joins that turn mapping `index`'s source rows (`s`) into its forEach pairs, and
+    /// the item's key: the rows of `$source.r`'s storage naming each source row, in the
+    /// item order row by row reads them (`SourceQuery`), and the item's own row (`i`) when
+    /// an expression reads it (left joined: a missing item reads as nulls, as row by row).
+    func forEachPairs(_ index: Int) throws(NotPushable) -> (joins: String, item: String) {
+        let mapping = step.mappings[index]
+        let layout = step.sourceLayout
+        let key = "s.\(q(layout.table(of: mapping.sourceEntity).keyColumn))"
+        guard case .path(let path, _)? = mapping.forEach?.form, path.root == .source, path.segments.count == 1,
+              let r = layout.model.relationship(path.segments[0], of: mapping.sourceEntity), r.isToMany,
+              let itemEntity = mapping.itemEntity else {
+            throw NotPushable(reason: "mapping \(mapping.name) has a forEach that is not $source.relationship")
+        }
+        var joins: String
+        let item: String
+        switch layout.storage(ofRelationship: r.name, entity: mapping.sourceEntity) {
+        case .joinTable(let table, let own, let other):
+            joins = "CROSS JOIN src.\(q(table)) p ON p.\(q(own)) = \(key)"
+            item = "p.\(q(other))"
+        case .inverseForeignKey(let table, let column):
+            joins = "CROSS JOIN src.\(q(table)) p ON p.\(q(column)) = \(key)"
+            item = "p.\(q(layout.table(of: r.destination).keyColumn))"
+        case .foreignKey:
+            throw NotPushable(reason: "mapping \(mapping.name) has a forEach over a relationship stored as a to-one column")
+        }
+        let forms = ([mapping.filter] + mapping.attributes.map { assignment -> CompiledExpression? in
+            if case .expression(let e) = assignment.source { return e } else { return nil }
+        }).compactMap { $0?.form }
+        if forms.contains(where: { $0.contains { if case .path(let p, _) = $0 { return p.root == .item } else { return false } } }) {
+            let items = layout.table(of: itemEntity)
+            joins += " LEFT JOIN src.\(q(items.name)) i ON i.\(q(items.keyColumn)) = \(item)"
+        }
+        return (joins, item)
     }
 
     /// Where mapping `index`'s destination rows come from, for the source row `alias`:
@@ -333,9 +404,9 @@ private struct StatementBuilder {
             return (joins, "\(u).destination", conditions)
         case .nextKeys:
             throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
-        case .rowByRow:
-            // Every row the policy made of the mapping's own entity from that source row, as
-            // destinations() looks them up (`relates` allows nothing else).
+        case .rowByRow, .forEach:
+            // Every row the policy (or the forEach) made of the mapping's own entity from that
+            // source row, as destinations() looks them up (`relates` allows nothing else).
             let a = "\(prefix)a"
             return (["CROSS JOIN work.association \(a) ON \(a).mapping = \(mapping.targets[0]) AND \(a).source = \(alias)"], "\(a).destination", [])
         }
@@ -353,17 +424,21 @@ private struct StatementBuilder {
         for assignment in mapping.relationships {
             let relationship = assignment.relationship
             let what = "the relationship \(mapping.destinationEntity).\(relationship.name) in mapping \(mapping.name)"
+            let ownerIsPair = kinds[index] == .forEach
             guard case .destinations(let targetName, let argument, let many)? = assignment.expression.form,
                   let target = step.mappings.firstIndex(where: { $0.name == targetName }),
-                  case .path(let path, _) = argument, path.root == .source, path.segments.count <= 1 else {
-                throw NotPushable(reason: "\(what) is not destination(s)('Mapping', $source) or ($source.relationship)")
+                  case .path(let path, _) = argument, path.root == .source || ownerIsPair,
+                  path.segments.count <= (ownerIsPair ? 0 : 1) else {
+                throw NotPushable(reason: ownerIsPair ? "\(what) is not destination(s)('Mapping', $source) or ($item)"
+                                                : "\(what) is not destination(s)('Mapping', $source) or ($source.relationship)")
             }
             let storage = layout.storage(ofRelationship: relationship.name, entity: mapping.destinationEntity)
-            if kinds[target] == .rowByRow {
+            if kinds[target] == .rowByRow || kinds[target] == .forEach {
                 // A policy may make several rows of one source row: destination() fails the row
                 // then, and a key column holds one; only sets of links are written alike in SQL.
-                if case .foreignKey = storage { throw NotPushable(reason: "\(what) is a to-one to the rows of mapping \(targetName), which a policy makes") }
-                if !many { throw NotPushable(reason: "\(what) uses destination() on the rows of mapping \(targetName), which a policy makes") }
+                let maker = kinds[target] == .forEach ? "a forEach" : "a policy"
+                if case .foreignKey = storage { throw NotPushable(reason: "\(what) is a to-one to the rows of mapping \(targetName), which \(maker) makes") }
+                if !many { throw NotPushable(reason: "\(what) uses destination() on the rows of mapping \(targetName), which \(maker) makes") }
             }
             // Two relationships of one mapping on one storage would be linked in another order.
             if storages.contains(storage) { throw NotPushable(reason: "\(what) shares its storage with another relationship of the mapping") }
@@ -379,7 +454,14 @@ private struct StatementBuilder {
             var ownerSourceKey = ownerKeyColumn
             let argumentRow: String
             var singleValued = true
-            if let name = path.segments.first {
+            if ownerIsPair {
+                // Each pair's row is recorded with its source row and item, in the order of the
+                // rows' keys: the links come out in that order.
+                from = "work.association o"
+                conditions = ["o.mapping = \(mapping.targets[0])"]
+                ownerSourceKey = "o.source"
+                argumentRow = path.root == .item ? "o.item" : "o.source"
+            } else if let name = path.segments.first {
                 guard let r = sourceLayout.model.relationship(name, of: mapping.sourceEntity) else {
                     throw NotPushable(reason: "\(what) reads $source.\(name), which is no relationship")
                 }
@@ -411,6 +493,8 @@ private struct StatementBuilder {
                 joins += owner.joins
                 conditions += owner.conditions
                 ownerKey = owner.key
+            case .forEach:
+                ownerKey = "o.destination"
             case .rowByRow:
                 // The policy's own rows (not those of the entities it creates besides), as the
                 // relate stage reads them.
@@ -422,7 +506,7 @@ private struct StatementBuilder {
             let ownerJoins = joins, ownerConditions = conditions
             func statement(inRange: Bool) throws -> String {
                 let found = try destinationKey(of: target, row: argumentRow, prefix: "t",
-                                               sameRowAs: path.segments.isEmpty ? ("a", index) : nil, inRange: inRange)
+                                               sameRowAs: path.segments.isEmpty && !ownerIsPair ? ("a", index) : nil, inRange: inRange)
                 let joins = ownerJoins + found.joins
                 var unique: [String] = []
                 for condition in ownerConditions + found.conditions where !unique.contains(condition) { unique.append(condition) }

@@ -229,11 +229,57 @@ struct PushdownStage {
             context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
             done = total
             try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [.max], done: done, total: total))
+        case .forEach:
+            try createPairs(create, done: &done, total: total)
         case .rowByRow:
             preconditionFailure("mapping \(mapping.name) is created by CreateStage")
         }
         context.counters[index].seconds += Date().timeIntervalSince(started)
         context.event(.finished, .create, mapping: mapping.name, done: done, total: total)
+    }
+
+    /// A forEach mapping: per range of source keys, one transaction making the rows of the
+    /// range's pairs and recording them in `work.association`, then a checkpoint. Counted as
+    /// row by row counts: source rows read, pairs the filter rejected, rows written.
+    private func createPairs(_ create: PushdownPlan.Create, done: inout Int, total: Int) throws {
+        let db = context.destination
+        let index = create.mapping
+        let step = context.plan
+        let mapping = step.mappings[index]
+        let table = step.destinationLayout.table(of: mapping.destinationEntity).name
+        var last = context.resumePoint(.create, mapping: index)?.key[0] ?? .min
+        let bound = try db.prepare(create.bound)
+        let pairs = try db.prepare(create.pairs!)
+        let insert = try db.prepare(create.insert)
+        let associate = try db.prepare(create.associate!)
+        while last != .max {
+            try context.checkCancelled()
+            let first = context.nextKey[table] ?? 1
+            let (read, listed, written, upper): (Int, Int, Int, Int64) = try db.transaction {
+                try bound.bind([.integer(last), .integer(Int64(rowsPerChunk - 1))])
+                let upper = try bound.step() ? bound.int64(0) : Int64.max
+                bound.reset()
+                let range: [SQLValue] = [.integer(last), .integer(upper)]
+                try pairs.bind(range)
+                let listed = try pairs.step() ? Int(pairs.int64(0)) : 0
+                pairs.reset()
+                try insert.run(range + [.integer(first)])
+                let written = db.changes
+                try associate.run(range + [.integer(first)])
+                return (upper == .max ? total - done : rowsPerChunk, listed, written, upper)
+            }
+            guard read > 0 else { break }
+            context.nextKey[table] = first + Int64(written)
+            context.counters[index].read += read
+            context.counters[index].filtered += listed - written
+            context.counters[index].associated += written
+            context.counters[index].written += written
+            done += read
+            last = upper
+            try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [upper], done: done, total: total))
+            context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
+        }
+        context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
     }
 
     private func relate(_ index: Int, statements: [PushdownPlan.Relate]) throws {

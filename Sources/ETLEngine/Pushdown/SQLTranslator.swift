@@ -14,12 +14,20 @@ struct SQLTranslator {
     let layout: any StoreLayout
     let entity: String
     let alias: String
+    /// Inside a forEach: the entity of `$item`, whose row is joined under `itemAlias`
+    /// (null columns when the item row is missing, as row by row reads it).
+    var itemEntity: String? = nil
+    var itemAlias = "i"
 
     /// The SQL of `form`, or nil when it cannot be translated.
     func sql(_ form: ExpressionForm) -> String? {
         switch form {
         case .literal(let value): return Self.literal(value)
-        case .path(let path, let type): return path.root == .source ? self.path(path.segments, type) : nil
+        case .path(let path, let type):
+            if path.root == .item {
+                return itemEntity.flatMap { SQLTranslator(layout: layout, entity: $0, alias: itemAlias).path(path.segments, type) }
+            }
+            return self.path(path.segments, type)
         case .not(let a): return sql(a).map { "(NOT \($0))" }
         case .and(let a, let b): return binary("AND", a, b)
         case .or(let a, let b): return binary("OR", a, b)

@@ -8,7 +8,7 @@ import ETLPipeline
 ///
 ///     let execution = try StepExecution.of(plan.steps[0], policies: registry)
 ///     execution.insideSQLite   // false
-///     execution.reason         // "mapping Files has a forEach"
+///     execution.reason         // "mapping Books has a policy with a relate hook"
 ///
 /// One decision is left to the run: a `uniqueBy` mapping whose passing rows include one
 /// with a null key sends its step row by row (the data says so, not the pipeline).
@@ -66,6 +66,8 @@ public struct StepExecution: Sendable, Equatable {
                 why = "INSERT … SELECT in ranges of source keys; rows get the next free keys of a table other mappings write too"
             case .unique?:
                 why = "INSERT … SELECT of one row per distinct uniqueBy key (row by row instead if a passing row's key is null)"
+            case .forEach?:
+                why = "INSERT … SELECT of one row per (source row, item) pair in ranges of source keys; rows get the next free keys"
             case .rowByRow?, nil:
                 why = "created row by row"
             }

@@ -1,0 +1,101 @@
+import XCTest
+import Foundation
+import ETLStore
+import ETL
+
+/// A forEach mapping pushed down: one row per (source row, item) pair, made inside SQLite,
+/// must be the store row by row writes — same rows, keys, links and counters.
+extension PushdownTests {
+    /// Given the pets store (pets listed by their owner's key, friends in a join table with a
+    /// dangling entry), when each person's pets and friends fan out into rows that read
+    /// `$item` values and filter on them, then both ways write the same store.
+    func testAForEachOverEitherKindOfToManyGivesTheSameStoreBothWays() throws {
+        let (_, source) = try writePetsPipeline(filterKinds: true)
+        let model = """
+            { "version": "pets-pairs", "entities": [
+              { "name": "Person", "attributes": [ { "name": "name", "type": "string" } ],
+                "relationships": [
+                  { "name": "ownerships", "destination": "Ownership", "inverse": "owner", "toMany": true },
+                  { "name": "friendships", "destination": "Friendship", "inverse": "person", "toMany": true },
+                  { "name": "friendedBy", "destination": "Friendship", "inverse": "friend", "toMany": true } ] },
+              { "name": "Pet", "attributes": [ { "name": "name", "type": "string" } ],
+                "relationships": [ { "name": "ownerships", "destination": "Ownership", "inverse": "pet", "toMany": true } ] },
+              { "name": "Ownership", "attributes": [ { "name": "label", "type": "string" }, { "name": "weight", "type": "double" } ],
+                "relationships": [
+                  { "name": "owner", "destination": "Person", "inverse": "ownerships" },
+                  { "name": "pet", "destination": "Pet", "inverse": "ownerships" } ] },
+              { "name": "Friendship", "attributes": [ { "name": "name", "type": "string" } ],
+                "relationships": [
+                  { "name": "person", "destination": "Person", "inverse": "friendships" },
+                  { "name": "friend", "destination": "Person", "inverse": "friendedBy" } ] } ] }
+            """
+        try Data(model.utf8).write(to: URL(fileURLWithPath: folder.path("pets-pairs.json")))
+        let pipeline = try folder.pipeline("pairs.json", """
+            { "format": 1,
+              "source": { "store": "\(source)", "model": "\(folder.path("pets-v1.json"))" },
+              "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "\(folder.path("pets-pairs.json"))" },
+              "steps": [ { "name": "pairs", "mappings": [
+                { "name": "People", "source": "Person", "destination": "Person", "attributes": { "name": "$source.name" } },
+                { "name": "Pets", "source": "Pet", "destination": "Pet", "attributes": { "name": "$source.name" } },
+                { "name": "Ownerships", "source": "Person", "destination": "Ownership",
+                  "forEach": "$source.pets", "filter": "$item.name != 'Bird' && $source.name != null",
+                  "attributes": { "label": "$item.name", "weight": "$item.weight * 2" },
+                  "relationships": { "owner": "destination('People', $source)", "pet": "destination('Pets', $item)" } },
+                { "name": "Friendships", "source": "Person", "destination": "Friendship",
+                  "forEach": "$source.friends", "attributes": { "name": "$item.name" },
+                  "relationships": { "person": "destination('People', $source)", "friend": "destination('People', $item)" } } ] } ] }
+            """)
+        let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
+        let rows = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
+        XCTAssertEqual(pushed.notes, [], "it ran inside SQLite")
+        try assertSameStore(folder.path("pushed.sqlite"), folder.path("rows.sqlite"))
+        for counter in [\MappingCounters.read, \.filtered, \.associated, \.written, \.related] {
+            XCTAssertEqual(pushed.mappings.map { $0[keyPath: counter] }, rows.mappings.map { $0[keyPath: counter] }, "\(counter)")
+        }
+        // Ann's Rex and Tom, Bob's Fish; Zoe's Bird filtered out. Five friend entries, one dangling.
+        let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try db.rows("SELECT label, owner_id, pet_id FROM Ownership ORDER BY id"),
+                       [[.text("Rex"), .integer(1), .integer(1)], [.text("Tom"), .integer(1), .integer(2)], [.text("Fish"), .integer(2), .integer(3)]])
+        XCTAssertEqual(pushed.mappings.first { $0.mapping == "Ownerships" }?.filtered, 1)
+        XCTAssertEqual(try db.rows("SELECT person_id, friend_id, name FROM Friendship ORDER BY id"),
+                       [[.integer(1), .integer(2), .text("Bob")], [.integer(1), .integer(3), .text("12")],
+                        [.integer(2), .integer(1), .text("Ann")], [.integer(2), .null, .null], [.integer(10), .integer(1), .text("Ann")]])
+    }
+
+    /// A forEach with a uniqueBy (one row per distinct key over all pairs) has no pushed-down
+    /// form: its step runs row by row, and the summary says why.
+    func testAForEachWithAUniqueByKeepsTheStepRowByRow() throws {
+        let (_, source) = try writePetsPipeline(filterKinds: true)
+        let pipeline = try folder.pipeline("kinds.json", """
+            { "format": 1,
+              "source": { "store": "\(source)", "model": "\(folder.path("pets-v1.json"))" },
+              "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "\(folder.path("pets-v2.json"))" },
+              "steps": [ { "name": "kinds", "mappings": [
+                { "name": "Kinds", "source": "Person", "destination": "Kind", "forEach": "$source.pets",
+                  "filter": "$item.kind != null", "uniqueBy": "$item.kind", "attributes": { "name": "$item.kind" } } ] } ] }
+            """)
+        let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
+        _ = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
+        XCTAssertEqual(pushed.notes, ["step kinds ran row by row, not inside SQLite: mapping Kinds has a forEach and a uniqueBy"])
+        // Ann's dog and cat, Zoe's bird (its kind a blob of the text "A"); Bob's fish has no kind.
+        for store in ["pushed.sqlite", "rows.sqlite"] {
+            let db = try Database(path: folder.path(store), mode: .readOnly)
+            XCTAssertEqual(try db.rows("SELECT id, name FROM Kind ORDER BY id"),
+                           [[.integer(1), .text("dog")], [.integer(2), .text("cat")], [.integer(3), .text("A")]], store)
+        }
+    }
+
+    /// The Core Data books: Files' pairs come from Core Data's join table and get keys above
+    /// the kept ones, Z_MAX included, as row by row.
+    func testTheCoreDataBooksChainGivesTheSameStoreBothWays() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 900, seed: 6, to: source, layout: .coredata)
+        let pipeline = repositoryPath("pipelines/books-coredata.json")
+        let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
+        let rows = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
+        XCTAssertEqual(pushed.notes, [], "both steps ran inside SQLite")
+        try assertSameStore(folder.path("pushed.sqlite"), folder.path("rows.sqlite"))
+        XCTAssertEqual(pushed.mappings.map(\.written), rows.mappings.map(\.written))
+        XCTAssertEqual(pushed.mappings.map(\.filtered), rows.mappings.map(\.filtered))
+    }
+}
