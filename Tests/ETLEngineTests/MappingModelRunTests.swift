@@ -108,6 +108,11 @@ final class MappingModelRunTests: XCTestCase {
         // Makers shared by SportCar and LuxuryCar are made once (5 + 5 + 0 of 125 cars).
         XCTAssertEqual(summary.mappings.suffix(3).map(\.written), [5, 5, 0])
         try assertMakersAndPreviousOwners(folder.path("SampleModel_V3.sqlite"))
+        // The policy's cars are the rows its mappings declare: each keeps its V2 key and entity.
+        let out = try Database(path: folder.path("SampleModel_V3.sqlite"), mode: .readOnly)
+        try out.execute("ATTACH DATABASE \(SQLValue.text(store).sqlLiteral) AS src")
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZCAR c JOIN src.ZCAR s ON s.Z_PK = c.Z_PK AND s.Z_ENT = c.Z_ENT AND s.ZNUMBERPLATE = c.ZNUMBERPLATE"), 125)
+        XCTAssertEqual(try out.rows("SELECT ZMODEL FROM ZCAR WHERE Z_PK = 14"), [[.text("570GT")]], "the McLaren is still p14")
     }
 
     func testStoppedWhileMakersAreSharedItResumesToTheSameStore() throws {
