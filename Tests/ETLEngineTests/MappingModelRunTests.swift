@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETLStore
+import ETLModel
 import ETL
 import ETLTestSupport
 import CarMakersPolicy
@@ -113,6 +114,30 @@ final class MappingModelRunTests: XCTestCase {
         try out.execute("ATTACH DATABASE \(SQLValue.text(store).sqlLiteral) AS src")
         XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZCAR c JOIN src.ZCAR s ON s.Z_PK = c.Z_PK AND s.Z_ENT = c.Z_ENT AND s.ZNUMBERPLATE = c.ZNUMBERPLATE"), 125)
         XCTAssertEqual(try out.rows("SELECT ZMODEL FROM ZCAR WHERE Z_PK = 14"), [[.text("570GT")]], "the McLaren is still p14")
+
+        // The store Core Data would have written at SampleModel3: its version hashes as computed
+        // from the model, the source's UUID, and Core Data's indexes, named and defined as Core
+        // Data does (the patterns of SampleModel_V2.sqlite and bnr-coredatastack's many-to-many).
+        let bundle = try ModelBundle.load(path: folder.path("fixtures/coredataplus-samplemodel/SampleModel.xcdatamodeld"))
+        let expected = try VersionHashes(model: try XCTUnwrap(bundle.version(named: "SampleModel3")))
+        let metadata = try CoreDataMetadata.read(out)
+        XCTAssertEqual(metadata.versionHashes.keys.sorted(), ["Car", "LuxuryCar", "Maker", "Person", "SportCar"])
+        XCTAssertEqual(metadata.versionHashes, expected.entities)
+        XCTAssertEqual(metadata.versionHashesDigest, expected.digest)
+        XCTAssertEqual(metadata.storeUUID, try CoreDataMetadata.read(try Database(path: store, mode: .readOnly)).storeUUID)
+        var indexes: [String: String] = [:]
+        for row in try out.rows("SELECT name, sql FROM main.sqlite_schema WHERE type = 'index' AND sql IS NOT NULL") {
+            if case .text(let name) = row[0], case .text(let sql) = row[1] { indexes[name] = sql }
+        }
+        XCTAssertEqual(indexes, [
+            "ZCAR_ZCREATEDBY_INDEX": "CREATE INDEX ZCAR_ZCREATEDBY_INDEX ON ZCAR (ZCREATEDBY)",
+            "ZCAR_ZOWNER_INDEX": "CREATE INDEX ZCAR_ZOWNER_INDEX ON ZCAR (ZOWNER)",
+            "ZCAR_Z_ENT_INDEX": "CREATE INDEX ZCAR_Z_ENT_INDEX ON ZCAR (Z_ENT)",
+            "Z_1PREVIOUSOWNERS_Z_5PREVIOUSOWNERS_INDEX": "CREATE INDEX Z_1PREVIOUSOWNERS_Z_5PREVIOUSOWNERS_INDEX ON Z_1PREVIOUSOWNERS (Z_5PREVIOUSOWNERS, Z_1PREVIOUSCARS)",
+            "Z_Car_UNIQUE_numberPlate": "CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE COLLATE BINARY ASC)",
+            "Z_Maker_UNIQUE_name": "CREATE UNIQUE INDEX Z_Maker_UNIQUE_name ON ZMAKER (ZNAME COLLATE BINARY ASC)",
+            "Z_Person_UNIQUE_firstName_lastName": "CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC)",
+        ])
     }
 
     func testStoppedWhileMakersAreSharedItResumesToTheSameStore() throws {
