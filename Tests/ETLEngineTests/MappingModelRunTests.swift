@@ -207,10 +207,36 @@ final class MappingModelRunTests: XCTestCase {
         XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("$.steps[0].mappingModel"), text)
-            XCTAssertTrue(text.contains("maps TestMigrationStore 2 → TestMigrationStore 3"), text)
-            XCTAssertTrue(text.contains("this step goes TestMigrationStore → TestMigrationStore 2"), text)
+            XCTAssertTrue(text.contains("was made for TestMigrationStore 2 → TestMigrationStore 3, not for this step's TestMigrationStore → TestMigrationStore 2"), text)
+            XCTAssertTrue(text.contains("the source model it archives (CTDataStoreManagerTests/CoreDataTests/MigrationTest/TestMigrationStore.xcdatamodeld/TestMigrationStore 2.xcdatamodel) differs from version TestMigrationStore in entity Entity"), text)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("out.sqlite")))
+    }
+
+    /// The mapping model's models are compared with the hop's versions by version hashes, as
+    /// Core Data compares them, not by the file names Xcode recorded: a version renamed since
+    /// still takes the mapping model; one edited since (same name) does not, naming the entity.
+    func testTheMappingModelsModelsAreCheckedByVersionHashesNotByName() throws {
+        let set = try copy("ctdatastoremanager")
+        let bundle = set.appendingPathComponent("TestMigrationStore.xcdatamodeld")
+        let store = set.appendingPathComponent("TestMigrationStore_version_1.sqlite")
+        let step = #"{ "from": "TestMigrationStore", "to": "TestMigrationStore two", "mappingModel": "\#(set.path)/TestMigrationStore_1_2.xcmappingmodel" }"#
+        try FileManager.default.moveItem(at: bundle.appendingPathComponent("TestMigrationStore 2.xcdatamodel"),
+                                         to: bundle.appendingPathComponent("TestMigrationStore two.xcdatamodel"))
+        let renamed = try pipeline(bundle: bundle, source: store, version: "TestMigrationStore two", out: "renamed.sqlite", steps: step)
+        let summary = try Migration(pipeline: renamed).run()
+        XCTAssertEqual(summary.mappings.map(\.written), [3], "the renamed version has the archived model's hashes")
+
+        let contents = bundle.appendingPathComponent("TestMigrationStore two.xcdatamodel/contents")
+        let xml = try String(contentsOf: contents, encoding: .utf8)
+        XCTAssertTrue(xml.contains(#"<attribute name="name" optional="YES" attributeType="String""#))
+        try xml.replacingOccurrences(of: #"<attribute name="name" optional="YES" attributeType="String""#, with: #"<attribute name="name" attributeType="String""#)
+            .write(to: contents, atomically: true, encoding: .utf8)
+        let edited = try pipeline(bundle: bundle, source: store, version: "TestMigrationStore two", out: "edited.sqlite", steps: step)
+        XCTAssertThrowsError(try Migration(pipeline: edited).run()) { error in
+            XCTAssertTrue("\(error)".contains("the destination model it archives (CTDataStoreManagerTests/CoreDataTests/MigrationTest/TestMigrationStore.xcdatamodeld/TestMigrationStore 2.xcdatamodel) differs from version TestMigrationStore two in entity Entity: its version hashes differ"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("edited.sqlite")))
     }
 
     func testAStepGivesMappingsOrAMappingModelNotBoth() throws {

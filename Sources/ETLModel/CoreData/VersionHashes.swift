@@ -135,6 +135,11 @@ public struct VersionHashes: Sendable, Equatable {
         }
     }
 
+    /// The attribute type of an NSAttributeType raw value (nil: one etl does not know).
+    static func attributeType(code: Int) -> AttributeType? {
+        AttributeType.allCases.first { typeCode($0) == code }
+    }
+
     private static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
         withUnsafeBytes(of: value.littleEndian) { Array($0) }
     }
