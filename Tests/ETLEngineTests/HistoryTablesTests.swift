@@ -202,6 +202,10 @@ final class HistoryTablesTests: XCTestCase {
         var other = stored
         other.versionHashes["Page"] = Data(repeating: 0, count: 32)
         XCTAssertEqual(VersionHashes.recordedHashes(in: other, storeModel: v1, for: v2), [:])
+        // Nor does one with an entity the model does not have.
+        other = stored
+        other.versionHashes["Award"] = Data(repeating: 1, count: 32)
+        XCTAssertEqual(VersionHashes.recordedHashes(in: other, storeModel: v1, for: v2), [:])
         // A version that changes Book (here its derivation) gets no recorded hash for it, nor for GraphicNovel.
         var changed = v2
         let book = try XCTUnwrap(changed.entities.firstIndex { $0.name == "Book" })
@@ -217,8 +221,9 @@ final class HistoryTablesTests: XCTestCase {
         XCTAssertEqual(written.versionHashesDigest, hashes.digest)
     }
 
-    /// Without the changes to books, every change refers to rows that keep their keys: the
-    /// history arrives, each change pointing at the same row under its new entity number.
+    /// A history without the changes to books (as an app that pruned them has): the
+    /// remaining tables and counts arrive, each change pointing at the same row under its
+    /// new entity number, and Core Data goes on numbering changes after the source's.
     func testCarriedHistoryPointsAtTheSameRowsUnderTheNewEntityNumbers() throws {
         let pipeline = try pipeline(history: "carry")
         let db = try Database(path: source, mode: .readWrite)
