@@ -235,6 +235,14 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         XCTAssertEqual(try ours.rows("SELECT Z_UUID FROM Z_METADATA"), try oracle.rows("SELECT Z_UUID FROM Z_METADATA"))
     }
 
+    /// BookmarksModel 3 removes `isFavorite` and adds `isPendingDeletion` (both Boolean):
+    /// not a rename, though it looks like one to the guard on inferred steps. Favorites are
+    /// already the `favoriteFolder`/`favorites` relationships in version 2 (in the V1 and V2
+    /// stores `isFavorite` is 1 exactly where `favoriteFolder` is set), and
+    /// `isPendingDeletion` is a new soft-delete flag: carried as a rename it would mark every
+    /// favorite for deletion. So the pipelines say the removal is intended.
+    static let dropIsFavorite = #", "drop": ["BookmarkEntity.isFavorite"]"#
+
     /// Every Bookmarks store, V1 to V5 (each with its -wal), upgrades to BookmarksModel 6:
     /// version found by its hashes, every row under its key, 6's hashes and indexes, and
     /// the source files byte for byte as they were.
@@ -251,9 +259,13 @@ final class CoreDataStoreFidelityTests: XCTestCase {
             let files = [store.path, store.path + "-wal"]
             let before = try files.map { try bytes($0) }
             let out = folder.path("bookmarks-\(n).sqlite")
-            let migration = Migration(pipeline: try pipeline(bundle: bundle, source: store, destination: out))
+            // Only the stores before 3 hold isFavorite (a "drop" naming nothing a hop removes is an error).
+            let drop = n <= 2 ? Self.dropIsFavorite : ""
+            let migration = Migration(pipeline: try pipeline(bundle: bundle, source: store, destination: out, extra: drop))
             XCTAssertEqual(try migration.plan().sourceVersion, n == 1 ? "BookmarksModel" : "BookmarksModel \(n)")
-            _ = try migration.run()
+            let summary = try migration.run()
+            XCTAssertEqual(summary.mappings.map(\.dropped).reduce(0, +), n <= 2 ? 10 : 0,
+                           "V\(n): the 10 isFavorite values of the 10 bookmarks, counted as dropped")
             XCTAssertEqual(try files.map { try bytes($0) }, before, "Bookmarks_V\(n) and its -wal are untouched")
 
             let db = try Database(path: out, mode: .readOnly)
@@ -292,8 +304,12 @@ final class CoreDataStoreFidelityTests: XCTestCase {
 
         let out = folder.path("out.sqlite")
         let summary = try Migration(pipeline: try pipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
-                                                           source: store, destination: out, version: "BookmarksModel 6")).run()
+                                                           source: store, destination: out, version: "BookmarksModel 6",
+                                                           extra: Self.dropIsFavorite)).run()
         XCTAssertEqual(summary.mappings.count, 5, "one inferred hop per version")
+        XCTAssertEqual(summary.mappings.map(\.dropped), [0, 10, 0, 0, 0], "2 → 3 drops the 10 isFavorite values")
+        XCTAssertTrue(summary.notes.contains(#"step BookmarksModel 2 to BookmarksModel 3 (inferred) dropped BookmarkEntity.isFavorite: 10 non-null values not carried over (as the pipeline's "drop" says)"#),
+                      "\(summary.notes)")
         let db = try Database(path: out, mode: .readOnly)
         guard case .blob(let written)? = try db.rows("SELECT Z_PLIST FROM Z_METADATA").first?[0],
               let result = try PropertyListSerialization.propertyList(from: Data(written), options: [], format: nil) as? [String: Any] else {
@@ -394,14 +410,16 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         let path = try folder.pipeline("merged.json", """
             { "format": 1, "models": ["\(bookmarks.path)", "\(sync.path)"],
               "source": { "store": "\(app)", "layout": "coredata" },
-              "destination": { "store": "\(out)", "layout": "coredata" } }
+              "destination": { "store": "\(out)", "layout": "coredata" }\(Self.dropIsFavorite) }
             """)
         let migration = Migration(pipeline: path)
         let plan = try migration.plan()
         XCTAssertEqual(plan.sourceVersion, "BookmarksModel 2 + SyncMetadata 3")
         XCTAssertEqual(plan.targetVersion, "BookmarksModel 6 + SyncMetadata 4")
         XCTAssertEqual(plan.steps.count, 5, "BookmarksModel 2 → 6, then SyncMetadata 3 → 4")
-        _ = try migration.run()
+        let summary = try migration.run()
+        XCTAssertEqual(summary.mappings.filter { $0.source == "BookmarkEntity" }.map(\.dropped), [2, 0, 0, 0, 0],
+                       "2 → 3 drops the isFavorite values of both bookmarks")
 
         let result = try Database(path: out, mode: .readOnly)
         let target = try MergedModel.merge([try XCTUnwrap(b.version(named: "BookmarksModel 6")), try XCTUnwrap(s.version(named: "SyncMetadata 4"))])

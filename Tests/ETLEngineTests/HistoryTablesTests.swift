@@ -19,7 +19,10 @@ final class HistoryTablesTests: XCTestCase {
 
     /// SampleModel2 V1, written from CoreDataPlus's `SampleModel2+V1.swift` (entities,
     /// attributes, inheritance, relationships, uniqueness constraints, the derived
-    /// `pagesCount`); its schema is the store's (version detection finds V1 by schema).
+    /// `pagesCount`); its schema is the store's (version detection finds V1 by schema), and
+    /// its hashes are the store's for every entity whose hash can be computed
+    /// (`testTheModelsHashesAreTheStoresOwn`). The counts are the code's: `minCount = 1` on
+    /// Book.author and Page.book, `maxCount = .max` on Author.books.
     static let v1 = """
     <entity name="Writer" representedClassName="Writer" isAbstract="YES">
         <attribute name="age" attributeType="Integer 16" usesScalarValueType="YES"/>
@@ -27,7 +30,7 @@ final class HistoryTablesTests: XCTestCase {
     <entity name="Author" representedClassName="Author" parentEntity="Writer">
         <attribute name="alias" attributeType="String"/>
         <attribute name="siteURL" optional="YES" attributeType="URI"/>
-        <relationship name="books" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Book" inverseName="author" inverseEntity="Book"/>
+        <relationship name="books" optional="YES" toMany="YES" maxCount="9223372036854775807" deletionRule="Cascade" destinationEntity="Book" inverseName="author" inverseEntity="Book"/>
         <uniquenessConstraints><uniquenessConstraint><constraint value="alias"/></uniquenessConstraint></uniquenessConstraints>
     </entity>
     <entity name="Book" representedClassName="Book">
@@ -37,7 +40,7 @@ final class HistoryTablesTests: XCTestCase {
         <attribute name="cover" attributeType="Transformable"/>
         <attribute name="publishedAt" attributeType="Date" usesScalarValueType="NO"/>
         <attribute name="pagesCount" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="pages.@count" usesScalarValueType="YES"/>
-        <relationship name="author" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="books" inverseEntity="Author"/>
+        <relationship name="author" minCount="1" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="books" inverseEntity="Author"/>
         <relationship name="pages" minCount="1" maxCount="10000" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="book" inverseEntity="Page"/>
         <uniquenessConstraints><uniquenessConstraint><constraint value="uniqueID"/></uniquenessConstraint></uniquenessConstraints>
     </entity>
@@ -48,7 +51,7 @@ final class HistoryTablesTests: XCTestCase {
         <attribute name="isBookmarked" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
         <attribute name="number" attributeType="Integer 32" usesScalarValueType="YES"/>
         <attribute name="content" attributeType="Transformable"/>
-        <relationship name="book" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="pages" inverseEntity="Book"/>
+        <relationship name="book" minCount="1" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="pages" inverseEntity="Book"/>
     </entity>
     <entity name="Feedback" representedClassName="Feedback">
         <attribute name="authorAlias" attributeType="String"/>
@@ -80,9 +83,10 @@ final class HistoryTablesTests: XCTestCase {
             """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
     }
 
-    /// The store copied, the bundle, and a pipeline with an explicit V1 → V2 step that keeps
-    /// every key but those of Book and GraphicNovel (two mappings write ZBOOK).
-    func pipeline(history: String?) throws -> String {
+    /// The store copied, the bundle, and a pipeline with an explicit V1 → V2 step whose
+    /// mappings keep every key (Book and GraphicNovel too, though both write ZBOOK);
+    /// `feedbacks` adds keys to the Feedback mapping.
+    func pipeline(history: String?, feedbacks: String = "") throws -> String {
         _ = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel2/SampleModel2_V1.sqlite", into: folder.url)
         try writeBundle()
         let books = #""uniqueID": "$source.uniqueID", "title": "$source.title", "price": "$source.price", "cover": "$source.cover", "publishedAt": "$source.publishedAt""#
@@ -100,7 +104,7 @@ final class HistoryTablesTests: XCTestCase {
                 { "name": "Pages", "source": "Page", "destination": "Page",
                   "attributes": { "isBookmarked": "$source.isBookmarked", "number": "$source.number", "content": "$source.content" } },
                 { "name": "Feedbacks", "source": "Feedback", "destination": "Feedback",
-                  "attributes": { "authorAlias": "$source.authorAlias", "bookID": "$source.bookID", "comment": "$source.comment", "rating": "$source.rating" } } ] } ] }
+                  "attributes": { "authorAlias": "$source.authorAlias", "bookID": "$source.bookID", "comment": "$source.comment", "rating": "$source.rating" }\(feedbacks) } ] } ] }
             """)
     }
 
@@ -131,17 +135,95 @@ final class HistoryTablesTests: XCTestCase {
         XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZPAGE"), 4970)
     }
 
-    /// Book's rows do not keep their keys (two mappings write ZBOOK): carried, the history
-    /// would point at other rows, so carrying is refused, naming why.
-    func testCarryIsRefusedWhereTheKeysAreNotKept() throws {
-        let pipeline = try pipeline(history: "carry")
-        assertMigrationError(try Migration(pipeline: pipeline).run(), contains: [
-            "the rows of Book do not keep their keys in step V1 to V2 (Books)", #""history": "drop""#,
-        ])
+    /// Every entity's rows keep their keys (Book and GraphicNovel too, though two mappings
+    /// write ZBOOK): the whole history arrives, each of the 5,468 changes pointing at the same
+    /// row under its entity's new number.
+    func testTheWholeHistoryIsCarriedWhereEveryKeyIsKept() throws {
+        let summary = try Migration(pipeline: try pipeline(history: "carry")).run()
+        XCTAssertTrue(summary.notes.contains { $0.hasPrefix("carried Core Data persistent history tables ACHANGE (5468 rows)") }, "\(summary.notes)")
+        let out = try Database(path: destination, mode: .readOnly)
+        try out.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS src")
+        XCTAssertEqual(try out.rows("SELECT DISTINCT ZENTITY FROM ACHANGE ORDER BY 1"), [[.integer(2)], [.integer(3)], [.integer(4)], [.integer(5)], [.integer(7)]],
+                       "Book 1 → 2, GraphicNovel 2 → 3, Feedback 3 → 4, Page 4 → 5, Author 6 → 7")
+        for (table, old) in [("ZBOOK", 1), ("ZBOOK", 2), ("ZFEEDBACK", 3), ("ZPAGE", 4), ("ZWRITER", 6)] {
+            let dangling = try out.scalarInt("""
+                SELECT count(*) FROM ACHANGE c WHERE c.ZENTITY = \(old + 1)
+                AND EXISTS (SELECT 1 FROM src.\(table) s WHERE s.Z_PK = c.ZENTITYPK AND s.Z_ENT = \(old))
+                AND NOT EXISTS (SELECT 1 FROM main.\(table) d WHERE d.Z_PK = c.ZENTITYPK AND d.Z_ENT = c.ZENTITY)
+                """)
+            XCTAssertEqual(dangling, 0, "\(table), entity \(old)")
+        }
+        XCTAssertEqual(try out.scalarInt("""
+            SELECT count(*) FROM src.ZBOOK s JOIN main.ZBOOK d ON d.Z_PK = s.Z_PK AND d.Z_ENT = s.Z_ENT + 1 AND d.ZTITLE = s.ZTITLE
+            """), try out.scalarInt("SELECT count(*) FROM src.ZBOOK"), "every book and graphic novel keeps its key")
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ACHANGE c JOIN src.ACHANGE s USING (Z_PK) WHERE c.ZENTITYPK = s.ZENTITYPK AND c.ZENTITY = s.ZENTITY + 1"),
+                       5468, "every change kept, under its own key")
     }
 
-    /// Without the changes to books, every change refers to rows that keep their keys: the
-    /// history arrives, each change pointing at the same row under its new entity number.
+    /// Where the rows of an entity the history refers to do not keep their keys (Feedback
+    /// deduplicated by uniqueBy), carried changes would point at other rows: refused, naming why.
+    func testCarryIsRefusedWhereTheKeysAreNotKept() throws {
+        let pipeline = try pipeline(history: "carry", feedbacks: #", "uniqueBy": "$source.authorAlias""#)
+        assertMigrationError(try Migration(pipeline: pipeline).run(), contains: [
+            "the rows of Feedback do not keep their keys in step V1 to V2 (Feedbacks)", #""history": "drop""#,
+        ])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
+    }
+
+    /// The V1 model written from CoreDataPlus's source is the one that wrote the store: every
+    /// entity hash that can be computed is the store's. Book and GraphicNovel hold the derived
+    /// `pagesCount`, whose hash no known layout reproduces: refused alone, they take the
+    /// store's recorded hash where V2 defines them as V1 does, and no other entity does.
+    func testTheModelsHashesAreTheStoresOwn() throws {
+        let dropping = try pipeline(history: "drop")
+        let bundle = try ModelBundle.load(path: folder.path("SampleModel2.xcdatamodeld"))
+        let (v1, v2) = (try XCTUnwrap(bundle.version(named: "V1")), try XCTUnwrap(bundle.version(named: "V2")))
+        let stored = try CoreDataMetadata.read(try Database(path: source, mode: .readOnly))
+        XCTAssertThrowsError(try VersionHashes(model: v1)) { error in
+            XCTAssertTrue("\(error)".contains("attribute pagesCount is derived"), "\(error)")
+        }
+        var computable = v1
+        computable.entities.removeAll { entity in v1.attributes(of: entity.name).contains { $0.derivation != nil } }
+        let computed = try VersionHashes(model: computable)
+        XCTAssertEqual(computed.entities.keys.sorted(), ["Author", "Feedback", "Page", "Writer"])
+        for (entity, hash) in computed.entities {
+            XCTAssertEqual(hash, stored.versionHashes[entity], "\(entity): the store's own hash")
+        }
+
+        let recorded = VersionHashes.recordedHashes(in: stored, storeModel: v1, for: v2)
+        XCTAssertEqual(recorded, ["Book": stored.versionHashes["Book"]!, "GraphicNovel": stored.versionHashes["GraphicNovel"]!])
+        let hashes = try VersionHashes(model: v2, recorded: recorded)
+        for entity in ["Author", "Book", "Feedback", "GraphicNovel", "Page", "Writer"] {
+            XCTAssertEqual(hashes.entities[entity], stored.versionHashes[entity], entity)
+        }
+        XCTAssertNotNil(hashes.entities["Award"])
+
+        // A store whose computable hashes are not the model's proves nothing: nothing is taken from it.
+        var other = stored
+        other.versionHashes["Page"] = Data(repeating: 0, count: 32)
+        XCTAssertEqual(VersionHashes.recordedHashes(in: other, storeModel: v1, for: v2), [:])
+        // Nor does one with an entity the model does not have.
+        other = stored
+        other.versionHashes["Award"] = Data(repeating: 1, count: 32)
+        XCTAssertEqual(VersionHashes.recordedHashes(in: other, storeModel: v1, for: v2), [:])
+        // A version that changes Book (here its derivation) gets no recorded hash for it, nor for GraphicNovel.
+        var changed = v2
+        let book = try XCTUnwrap(changed.entities.firstIndex { $0.name == "Book" })
+        let pages = try XCTUnwrap(changed.entities[book].attributes.firstIndex { $0.name == "pagesCount" })
+        changed.entities[book].attributes[pages].derivation = "pages.@sum.number"
+        XCTAssertEqual(VersionHashes.recordedHashes(in: stored, storeModel: v1, for: changed), [:])
+        XCTAssertThrowsError(try VersionHashes(model: changed, recorded: VersionHashes.recordedHashes(in: stored, storeModel: v1, for: changed)))
+
+        // And the run writes them: the destination carries V2's hashes, Book's and GraphicNovel's the store's.
+        _ = try Migration(pipeline: dropping).run()
+        let written = try CoreDataMetadata.read(try Database(path: destination, mode: .readOnly))
+        XCTAssertEqual(written.versionHashes, hashes.entities)
+        XCTAssertEqual(written.versionHashesDigest, hashes.digest)
+    }
+
+    /// A history without the changes to books (as an app that pruned them has): the
+    /// remaining tables and counts arrive, each change pointing at the same row under its
+    /// new entity number, and Core Data goes on numbering changes after the source's.
     func testCarriedHistoryPointsAtTheSameRowsUnderTheNewEntityNumbers() throws {
         let pipeline = try pipeline(history: "carry")
         let db = try Database(path: source, mode: .readWrite)

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETLStore
+import ETLModel
 import ETL
 import ETLTestSupport
 import CarMakersPolicy
@@ -108,6 +109,35 @@ final class MappingModelRunTests: XCTestCase {
         // Makers shared by SportCar and LuxuryCar are made once (5 + 5 + 0 of 125 cars).
         XCTAssertEqual(summary.mappings.suffix(3).map(\.written), [5, 5, 0])
         try assertMakersAndPreviousOwners(folder.path("SampleModel_V3.sqlite"))
+        // The policy's cars are the rows its mappings declare: each keeps its V2 key and entity.
+        let out = try Database(path: folder.path("SampleModel_V3.sqlite"), mode: .readOnly)
+        try out.execute("ATTACH DATABASE \(SQLValue.text(store).sqlLiteral) AS src")
+        XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZCAR c JOIN src.ZCAR s ON s.Z_PK = c.Z_PK AND s.Z_ENT = c.Z_ENT AND s.ZNUMBERPLATE = c.ZNUMBERPLATE"), 125)
+        XCTAssertEqual(try out.rows("SELECT ZMODEL FROM ZCAR WHERE Z_PK = 14"), [[.text("570GT")]], "the McLaren is still p14")
+
+        // The store Core Data would have written at SampleModel3: its version hashes as computed
+        // from the model, the source's UUID, and Core Data's indexes, named and defined as Core
+        // Data does (the patterns of SampleModel_V2.sqlite and bnr-coredatastack's many-to-many).
+        let bundle = try ModelBundle.load(path: folder.path("fixtures/coredataplus-samplemodel/SampleModel.xcdatamodeld"))
+        let expected = try VersionHashes(model: try XCTUnwrap(bundle.version(named: "SampleModel3")))
+        let metadata = try CoreDataMetadata.read(out)
+        XCTAssertEqual(metadata.versionHashes.keys.sorted(), ["Car", "LuxuryCar", "Maker", "Person", "SportCar"])
+        XCTAssertEqual(metadata.versionHashes, expected.entities)
+        XCTAssertEqual(metadata.versionHashesDigest, expected.digest)
+        XCTAssertEqual(metadata.storeUUID, try CoreDataMetadata.read(try Database(path: store, mode: .readOnly)).storeUUID)
+        var indexes: [String: String] = [:]
+        for row in try out.rows("SELECT name, sql FROM main.sqlite_schema WHERE type = 'index' AND sql IS NOT NULL") {
+            if case .text(let name) = row[0], case .text(let sql) = row[1] { indexes[name] = sql }
+        }
+        XCTAssertEqual(indexes, [
+            "ZCAR_ZCREATEDBY_INDEX": "CREATE INDEX ZCAR_ZCREATEDBY_INDEX ON ZCAR (ZCREATEDBY)",
+            "ZCAR_ZOWNER_INDEX": "CREATE INDEX ZCAR_ZOWNER_INDEX ON ZCAR (ZOWNER)",
+            "ZCAR_Z_ENT_INDEX": "CREATE INDEX ZCAR_Z_ENT_INDEX ON ZCAR (Z_ENT)",
+            "Z_1PREVIOUSOWNERS_Z_5PREVIOUSOWNERS_INDEX": "CREATE INDEX Z_1PREVIOUSOWNERS_Z_5PREVIOUSOWNERS_INDEX ON Z_1PREVIOUSOWNERS (Z_5PREVIOUSOWNERS, Z_1PREVIOUSCARS)",
+            "Z_Car_UNIQUE_numberPlate": "CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE COLLATE BINARY ASC)",
+            "Z_Maker_UNIQUE_name": "CREATE UNIQUE INDEX Z_Maker_UNIQUE_name ON ZMAKER (ZNAME COLLATE BINARY ASC)",
+            "Z_Person_UNIQUE_firstName_lastName": "CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC)",
+        ])
     }
 
     func testStoppedWhileMakersAreSharedItResumesToTheSameStore() throws {
@@ -177,10 +207,36 @@ final class MappingModelRunTests: XCTestCase {
         XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("$.steps[0].mappingModel"), text)
-            XCTAssertTrue(text.contains("maps TestMigrationStore 2 → TestMigrationStore 3"), text)
-            XCTAssertTrue(text.contains("this step goes TestMigrationStore → TestMigrationStore 2"), text)
+            XCTAssertTrue(text.contains("was made for TestMigrationStore 2 → TestMigrationStore 3, not for this step's TestMigrationStore → TestMigrationStore 2"), text)
+            XCTAssertTrue(text.contains("the source model it archives (CTDataStoreManagerTests/CoreDataTests/MigrationTest/TestMigrationStore.xcdatamodeld/TestMigrationStore 2.xcdatamodel) differs from version TestMigrationStore in entity Entity"), text)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("out.sqlite")))
+    }
+
+    /// The mapping model's models are compared with the hop's versions by version hashes, as
+    /// Core Data compares them, not by the file names Xcode recorded: a version renamed since
+    /// still takes the mapping model; one edited since (same name) does not, naming the entity.
+    func testTheMappingModelsModelsAreCheckedByVersionHashesNotByName() throws {
+        let set = try copy("ctdatastoremanager")
+        let bundle = set.appendingPathComponent("TestMigrationStore.xcdatamodeld")
+        let store = set.appendingPathComponent("TestMigrationStore_version_1.sqlite")
+        let step = #"{ "from": "TestMigrationStore", "to": "TestMigrationStore two", "mappingModel": "\#(set.path)/TestMigrationStore_1_2.xcmappingmodel" }"#
+        try FileManager.default.moveItem(at: bundle.appendingPathComponent("TestMigrationStore 2.xcdatamodel"),
+                                         to: bundle.appendingPathComponent("TestMigrationStore two.xcdatamodel"))
+        let renamed = try pipeline(bundle: bundle, source: store, version: "TestMigrationStore two", out: "renamed.sqlite", steps: step)
+        let summary = try Migration(pipeline: renamed).run()
+        XCTAssertEqual(summary.mappings.map(\.written), [3], "the renamed version has the archived model's hashes")
+
+        let contents = bundle.appendingPathComponent("TestMigrationStore two.xcdatamodel/contents")
+        let xml = try String(contentsOf: contents, encoding: .utf8)
+        XCTAssertTrue(xml.contains(#"<attribute name="name" optional="YES" attributeType="String""#))
+        try xml.replacingOccurrences(of: #"<attribute name="name" optional="YES" attributeType="String""#, with: #"<attribute name="name" attributeType="String""#)
+            .write(to: contents, atomically: true, encoding: .utf8)
+        let edited = try pipeline(bundle: bundle, source: store, version: "TestMigrationStore two", out: "edited.sqlite", steps: step)
+        XCTAssertThrowsError(try Migration(pipeline: edited).run()) { error in
+            XCTAssertTrue("\(error)".contains("the destination model it archives (CTDataStoreManagerTests/CoreDataTests/MigrationTest/TestMigrationStore.xcdatamodeld/TestMigrationStore 2.xcdatamodel) differs from version TestMigrationStore two in entity Entity: its version hashes differ"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("edited.sqlite")))
     }
 
     func testAStepGivesMappingsOrAMappingModelNotBoth() throws {

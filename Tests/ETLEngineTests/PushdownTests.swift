@@ -241,6 +241,37 @@ final class PushdownTests: XCTestCase {
         XCTAssertGreaterThan(try after.scalarInt("SELECT count(*) FROM Book_users"), 700)
     }
 
+    /// Besides the declared row, a sequel of every 50th book, of the mapping's own entity.
+    static let sequels = Policy(create: { book, output in
+        if book.key % 9 == 0 { return output.removeAll() }
+        output.rows[0].values["title"] = book.string("title").map { .string($0.uppercased()) } ?? .null
+        if book.key % 50 == 1 {
+            var sequel = output.rows[0]
+            sequel.values["title"] = .string("SEQUEL OF \(book.key)")
+            output.rows.append(sequel)
+        }
+    })
+
+    /// The row a policy leaves of each source row keeps that row's key, as a declared
+    /// mapping's rows do (Core Data keeps every Z_PK); the rows it adds take keys above every
+    /// kept key, in load order. The same store both ways (the policy's rows made row by row
+    /// inside a pushed-down step, and wholly row by row).
+    func testAPolicysDeclaredRowsKeepTheirKeysAndItsAddedRowsGoAbove() throws {
+        let (source, pipeline) = try booksPolicyStep()
+        _ = try runBoth(pipeline, ["books": Self.sequels], source: source)
+        let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS src")
+        XCTAssertEqual(try db.scalarInt("SELECT max(id) FROM src.Book"), 700)
+        let kept = (1...700).filter { $0 % 9 != 0 }
+        XCTAssertEqual(try db.rows("SELECT id FROM Book WHERE id <= 700 ORDER BY id"), kept.map { [.integer(Int64($0))] })
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book b JOIN src.Book s ON s.id = b.id WHERE b.title IS upper(s.title)"), Int64(kept.count),
+                       "each under its source row's key")
+        let sequels = kept.filter { $0 % 50 == 1 }
+        XCTAssertEqual(try db.rows("SELECT id, title FROM Book WHERE id > 700 ORDER BY id"),
+                       sequels.enumerated().map { [.integer(Int64(701 + $0.offset)), .text("SEQUEL OF \($0.element)")] },
+                       "added rows from 701, in source order")
+    }
+
     /// What SQL would not write alike keeps the whole step row by row, and says why.
     func testAPolicyWithARelateHookOrAToOneToItsRowsKeepsTheStepRowByRow() throws {
         let source = folder.path("v1.sqlite")
@@ -266,9 +297,9 @@ final class PushdownTests: XCTestCase {
         XCTAssertEqual(pushed.notes, ["step people: mapping Pets was created row by row (it has a policy); the rest of the step ran inside SQLite"])
         let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
         XCTAssertEqual(try db.rows("SELECT id, owner_id, kind_id FROM Pet ORDER BY id"),
-                       [[.integer(1), .integer(1), .integer(1)], [.integer(2), .null, .integer(2)],
-                        [.integer(3), .null, .integer(1)], [.integer(4), .integer(9), .integer(3)]],
-                       "Rex, Ghost, Stray and Bird get the next keys; Tom and Fish are gone")
+                       [[.integer(1), .integer(1), .integer(1)], [.integer(4), .null, .integer(2)],
+                        [.integer(5), .null, .integer(1)], [.integer(6), .integer(9), .integer(3)]],
+                       "Rex, Ghost, Stray and Bird keep their source keys, the policy's rows as any; Tom and Fish are gone")
     }
 
     /// Two pets merged into one row by the policy's lookup key: the row's to-one owner is its
@@ -293,7 +324,7 @@ final class PushdownTests: XCTestCase {
     func testAStepWithAPolicyResumesInsideEitherPart() throws {
         let (source, pipeline) = try booksPolicyStep()
         // (Books linked through their associations, then by key.)
-        for policy in [Self.booksPolicy, Self.upperTitles] {
+        for policy in [Self.booksPolicy, Self.upperTitles, Self.sequels] {
             for (stage, mapping) in [(Stage.create, "Books"), (Stage.relate, "Users")] {
                 let cancellation = Cancellation()
                 var migration = Migration(pipeline: pipeline, policies: ["books": policy])

@@ -30,6 +30,36 @@ final class MappingModelImportTests: XCTestCase {
                        "FUNCTION($manager, \"destinationInstancesForSourceRelationshipNamed:sourceInstances:\", \"cars\", $source.cars)")
     }
 
+    /// Each of the corpus's mapping models archives its two models; read back, they have the
+    /// version hashes of the versions the recorded paths name, entity for entity — and differ
+    /// from the other versions of the bundle.
+    func testTheArchivedModelsHaveTheHashesOfTheVersionsTheyWereMadeBetween() throws {
+        let sample = try SharedFixtures.copy("coredata-corpus/coredataplus-samplemodel", for: self)
+        let store = try SharedFixtures.copy("coredata-corpus/ctdatastoremanager", for: self)
+        var checked: [String] = []
+        for (mappingPath, bundlePath) in [
+            (sample.appendingPathComponent("MappingModels/V2toV3.xcmappingmodel"), sample.appendingPathComponent("SampleModel.xcdatamodeld")),
+            (store.appendingPathComponent("TestMigrationStore_1_2.xcmappingmodel"), store.appendingPathComponent("TestMigrationStore.xcdatamodeld")),
+            (store.appendingPathComponent("TestMigrationStore_2_3.xcmappingmodel"), store.appendingPathComponent("TestMigrationStore.xcdatamodeld")),
+        ] {
+            let mapping = try XCMappingModel.load(path: mappingPath.path)
+            let bundle = try ModelBundle.load(path: bundlePath.path)
+            for (isSource, name) in [(true, mapping.sourceVersion), (false, mapping.destinationVersion)] {
+                let archived = try ArchivedDesignModel.model(archive: try XCTUnwrap(isSource ? mapping.sourceModelArchive : mapping.destinationModelArchive), version: name)
+                let version = try XCTUnwrap(bundle.version(named: name))
+                XCTAssertEqual(try VersionHashes(model: archived), try VersionHashes(model: version), "\(mappingPath.lastPathComponent) \(name)")
+                XCTAssertEqual(mapping.match(source: isSource, with: version), .sameHashes)
+                for other in bundle.versions where other.version != name && (try? VersionHashes(model: other)) != (try? VersionHashes(model: version)) {
+                    guard case .differs = mapping.match(source: isSource, with: other) else {
+                        return XCTFail("\(mappingPath.lastPathComponent): \(other.version) matched as \(name)")
+                    }
+                }
+                checked.append("\(mappingPath.lastPathComponent) \(isSource ? "source" : "destination") \(name)")
+            }
+        }
+        XCTAssertEqual(checked.count, 6, "\(checked)")
+    }
+
     func testADamagedPropertyListIsAnErrorNotACrash() throws {
         // An array that contains itself, then the same file cut short.
         let cycle = Array(Data(base64Encoded: "YnBsaXN0MDChAAgAAAAAAAABAQAAAAAAAAABAAAAAAAAAAAAAAAAAAAACg==")!)

@@ -108,10 +108,10 @@ struct PushdownStage {
     }
 
     /// Whether every source row of policy mapping `index` made exactly one row, under its
-    /// own key, in a table no other target writes and that holds no other rows. (Rows made
-    /// by a policy get the next free keys; from a source with keys 1…n, all of whose rows
-    /// pass, those are the source keys.) Then links to and from those rows need no join
-    /// through the associations.
+    /// own key, in a table no other target writes and that holds no other rows. (The row a
+    /// policy leaves of each source row keeps the source key by rule, `StepPlan.sourceKeyTargets`;
+    /// this checks that the policy removed none, merged none and added none.) Then links to
+    /// and from those rows need no join through the associations.
     private func keptSourceKeys(_ index: Int) throws -> Bool {
         let step = context.plan
         let db = context.destination

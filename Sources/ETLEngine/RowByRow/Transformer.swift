@@ -50,6 +50,10 @@ struct Transformer: Sendable {
         /// Files of the source's external storage the row's values name (kept in that form):
         /// the loader puts them into the destination's folder.
         var externalFiles: [String] = []
+        /// The row its source row makes for the mapping (Core Data's `super`): it keeps the
+        /// source key where its target does (`StepPlan.sourceKeyTargets`). False for the rows
+        /// a policy adds and those of an end-of-mapping hook: they take new keys.
+        var keepsSourceKey = true
     }
 
     struct Result {
@@ -168,6 +172,9 @@ struct Transformer: Sendable {
         } catch {
             throw RowFailure(key: key, expression: "policy \(mapping.policy!)", reason: "\(error)")
         }
+        // The first row of the mapping's own entity without a uniqueKey is the declared one
+        // (or what the policy made of it): one per source row, it may keep the source key.
+        var declaredFound = false
         return try output.rows.map { row in
             let entity = row.entity ?? mapping.destinationEntity
             guard let target = mapping.targets.first(where: { targets[$0].entity == entity }) else {
@@ -188,8 +195,11 @@ struct Transformer: Sendable {
             for name in row.values.keys where !targets[target].attributes.contains(where: { $0.attribute.name == name }) {
                 throw RowFailure(key: key, expression: "policy \(mapping.policy!)", reason: "set '\(name)', which is not an attribute of \(entity)")
             }
-            return NewRow(target: target, sourceKey: key, item: item ?? WorkArea.noItem,
-                          unique: row.uniqueKey.flatMap { $0.isNull ? nil : $0.sqlValue }, values: values)
+            var made = NewRow(target: target, sourceKey: key, item: item ?? WorkArea.noItem,
+                              unique: row.uniqueKey.flatMap { $0.isNull ? nil : $0.sqlValue }, values: values)
+            made.keepsSourceKey = !declaredFound && target == mapping.targets[0] && made.unique == nil
+            declaredFound = declaredFound || made.keepsSourceKey
+            return made
         }
     }
 
@@ -200,7 +210,9 @@ struct Transformer: Sendable {
                                    own: NewRow(target: mapping.targets[0], sourceKey: .max, item: WorkArea.noItem, unique: nil,
                                                values: targets[mapping.targets[0]].attributes.map { _ in .null }),
                                    slots: [], key: .max, item: nil)
-        return rows[0]
+        var row = rows[0]
+        row.keepsSourceKey = false
+        return row
     }
 
     /// The source values a reject record keeps, by path.

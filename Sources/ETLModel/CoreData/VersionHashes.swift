@@ -10,9 +10,10 @@ import Foundation
 ///
 /// The layout (../shared/docs/coredata-version-hash.md) reproduces, byte for byte, the hashes
 /// of every real store in the shared fixtures. Derived attributes hash their derivation
-/// expression in a form Core Data re-serialises, which no store has shown: for a model with
-/// one, this refuses (`VersionHashError`, naming the entity) rather than guess — a template
-/// store the app created gives the hashes instead.
+/// expression in a form no layout tried has reproduced (CoreDataPlus's SampleModel2 store,
+/// `pages.@count`): for an entity with one, this refuses (`VersionHashError`, naming the
+/// entity) rather than guess, unless a store Core Data wrote recorded the hash of that very
+/// definition (`recorded`: a template's, or the migrated store's, see `recordedHashes`).
 public struct VersionHashes: Sendable, Equatable {
     /// Entity name → its 32-byte version hash.
     public var entities: [String: Data]
@@ -24,10 +25,12 @@ public struct VersionHashes: Sendable, Equatable {
         self.digest = digest
     }
 
-    public init(model: Model) throws {
+    /// - Parameter recorded: hashes Core Data wrote for entities defined exactly as in `model`,
+    ///   used for those whose hash cannot be computed (a derived attribute).
+    public init(model: Model, recorded: [String: Data] = [:]) throws {
         var hashes: [String: Data] = [:]
         for entity in model.entities {
-            hashes[entity.name] = Data(try Self.hash(of: entity.name, in: model))
+            hashes[entity.name] = Data(try Self.hash(of: entity.name, in: model, recorded: recorded))
         }
         entities = hashes
         digest = Self.digest(of: hashes)
@@ -47,17 +50,19 @@ public struct VersionHashes: Sendable, Equatable {
         a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
     }
 
-    static func hash(of name: String, in model: Model) throws -> [UInt8] {
+    static func hash(of name: String, in model: Model, recorded: [String: Data] = [:]) throws -> [UInt8] {
         let lineage = model.lineage(of: name)
         let entity = lineage[0]
+        // Inherited derived attributes count too: a sub-entity's hash holds each attribute's hash.
         if let derived = model.attributes(of: name).first(where: { $0.derivation != nil }) {
+            if let hash = recorded[name] { return Array(hash) }
             throw VersionHashError(entity: name, reason: "attribute \(derived.name) is derived (derivationExpression "
                 + "'\(derived.derivation!)'), and how Core Data hashes a derivation is not known with certainty")
         }
         var bytes = Array(name.utf8)
         bytes.append(entity.isAbstract ? 1 : 0)
         if let parent = entity.parent {
-            bytes += try hash(of: parent, in: model)
+            bytes += try hash(of: parent, in: model, recorded: recorded)
         }
         // Every stored property, inherited ones included, by name. (A property's own
         // versionHashModifier is inside its hash; the corpus stores show it is not repeated here.)
@@ -103,8 +108,10 @@ public struct VersionHashes: Sendable, Equatable {
         if let inverse = relationship.inverse, inverse != relationship.name {
             bytes += Array(inverse.utf8)
         }
-        bytes += le(Int32(relationship.maxCount ?? (relationship.isToMany ? 0 : 1)))
-        bytes += le(Int32(relationship.minCount ?? 0))
+        // Core Data hashes the counts as 32-bit integers: a model built in code with
+        // `maxCount = .max` hashes -1 (CoreDataPlus's SampleModel2 store, Author.books).
+        bytes += le(Int32(truncatingIfNeeded: relationship.maxCount ?? (relationship.isToMany ? 0 : 1)))
+        bytes += le(Int32(truncatingIfNeeded: relationship.minCount ?? 0))
         if relationship.isOrdered { bytes += le(UInt16(1)) }
         return SHA2.sha256(bytes)
     }
@@ -126,6 +133,11 @@ public struct VersionHashes: Sendable, Equatable {
         case .uri: return 1200
         case .transformable: return 1800
         }
+    }
+
+    /// The attribute type of an NSAttributeType raw value (nil: one etl does not know).
+    static func attributeType(code: Int) -> AttributeType? {
+        AttributeType.allCases.first { typeCode($0) == code }
     }
 
     private static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {

@@ -33,6 +33,11 @@ public struct CoreDataLayout: StoreLayout {
     /// the hashes when the model has a feature whose hash cannot be computed with certainty.
     public var template: CoreDataMetadata?
 
+    /// Hashes a store Core Data wrote recorded for entities of `model` whose hash cannot be
+    /// computed (`VersionHashes.recordedHashes`): with them, no template is needed for an
+    /// entity with a derived attribute that the migration leaves as it was.
+    public var recordedHashes: [String: Data] = [:]
+
     /// The `Z_UUID` `finish` writes. Nil: keep the UUID already in `Z_METADATA` (so a resumed
     /// finish writes the same one), or make a new one.
     public var storeUUID: String?
@@ -72,7 +77,7 @@ public struct CoreDataLayout: StoreLayout {
         let given = template.flatMap { $0.versionHashes.isEmpty ? nil : $0 }
         let computed: VersionHashes
         do {
-            computed = try VersionHashes(model: model)
+            computed = try VersionHashes(model: model, recorded: recordedHashes)
         } catch let error as VersionHashError {
             guard let given else { throw error }
             return VersionHashes(entities: given.versionHashes, digest: given.versionHashesDigest ?? VersionHashes.digest(of: given.versionHashes))

@@ -23,6 +23,10 @@ public struct XCMappingModel: Sendable {
     public var destinationVersion: String { Self.versionName(destinationModelPath) }
     /// In the order Core Data runs them (`mappingnumber`).
     public var entityMappings: [EntityMapping]
+    /// The two models as Xcode archived them when the mapping model was made
+    /// (`sourcemodeldata`, `destinationmodeldata`; see `ArchivedDesignModel`), when it did.
+    public var sourceModelArchive: [UInt8]?
+    public var destinationModelArchive: [UInt8]?
 
     public struct EntityMapping: Sendable {
         /// The mapping's name: `name` when Xcode wrote one, else `SourceToDestination`.
@@ -205,8 +209,16 @@ public struct XCMappingModel: Sendable {
         for m in ordered where !seen.insert(m.name).inserted {
             throw DocumentError(file: file, line: m.line, column: 1, path: "entity mapping \(m.name)", message: "two entity mappings are named \(m.name)")
         }
-        return XCMappingModel(path: path, file: file,
-                              sourceModelPath: string(root, "sourcemodelpath") ?? "", destinationModelPath: string(root, "destinationmodelpath") ?? "",
-                              entityMappings: ordered)
+        func bytes(_ name: String) throws -> [UInt8]? {
+            guard let text = root.attributes[name] else { return nil }
+            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else { throw failure(root, "/", "\(name) is not base64") }
+            return Array(data)
+        }
+        var model = XCMappingModel(path: path, file: file,
+                                   sourceModelPath: string(root, "sourcemodelpath") ?? "", destinationModelPath: string(root, "destinationmodelpath") ?? "",
+                                   entityMappings: ordered)
+        model.sourceModelArchive = try bytes("sourcemodeldata")
+        model.destinationModelArchive = try bytes("destinationmodeldata")
+        return model
     }
 }

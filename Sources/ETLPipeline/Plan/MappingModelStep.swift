@@ -9,14 +9,28 @@ extension Planner {
     /// error in the translation points at that printed step.
     ///
     /// Checked before any row is read: the mapping model was made between the hop's versions
-    /// (by the version names of its recorded model paths), every expression translates, and
-    /// every policy class it names has an etl policy registered under the class's name.
+    /// (by version hashes of the models it archives, `XCMappingModel.match`; by the version
+    /// names of its recorded model paths where it archives none or their hashes cannot be
+    /// computed), every expression translates, and every policy class it names has an etl
+    /// policy registered under the class's name.
     func mappingModelStep(_ step: StepSpec, from: Model, to: Model) throws -> StepSpec {
         guard let path = step.mappingModel, let cursor = step.mappingModelCursor else { return step }
         let mapping = try XCMappingModel.load(path: path)
-        guard mapping.sourceVersion == from.version, mapping.destinationVersion == to.version else {
-            throw cursor.error("\(path) maps \(mapping.sourceVersion) → \(mapping.destinationVersion) (its source and destination models: "
-                + "\(mapping.sourceModelPath), \(mapping.destinationModelPath)), but this step goes \(from.version) → \(to.version)")
+        for (isSource, version) in [(true, from), (false, to)] {
+            let (side, recorded) = isSource ? ("source", mapping.sourceModelPath) : ("destination", mapping.destinationModelPath)
+            switch mapping.match(source: isSource, with: version) {
+            case .sameHashes:
+                continue
+            case .differs(let entity, let reason):
+                throw cursor.error("\(path) was made for \(mapping.sourceVersion) → \(mapping.destinationVersion), not for this step's "
+                    + "\(from.version) → \(to.version): the \(side) model it archives (\(recorded)) differs from version \(version.version) "
+                    + "in entity \(entity): \(reason). Name the mapping model of this hop, or remake it in Xcode between the hop's two versions")
+            case .unknown:
+                guard (isSource ? mapping.sourceVersion : mapping.destinationVersion) == version.version else {
+                    throw cursor.error("\(path) maps \(mapping.sourceVersion) → \(mapping.destinationVersion) (its source and destination models: "
+                        + "\(mapping.sourceModelPath), \(mapping.destinationModelPath)), but this step goes \(from.version) → \(to.version)")
+                }
+            }
         }
         let imported = try MappingModelImport.step(mapping, source: from, destination: to)
         for m in imported.mappings {

@@ -29,7 +29,8 @@ public struct Planner {
             let from = chain.models[hop.from], to = chain.models[hop.to]
             let isLast = index == chain.hops.count - 1
             // Intermediate stores use the destination's layout: only the ends are the user's.
-            let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind, source: sourceKind == .coredata ? source : nil)
+            let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind, source: sourceKind == .coredata ? source : nil,
+                                                             sourceModel: chain.models[first])
                 : destinationKind.layout(for: to)
             let planned: (mappings: [MappingPlan], targets: [TargetPlan])
             var inferred: InferredStep?
@@ -225,11 +226,15 @@ public struct Planner {
     /// The destination's layout: with a template, its real names, table definitions and metadata.
     /// A Core Data destination of a Core Data source keeps the source's store UUID and its
     /// metadata keys other than the model keys (Core Data's own migration does the same).
-    func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind, source: Database?) throws -> any StoreLayout {
+    /// Entities the source store's hashes prove and the migration leaves unchanged keep the
+    /// hash Core Data recorded for them, where it cannot be computed (a derived attribute).
+    func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind, source: Database?, sourceModel: Model) throws -> any StoreLayout {
         let carried = try source.flatMap { db in try db.table(named: "Z_METADATA") == nil ? nil : try CoreDataMetadata.read(db) }
+        let recorded = carried.map { VersionHashes.recordedHashes(in: $0, storeModel: sourceModel, for: model) } ?? [:]
         guard let template = spec.destination.template else {
             guard kind == .coredata else { return kind.layout(for: model) }
             var layout = CoreDataLayout(model: model)
+            layout.recordedHashes = recorded
             layout.carried = carried
             layout.storeUUID = spec.destination.newStoreUUID ? nil : carried?.storeUUID
             do {
@@ -246,6 +251,7 @@ public struct Planner {
             let db = try Database(path: template, mode: .readOnly)
             let metadata = try CoreDataMetadata.read(db)
             var layout = try CoreDataLayout(model: model, store: db, template: metadata)
+            layout.recordedHashes = recorded
             layout.carried = carried
             layout.storeUUID = spec.destination.newStoreUUID ? nil : carried?.storeUUID
             _ = try layout.versionHashes()

@@ -4,13 +4,17 @@ extension StepPlan {
     /// The targets whose rows keep the key of the source row they come from, instead of
     /// the next free key.
     ///
-    /// A target qualifies when it is its mapping's only target and the mapping makes at most
-    /// one row per source row (no uniqueBy, forEach or policy). Several such targets may
+    /// A target qualifies when it is its mapping's own (the mapping's destination entity)
+    /// and the mapping makes at most one such row per source row: no uniqueBy or forEach.
+    /// A policy mapping's own target qualifies too: the row the mapping declares (the
+    /// policy's `output`, Core Data's `super`) keeps its source row's key when the policy
+    /// leaves it one per source row; rows the policy adds (of any entity, or under a
+    /// `uniqueKey`) are new rows (`Transformer.NewRow.keepsSourceKey`). Several such targets may
     /// write one destination table — the entities of an inheritance hierarchy sharing
     /// Core Data's root table — when they read distinct source entities of one source table
     /// (so their source keys never collide) and write distinct destination entities (so each
     /// one's rows are told apart by `Z_ENT`). Other writers of the table (uniqueBy, forEach,
-    /// policies) make new rows: those get keys above every source key (`firstNewKeys`).
+    /// policies' extra rows) make new rows: those get keys above every source key (`firstNewKeys`).
     ///
     /// Keeping keys is what Core Data's own migration does: object IDs the app saved
     /// (`x-coredata://UUID/Car/p14`) stay valid. It also makes the destination's links the
@@ -20,7 +24,8 @@ extension StepPlan {
         var candidates: [String: [Int]] = [:]
         for (index, target) in targets.enumerated() {
             let mapping = mappings[target.mapping]
-            if mapping.targets == [index], mapping.uniqueBy == nil, mapping.forEach == nil, mapping.policy == nil {
+            if mapping.targets.first == index, mapping.targets.count == 1 || mapping.policy != nil,
+               mapping.uniqueBy == nil, mapping.forEach == nil {
                 candidates[destinationLayout.table(of: target.entity).name, default: []].append(index)
             }
         }
