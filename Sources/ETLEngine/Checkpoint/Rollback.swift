@@ -5,6 +5,12 @@ import ETLPipeline
 /// Undoes what a killed run loaded in the create stage after its last checkpoint: the
 /// checkpoint is written after each chunk's commit, so at most the chunk(s) committed in
 /// between are removed here — and loaded again, with the same keys, by the resumed run.
+///
+/// Rows with handed-out keys came later exactly when their key is at or above the table's
+/// watermark (`nextKeys`). Rows that keep their source key (`StepPlan.sourceKeyTargets`)
+/// may have any key, negative ones too, so no watermark of keys tells them apart: their
+/// table has a single writer, and they came later exactly when their mapping comes later,
+/// or is the current one and their key is past the checkpoint's last source key.
 struct Rollback {
     let database: Database
     let plan: StepPlan
@@ -15,21 +21,39 @@ struct Rollback {
     func undo(after position: Checkpoint.Position) throws -> Int {
         let q = Database.quote
         let mapping = position.mapping
-        let lastKey = position.key.first ?? .min
+        // The last source key loaded; none: the mapping had loaded nothing.
+        let lastKey = position.key.first
+        let afterLast = lastKey.map { "source > \($0)" } ?? "1"
         let layout = plan.destinationLayout
         let keyColumns = Dictionary(plan.destinationModel.entities.map { (layout.table(of: $0.name).name, layout.table(of: $0.name).keyColumn) },
                                     uniquingKeysWith: { a, _ in a })
-        // Targets (association ids) of this mapping and of the ones after it.
-        let current = plan.mappings[mapping].targets.map(String.init).joined(separator: ",")
-        let later = plan.targets.indices.filter { plan.targets[$0].mapping > mapping }.map(String.init).joined(separator: ",")
+        // Targets (association ids) of this mapping and of the ones after it; rows an
+        // end-of-mapping hook made come after every chunk of their mapping.
+        let currentTargets = plan.mappings[mapping].targets
+        let laterTargets = plan.targets.indices.filter { plan.targets[$0].mapping > mapping }
+        let current = currentTargets.map(String.init).joined(separator: ",")
+        let later = (laterTargets.map(Int64.init) + (currentTargets + laterTargets).map(WorkArea.endOfMappingAssociations(of:)))
+            .map(String.init).joined(separator: ",")
+        var keptTables: [String: Int] = [:]
+        for target in plan.sourceKeyTargets {
+            keptTables[layout.table(of: plan.targets[target].entity).name] = plan.targets[target].mapping
+        }
         return try database.transaction {
-            let after = "(mapping IN (\(current)) AND source > \(lastKey))" + (later.isEmpty ? "" : " OR mapping IN (\(later))")
-            let undone = Int(try database.scalarInt("SELECT count(DISTINCT source) FROM work.association WHERE mapping IN (\(current)) AND source > \(lastKey) AND source != \(Int64.max)"))
-            try database.execute("DELETE FROM work.association WHERE \(after)")
-            try database.execute("DELETE FROM work.reject WHERE mapping > \(mapping) OR (mapping = \(mapping) AND source > \(lastKey))")
+            let undone = Int(try database.scalarInt("SELECT count(DISTINCT source) FROM work.association WHERE mapping IN (\(current)) AND \(afterLast)"))
+            try database.execute("DELETE FROM work.association WHERE (mapping IN (\(current)) AND \(afterLast)) OR mapping IN (\(later))")
+            try database.execute("DELETE FROM work.reject WHERE mapping > \(mapping) OR (mapping = \(mapping) AND \(afterLast))")
             for (table, next) in nextKeys.sorted(by: { $0.key < $1.key }) {
                 guard let key = keyColumns[table] else { continue }
-                try database.run("DELETE FROM \(q(table)) WHERE \(q(key)) >= ?", [.integer(next)])
+                if let writer = keptTables[table] {
+                    if writer < mapping { continue }
+                    if writer == mapping, let lastKey {
+                        try database.run("DELETE FROM \(q(table)) WHERE \(q(key)) > ?", [.integer(lastKey)])
+                    } else {
+                        try database.execute("DELETE FROM \(q(table))")
+                    }
+                } else {
+                    try database.run("DELETE FROM \(q(table)) WHERE \(q(key)) >= ?", [.integer(next)])
+                }
             }
             for index in plan.targets.indices where plan.targets[index].mapping >= mapping {
                 let table = layout.table(of: plan.targets[index].entity).name

@@ -42,9 +42,9 @@ struct PushdownPlan {
         let count: String
         /// `.unique`: the passing rows (each counted in its key's `rows`).
         let passed: String
-        /// `.sourceKeys`/`.nextKeys`: the key ending a chunk: bind (after, offset).
+        /// `.sourceKeys`/`.nextKeys`: the key ending a chunk: bind (first key, offset).
         let bound: String
-        /// `.sourceKeys`/`.nextKeys`: rows of keys in (?1, ?2]. `.unique`: rows of keys ≥ ?1.
+        /// `.sourceKeys`/`.nextKeys`: rows of keys in [?1, ?2] (`SourceKeyRange`). `.unique`: rows of keys ≥ ?1.
         let insert: String
         /// `.unique`: fills `work.unique_key`, keys from ?1 on.
         let fillKeys: String?
@@ -190,12 +190,12 @@ private struct StatementBuilder {
         let whereAll = all.map { " WHERE \($0)" } ?? ""
         let count = "SELECT count(*) FROM \(rows)\(whereAll)"
         let passed = "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(mapping.targets[0]) AND destination >= ?1"
-        let bound = "SELECT \(key) FROM \(rows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) > ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
+        let bound = "SELECT \(key) FROM \(rows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) >= ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
         switch kinds[index] {
         case .sourceKeys, .nextKeys:
             let newKey = kinds[index] == .sourceKeys ? key : "NULL"
             let insert = into + " SELECT " + ([newKey] + values).joined(separator: ", ") + " FROM \(rows) WHERE "
-                + (passing + ["\(key) > ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
+                + (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
             return .init(mapping: index, kind: kinds[index], table: destination.name, count: count, passed: passed,
                          bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
         case .unique:

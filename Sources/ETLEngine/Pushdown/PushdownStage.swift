@@ -162,31 +162,31 @@ struct PushdownStage {
         var done = context.counters[index].read
         switch create.kind {
         case .sourceKeys, .nextKeys:
-            var last = context.resumePoint(.create, mapping: index)?.key[0] ?? .min
+            var next = SourceKeyRange.first(after: context.resumePoint(.create, mapping: index)?.key[0])
             let bound = try db.prepare(create.bound)
             let insert = try db.prepare(create.insert)
             let table = step.destinationLayout.table(of: mapping.destinationEntity)
             let maxKey = try db.prepare("SELECT max(\(Database.quote(table.keyColumn))) FROM main.\(Database.quote(table.name))")
-            while last != .max {
+            while let from = next {
                 try context.checkCancelled()
                 let (read, written, upper): (Int, Int, Int64) = try db.transaction {
-                    try bound.bind([.integer(last), .integer(Int64(rowsPerChunk - 1))])
+                    try bound.bind([.integer(from), .integer(Int64(rowsPerChunk - 1))])
                     let upper = try bound.step() ? bound.int64(0) : Int64.max
                     bound.reset()
                     let read = upper == .max ? total - done : rowsPerChunk
-                    try insert.run([.integer(last), .integer(upper)])
+                    try insert.run([.integer(from), .integer(upper)])
                     return (read, db.changes, upper)
                 }
                 guard read > 0 else { break }
                 try maxKey.bind([])
-                if try maxKey.step(), !maxKey.isNull(0) { context.nextKey[table.name] = maxKey.int64(0) + 1 }
+                if try maxKey.step(), !maxKey.isNull(0) { _ = context.keepKey(maxKey.int64(0), table: table.name) }
                 maxKey.reset()
                 context.counters[index].read += read
                 context.counters[index].filtered += read - written
                 context.counters[index].associated += written
                 context.counters[index].written += written
                 done += read
-                last = upper
+                next = SourceKeyRange.first(after: upper)
                 try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [upper], done: done, total: total))
                 context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
             }

@@ -40,11 +40,12 @@ struct ValidateStage {
             madeBy[target.entity, default: []].append(index)
             guard !pushedDown || rowByRow.contains(target.mapping) else { continue }
             let counters = context.counters[index]
-            let associated = Int(try db.scalarInt("SELECT count(*) FROM work.association WHERE mapping = \(index)"))
+            let ids = "\(index), \(WorkArea.endOfMappingAssociations(of: index))"
+            let associated = Int(try db.scalarInt("SELECT count(*) FROM work.association WHERE mapping IN (\(ids))"))
             if associated != counters.associated {
                 problems.append("mapping \(target.name): \(counters.associated) source rows passed, but \(associated) have a destination row")
             }
-            let distinct = Int(try db.scalarInt("SELECT count(DISTINCT destination) FROM work.association WHERE mapping = \(index)"))
+            let distinct = Int(try db.scalarInt("SELECT count(DISTINCT destination) FROM work.association WHERE mapping IN (\(ids))"))
             if distinct != counters.written {
                 problems.append("mapping \(target.name): wrote \(counters.written) rows, but associations point at \(distinct)")
             }
