@@ -82,7 +82,7 @@ final class Loader {
                 return
             }
         }
-        let key = target.keepsSourceKey ? context.keepKey(row.sourceKey, table: target.table) : context.allocateKey(table: target.table)
+        let key = target.keepsSourceKey ? context.keepKey(row.sourceKey, table: target.table) : try context.allocateKey(table: target.table)
         try target.insert.run([.integer(key)] + target.defaults + row.values)
         if let unique = row.unique {
             try target.addUnique.run([unique, .integer(key), .integer(row.sourceKey)])

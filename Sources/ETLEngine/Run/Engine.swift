@@ -83,6 +83,7 @@ public struct Engine {
         if let checkpoint {
             let differences = checkpoint.identity.differences(from: identity)
             guard differences.isEmpty else { throw MigrationError.checkpointMismatch(path: file.path, differences: differences) }
+            try checkpoint.check(against: plan, path: file.path)
             // Killed after the final rename, before the cleanup: the run had finished.
             if checkpoint.position.stage == .finalize, !FileManager.default.fileExists(atPath: area.temporaryDestination),
                FileManager.default.fileExists(atPath: destination) {
@@ -112,6 +113,9 @@ public struct Engine {
                 let step = plan.steps[index]
                 let inputPath = index == 0 ? source : area.output(ofStep: index - 1, stepCount: plan.steps.count)
                 let input = index == 0 ? sourceDatabase : try openIntermediate(inputPath)
+                if index > 0 {
+                    try ValidationProof.require(step: index - 1, run: identity, in: inputPath, store: inputPath, checkpoint: file.path)
+                }
                 let resume = index == first ? checkpoint : nil
                 let output = area.output(ofStep: index, stepCount: plan.steps.count)
                 if resume?.position.stage != .finalize {
@@ -126,6 +130,7 @@ public struct Engine {
             try sourceCheck?.wait()
             let last = plan.steps.count
             let name = plan.steps.last!.name
+            try ValidationProof.require(step: last - 1, run: identity, in: area.work, store: area.temporaryDestination, checkpoint: file.path)
             try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1), durable: true)
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
             backup = try Finalizer.install(area.temporaryDestination, at: destination, backup: area.backup, policy: options.replace)
@@ -232,6 +237,8 @@ public struct Engine {
             try step.destinationLayout.finish(db)
             try ValidateStage(context: context, pushedDown: pushedDown, rowByRow: rowByRow).run()
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
+            // Last, once all of it passed: what lets the next step read this store, or the run install it.
+            try ValidationProof.record(step: step.index, run: run.identity, schema: step.index == plan.steps.count - 1 ? "work" : "main", in: db)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)
         } catch let error as MigrationError {
