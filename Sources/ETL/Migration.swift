@@ -50,6 +50,7 @@ public struct Migration: Sendable {
     /// Plans with the source store open when the plan needs it: a Core Data source's real
     /// names, or a bundle's version detection.
     func plan(source store: SourceStore?) throws -> Plan {
+        try checkNumbers()
         let spec = try spec()
         var store = store
         if store == nil && (spec.models != nil || spec.source.layout == "coredata") {
@@ -68,6 +69,7 @@ public struct Migration: Sendable {
     }
 
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
+        try checkNumbers()
         let spec = try spec()
         // Opened first only when planning needs it, so a wrong pipeline is reported before a missing store.
         let store = spec.models != nil || spec.source.layout == "coredata" ? try SourceStore(path: spec.source.store, check: false, busyTimeout: Int32(lockTimeout * 1000)) : nil
@@ -83,6 +85,14 @@ public struct Migration: Sendable {
         options.policies = policies
         options.maxRejects = maxRejects ?? plan.spec.options.maxRejects
         return try Engine(plan: plan, options: options, source: store).run(progress: progress)
+    }
+
+    /// Refuses numbers outside `OptionLimits` before any arithmetic on them.
+    func checkNumbers() throws {
+        let problems = [chunkSize.flatMap { OptionLimits.problem("chunkSize", $0, in: OptionLimits.chunkSize) },
+                        workers.flatMap { OptionLimits.problem("workers", $0, in: OptionLimits.workers) },
+                        OptionLimits.problem("lockTimeout", lockTimeout, in: OptionLimits.lockTimeout, unit: "seconds")]
+        if let problem = problems.compactMap({ $0 }).first { throw OptionError(description: problem) }
     }
 
     /// The checkpoint of an interrupted run of this pipeline, or nil when none is in progress.

@@ -75,8 +75,10 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if backup && force { throw ValidationError("--backup and --force exclude each other: choose one") }
-        if let chunkSize, chunkSize < 1 { throw ValidationError("--chunk-size must be at least 1") }
-        if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256") }
+        let problems = [chunkSize.flatMap { OptionLimits.problem("--chunk-size", $0, in: OptionLimits.chunkSize) },
+                        workers.flatMap { OptionLimits.problem("--workers", $0, in: OptionLimits.workers) },
+                        OptionLimits.problem("--lock-timeout", lockTimeout, in: OptionLimits.lockTimeout, unit: "seconds")]
+        if let problem = problems.compactMap({ $0 }).first { throw ValidationError(problem) }
     }
 
     func run() throws {
