@@ -37,6 +37,10 @@ public final class SourceStore: @unchecked Sendable {
             throw MigrationError.badSource(path: path, reason: "no such file")
         }
         guard !isDirectory.boolValue else { throw MigrationError.badSource(path: path, reason: "is a folder, not a store file") }
+        // Refused at once: SQLite would wait forever on a FIFO's writer.
+        if let kind = OwnFile.specialKind(at: path) {
+            throw MigrationError.badSource(path: path, reason: "is \(kind), not a store file: a store is a regular file")
+        }
         let companions = [path + "-wal", path + "-shm"]
         let existing = companions.filter { fm.fileExists(atPath: $0) }
         let size = { ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }

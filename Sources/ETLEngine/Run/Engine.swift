@@ -60,6 +60,10 @@ public struct Engine {
         let destination = plan.destinationPath
         let area = WorkArea(destination: destination)
         let file = checkpointFile
+        // Before the lock file is made beside it: a device or FIFO is never a destination.
+        if let kind = OwnFile.specialKind(at: destination) {
+            throw MigrationError.badDestination(path: destination, reason: "is \(kind); etl writes, and --force or --backup replace, only regular files")
+        }
         // One run per destination, taken before any file of the destination is touched.
         let lock = try RunLock(destination: destination)
         defer { lock.release() }

@@ -1,4 +1,5 @@
 import Foundation
+import ETLStore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -38,17 +39,19 @@ public final class RunLock: @unchecked Sendable {
         var attempts = 0
         while true {
             attempts += 1
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                let code = errno
+            // Never through a planted link, FIFO or device: the PID goes into our own file only.
+            let fd: Int32
+            do {
+                fd = try OwnFile.open(path, flags: O_RDWR | O_CREAT)
+            } catch let failure as OwnFile.Failure {
                 let folder = (destination as NSString).deletingLastPathComponent
-                switch code {
-                case ENOENT, ENOTDIR:
+                switch failure.code {
+                case ENOENT?, ENOTDIR?:
                     throw MigrationError.badDestination(path: destination, reason: "the folder \(folder.isEmpty ? "." : folder) does not exist: create it first")
-                case EACCES, EROFS, EPERM:
-                    throw MigrationError.badDestination(path: destination, reason: "the folder \(folder.isEmpty ? "." : folder) is not writable (cannot create the lock file \(path): \(String(cString: strerror(code))))")
+                case EACCES?, EROFS?, EPERM?:
+                    throw MigrationError.badDestination(path: destination, reason: "the folder \(folder.isEmpty ? "." : folder) is not writable (cannot create the lock file \(path): \(failure.reason))")
                 default:
-                    throw MigrationError.badDestination(path: destination, reason: "cannot create the lock file \(path): \(String(cString: strerror(code)))")
+                    throw MigrationError.badDestination(path: destination, reason: "cannot use the lock file \(failure)")
                 }
             }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
@@ -111,7 +114,7 @@ public final class RunLock: @unchecked Sendable {
     /// drops a shared lock to find out; never waits.
     public static func holder(ofDestination destination: String) -> Int32? {
         let path = path(forDestination: destination)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         if flock(fd, LOCK_SH | LOCK_NB) == 0 {
@@ -146,7 +149,7 @@ public final class RunLock: @unchecked Sendable {
     private static func isCurrent(fd: Int32, path: String) -> Bool {
         var opened = stat()
         var named = stat()
-        guard fstat(fd, &opened) == 0, stat(path, &named) == 0 else { return false }
+        guard fstat(fd, &opened) == 0, lstat(path, &named) == 0 else { return false }
         return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
     }
 }
