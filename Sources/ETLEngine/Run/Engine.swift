@@ -73,6 +73,7 @@ public struct Engine {
         defer { sourceCheck?.cancel() }
         let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan, pushdown: options.pushdown)
+        let snapshot = try SourceSnapshot(path: source, database: sourceDatabase, identity: identity.source)
         guard !plan.steps.isEmpty else {
             // Already at the target version: nothing to write.
             return RunSummary(source: source, destination: destination, backup: nil, resumed: nil, redoneRows: 0,
@@ -106,6 +107,7 @@ public struct Engine {
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [])
+        run.snapshot = snapshot
         if let checkpoint, checkpoint.position.stage == .finalize {
             progress(resumedEvent(checkpoint, redone: 0))
         }
@@ -135,6 +137,7 @@ public struct Engine {
             let last = plan.steps.count
             let name = plan.steps.last!.name
             try ValidationProof.require(step: last - 1, run: identity, in: area.work, store: area.temporaryDestination, checkpoint: file.path)
+            try snapshot.checkWhole()
             try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1), durable: true)
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
             backup = try Finalizer.install(area.temporaryDestination, at: destination, backup: area.backup, policy: options.replace)
