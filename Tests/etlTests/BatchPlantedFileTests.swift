@@ -26,7 +26,9 @@ final class BatchPlantedFileTests: XCTestCase {
     func path(_ relative: String) -> String { folder.appendingPathComponent(relative).path }
 
     func batch(_ options: [String]) throws -> BatchCommandTests.Outcome {
-        try BatchCommandTests.etl(["batch", KillResumeTests.pipeline, "--stores", "archive", "--progress", "none"] + options, in: folder)
+        // The manifest in the test's folder (by default it goes beside the pipeline, in the repository).
+        try BatchCommandTests.etl(["batch", KillResumeTests.pipeline, "--stores", "archive", "--progress", "none"]
+                                  + (options.contains("--in-place") ? ["--manifest", path("manifest.jsonl.zst")] : []) + options, in: folder)
     }
 
     func assertVictimUntouched(file: StaticString = #filePath, line: UInt = #line) throws {

@@ -121,6 +121,12 @@ public final class BatchManifest: @unchecked Sendable {
             throw BatchUsageError("cannot open the batch manifest: \(error)")
         }
         descriptor = fd
+        // Two batches on one archive share the manifest: each append, and this repair, is
+        // made under an exclusive lock, so a frame another batch is writing is never
+        // mistaken for one a kill left half-written. Read again under the lock.
+        flock(fd, LOCK_EX)
+        defer { flock(fd, LOCK_UN) }
+        contents = try BatchManifest.read(path: path)
         // Cut off a frame a kill left half-written, so new entries follow whole ones.
         var info = stat()
         if fstat(fd, &info) == 0, Int(info.st_size) > contents.validLength {
@@ -152,6 +158,8 @@ public final class BatchManifest: @unchecked Sendable {
     }
 
     private func write(_ line: Line) throws {
+        flock(descriptor, LOCK_EX)
+        defer { flock(descriptor, LOCK_UN) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var json = Array(try encoder.encode(line))
