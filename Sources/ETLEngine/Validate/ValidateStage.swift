@@ -25,7 +25,23 @@ struct ValidateStage {
         }
     }
 
+    /// Runs the checks; a stop request (SIGINT, SIGTERM) interrupts the one running — they
+    /// only read, and a resume starts validation again — so the run stops at once, and
+    /// never goes on to install a store after it.
     func run() throws {
+        let db = context.destination
+        let cancellation = context.cancellation
+        db.onProgress(every: 20_000) { cancellation?.isCancelled ?? false }
+        defer { db.onProgress(every: 0, nil) }
+        do {
+            try check()
+        } catch let error as StoreError where error.code & 0xff == SQLiteCode.interrupt {
+            throw MigrationError.interrupted(checkpoint: nil)
+        }
+        try context.checkCancelled()
+    }
+
+    private func check() throws {
         context.event(.started, .validate, total: 3)
         var problems: [String] = []
         let plan = context.plan
