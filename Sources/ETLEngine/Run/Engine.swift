@@ -329,6 +329,10 @@ public struct Engine {
     /// SQLite's errors say what failed; this says which store and what it means for the user.
     private func describe(_ error: Error, source: String) -> Error {
         guard let error = error as? StoreError else { return error }
+        // Before anything else: memory, not the store, ran out — whichever file SQLite was at.
+        if error.code & 0xff == SQLiteCode.noMemory {
+            return MigrationError.outOfMemory(what: "in SQLite, working on \(error.path)")
+        }
         if error.path == source {
             let meaning = error.code == SQLiteCode.corrupt || error.code == SQLiteCode.notADatabase
                 ? "is damaged or truncated; nothing was written (\(error.message))" : error.description
