@@ -2,7 +2,7 @@ import XCTest
 import Foundation
 import ETL
 
-/// `etl rejects` on a crafted file: 100 KB of zstd frames that decompress to 1 GiB without
+/// `etl rejects` on a crafted file: under 200 KB of zstd frames that decompress to 1 GiB without
 /// a line break. Under a 300 MB address-space limit it ends in a clear error about the
 /// overlong line — it never holds the file's content whole — and on a real reject file it
 /// prints every record.
