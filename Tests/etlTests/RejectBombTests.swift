@@ -4,8 +4,8 @@ import ETL
 
 /// `etl rejects` on a crafted file: under 200 KB of zstd frames that decompress to 1 GiB without
 /// a line break. Under a 300 MB address-space limit it ends in a clear error about the
-/// overlong line — it never holds the file's content whole — and on a real reject file it
-/// prints every record.
+/// overlong line: it never holds the file's content whole. (A real reject file printed:
+/// `CommandLineTests`.)
 final class RejectBombTests: XCTestCase {
     func testAZstdBombIsReadWithinAMemoryBound() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-bomb-" + UUID().uuidString)
