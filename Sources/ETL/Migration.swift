@@ -55,6 +55,7 @@ public struct Migration: Sendable {
     /// Plans with the source store open when the plan needs it: a Core Data source's real
     /// names, or a bundle's version detection.
     func plan(source store: SourceStore?) throws -> Plan {
+        try checkNumbers()
         let spec = try spec()
         var store = store
         if store == nil && spec.planningReadsSource {
@@ -80,6 +81,7 @@ public struct Migration: Sendable {
     }
 
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
+        try checkNumbers()
         let (plan, store) = try planWithSource()
         // Like `batch`, a run makes the destination's folder: nothing is written before the
         // pipeline, the source and its version were found good.
@@ -90,6 +92,11 @@ public struct Migration: Sendable {
             throw MigrationError.badDestination(path: plan.destinationPath, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
         }
         return try Engine(plan: plan, options: options, source: store).run(progress: progress)
+    }
+
+    /// Refuses numbers outside `OptionLimits` before any arithmetic on them.
+    func checkNumbers() throws {
+        if let problem = options.numberProblem() { throw OptionError(description: problem) }
     }
 
     /// The checkpoint of an interrupted run of this pipeline, or nil when none is in progress.

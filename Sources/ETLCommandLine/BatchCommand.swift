@@ -122,10 +122,11 @@ struct BatchCommand: ParsableCommand {
                                           : "say where the results go: --out DIR, or --in-place")
         }
         if backupDir != nil && !inPlace { throw ValidationError("--backup-dir goes with --in-place") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if let storeTimeout, storeTimeout <= 0 { throw ValidationError("--store-timeout must be a positive number of seconds") }
+        let problems = [jobs.flatMap { OptionLimits.problem("--jobs", $0, in: OptionLimits.jobs) },
+                        storeTimeout.flatMap { OptionLimits.problem("--store-timeout", $0, in: OptionLimits.storeTimeout, unit: "seconds") },
+                        shardCount.flatMap { OptionLimits.problem("--shard-count", $0, in: 1...BatchShard.maximumCount) }]
+        if let problem = problems.compactMap({ $0 }).first { throw ValidationError(problem) }
         if shardCount != nil && shard != "auto" { throw ValidationError("--shard-count goes with --shard auto (with --shard INDEX/COUNT the count is in it)") }
-        if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be at least 1") }
         if json && !dryRun { throw ValidationError("--json goes with --dry-run (a batch's own results: --report FILE)") }
     }
 

@@ -22,18 +22,20 @@ struct RejectsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let rejects = try RejectFile.read(file)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        for r in rejects {
+        var count = 0
+        // Printed as read: memory stays bounded whatever the file's size (`RejectFile.forEach`).
+        try RejectFile.forEach(file) { r in
+            count += 1
             if json {
                 print(String(decoding: try encoder.encode(r), as: UTF8.self))
-                continue
+                return
             }
             print("\(r.step) · mapping \(r.mapping) · \(r.stage) · source \(r.entity) row \(r.key)")
             print("  \(r.expression): \(r.error)")
             for (path, value) in r.values.sorted(by: { $0.key < $1.key }) { print("  \(path) = \(value)") }
         }
-        if !json { print("\(rejects.count) rejected row\(rejects.count == 1 ? "" : "s")") }
+        if !json { print("\(count) rejected row\(count == 1 ? "" : "s")") }
     }
 }

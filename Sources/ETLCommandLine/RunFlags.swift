@@ -23,9 +23,11 @@ struct RunFlags: ParsableArguments {
         """))
     var noPushdown = false
 
+    /// Numbers outside `OptionLimits` exit 2 before any work, named as flags.
     func validate() throws {
-        if let chunkSize, chunkSize < 1 { throw ValidationError("--chunk-size must be at least 1") }
-        if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be between 1 and 256") }
+        var options = RunOptions()
+        apply(to: &options)
+        if let problem = options.numberProblem(asFlags: true) { throw ValidationError(problem) }
     }
 
     /// The options these flags say, on top of `options`.

@@ -38,7 +38,7 @@ struct SampleCommand: ParsableCommand {
     func validate() throws {
         guard name == "books" else { throw ValidationError("unknown sample '\(name)': the only sample is 'books'") }
         guard version == 1 else { throw ValidationError("--version \(version): only version 1 can be generated; run pipelines/books.json to get v2 or v3") }
-        guard rows >= 0 else { throw ValidationError("--rows must be 0 or more") }
+        if let problem = OptionLimits.problem("--rows", rows, in: OptionLimits.sampleRows) { throw ValidationError(problem) }
         guard LayoutKind(rawValue: layout) != nil else {
             throw ValidationError("--layout \(layout): one of " + LayoutKind.allCases.map(\.rawValue).joined(separator: ", "))
         }

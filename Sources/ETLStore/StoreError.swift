@@ -23,6 +23,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 /// SQLite's primary result codes that callers branch on.
 public enum SQLiteCode {
     public static let busy: Int32 = 5
+    public static let noMemory: Int32 = 7
     public static let locked: Int32 = 6
     public static let readOnly: Int32 = 8
     public static let interrupt: Int32 = 9

@@ -105,12 +105,32 @@ final class KillResumeTests: XCTestCase {
         ])
     }
 
+    /// Keys need not be positive: every key negated, one source row per chunk, so that
+    /// kills land between any two rows of the create stage (each resume rolls back rows
+    /// whose keys lie below every watermark of handed-out keys).
+    func testNegativeKeysKilledAtChunkSizeOneResumeToTheSameStore() throws {
+        try killAndResume(rows: 400, chunkSize: 1, workers: 1, options: ["--no-pushdown"], minimumKills: 4, negateKeys: true, targets: [
+            Target(step: 1, stage: "create", mapping: "Books", fraction: 0.2),
+            Target(step: 1, stage: "create", mapping: "Books", fraction: 0.4),
+            Target(step: 1, stage: "create", mapping: "Books", fraction: 0.7),
+            Target(step: 1, stage: "relate", mapping: "Books", fraction: 0.5),
+            Target(step: 2, stage: "create", mapping: "Books", fraction: 0.3),
+            Target(step: 2, stage: "create", mapping: "Books", fraction: 0.8),
+            Target(step: 2, stage: "create", mapping: "Files", fraction: 0.5),
+        ])
+    }
+
     /// Runs the books chain into a destination, SIGKILLing it at each target in turn and
     /// rerunning; the end result must equal an uninterrupted run's.
-    func killAndResume(rows: Int, chunkSize: Int, options: [String], minimumKills: Int, targets: [Target]) throws {
+    func killAndResume(rows: Int, chunkSize: Int, workers: Int = 2, options: [String], minimumKills: Int, negateKeys: Bool = false,
+                       targets: [Target]) throws {
         let source = path("v1.sqlite")
         try BooksSample.write(rows: rows, seed: 21, to: source)
-        let common = ["run", Self.pipeline, "--source", source, "--chunk-size", String(chunkSize), "--workers", "2", "--progress", "json"] + options
+        if negateKeys {
+            let db = try Database(path: source, mode: .readWrite)
+            try db.execute("UPDATE Book SET id = -id; UPDATE User SET id = -id; UPDATE Book_users SET source_id = -source_id, target_id = -target_id")
+        }
+        let common = ["run", Self.pipeline, "--source", source, "--chunk-size", String(chunkSize), "--workers", String(workers), "--progress", "json"] + options
         let seed = TestSeed(default: UInt64(Date().timeIntervalSince1970), name: name)
         self.seed = seed
         var random = SplitMix64(seed: seed.value)
@@ -151,7 +171,7 @@ final class KillResumeTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(resumes, kills - 1)
         XCTAssertGreaterThanOrEqual(redone.count, kills - 1, "every resume reports what it loads again")
         // Row by row, at most a chunk per worker is loaded again; inside SQLite, one chunk of keys.
-        let chunkRows = options.contains("--no-pushdown") ? chunkSize * 2 : chunkSize * 100
+        let chunkRows = options.contains("--no-pushdown") ? chunkSize * workers : chunkSize * 100
         for n in redone { XCTAssertLessThanOrEqual(n, chunkRows, "a resume loaded more than one chunk per worker again") }
 
         XCTAssertEqual(try dump(destination), try dump(path("reference.sqlite")))

@@ -6,31 +6,17 @@ import ETLTestSupport
 /// `etl mapping show`: each of the corpus's mapping models printed as a step, and that
 /// step run by `etl run` (by `car-makers`, etl with the ported policy, for V2toV3).
 final class MappingCommandTests: XCTestCase {
-    var folder: URL!
+    var temporary: TemporaryFolder!
+    var folder: URL! { temporary?.url }
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-mapping-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        temporary = try TemporaryFolder(prefix: "etl-mapping")
     }
 
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-    }
+    override func tearDown() { temporary = nil }
 
     func run(_ program: String, _ arguments: [String]) throws -> CommandLineTests.Result {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent(program)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return .init(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                     stderr: String(decoding: stderr, as: UTF8.self))
+        try ToolProcess.run(arguments, program: program, in: folder)
     }
 
     /// Prints each mapping model, puts the printed steps into one bundle pipeline and runs it.

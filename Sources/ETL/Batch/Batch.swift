@@ -242,6 +242,19 @@ public final class Batch: @unchecked Sendable {
     private func process(_ store: BatchStore, prior: BatchStoreResult?) throws -> BatchStoreResult {
         let started = Date()
         var result = BatchStoreResult(store: store, status: .failed)
+        // In place, one batch at a time per store (`BatchStoreLock`).
+        var storeLock: RunLock?
+        if case .inPlace = options.output {
+            do {
+                storeLock = try BatchStoreLock.take(store)
+                if storeLock == nil { return BatchStoreLock.taken(store) }
+            } catch {
+                result.error = String(describing: error)
+                try manifest.append(result)
+                return result
+            }
+        }
+        defer { storeLock?.release() }
         // Each store's run stops with the batch, or when its watchdog fires.
         let cancellation = Cancellation(parent: options.cancellation)
         let timedOut = Cancellation()
@@ -380,7 +393,7 @@ public final class Batch: @unchecked Sendable {
         let plan = try migration(source: path, destination: path, cancellation: cancellation).planReadingSource()
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
-        if plan.steps.isEmpty {
+        if plan.steps.isEmpty || BatchStoreVersion.isAtTarget(path, plan: plan) {
             if fm.fileExists(atPath: original) { try? fm.removeItem(atPath: original) }
             if prior?.status == .started, fm.fileExists(atPath: backupTarget), !BatchFiles.sameFile(backupTarget, path) {
                 // Killed after the original was moved to its backup, before the outcome was written.

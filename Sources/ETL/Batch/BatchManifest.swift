@@ -70,12 +70,12 @@ public final class BatchManifest: @unchecked Sendable {
     /// Reads a manifest; a missing file is an empty one. Never fails on a truncated or
     /// damaged tail: that part is ignored (see `validLength`).
     public static func read(path: String) throws -> Contents {
-        guard FileManager.default.fileExists(atPath: path) else {
-            return Contents(header: nil, entries: [], validLength: 0, damagedFrames: 0)
+        // Read as a file etl made: a planted link or FIFO is refused, not followed or waited on.
+        let found: Data?
+        do { found = try OwnFile.read(path, limit: 1 << 30) } catch {
+            throw BatchUsageError("cannot read the batch manifest: \(error)")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw BatchUsageError("cannot read the batch manifest \(path)")
-        }
+        guard let data = found else { return Contents(header: nil, entries: [], validLength: 0, damagedFrames: 0) }
         return parse(Array(data))
     }
 
@@ -116,11 +116,17 @@ public final class BatchManifest: @unchecked Sendable {
         }
         let folder = (path as NSString).deletingLastPathComponent
         try? fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw BatchUsageError("cannot open the batch manifest \(path): \(String(cString: strerror(errno)))")
+        let fd: Int32
+        do { fd = try OwnFile.open(path, flags: O_WRONLY | O_CREAT | O_APPEND) } catch {
+            throw BatchUsageError("cannot open the batch manifest: \(error)")
         }
         descriptor = fd
+        // Two batches on one archive share the manifest: each append, and this repair, is
+        // made under an exclusive lock, so a frame another batch is writing is never
+        // mistaken for one a kill left half-written. Read again under the lock.
+        flock(fd, LOCK_EX)
+        defer { flock(fd, LOCK_UN) }
+        contents = try BatchManifest.read(path: path)
         // Cut off a frame a kill left half-written, so new entries follow whole ones.
         var info = stat()
         if fstat(fd, &info) == 0, Int(info.st_size) > contents.validLength {
@@ -152,6 +158,8 @@ public final class BatchManifest: @unchecked Sendable {
     }
 
     private func write(_ line: Line) throws {
+        flock(descriptor, LOCK_EX)
+        defer { flock(descriptor, LOCK_UN) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var json = Array(try encoder.encode(line))

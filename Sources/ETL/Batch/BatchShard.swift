@@ -18,8 +18,13 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// The whole batch: one shard.
     public static let all = BatchShard(uncheckedIndex: 0, count: 1)
 
+    /// The most shards a batch splits into (more than a Slurm array may have): keeps every
+    /// sum of indices and counts far from overflowing.
+    public static let maximumCount = 10_000_000
+
     public init(index: Int, count: Int) throws {
         guard count >= 1 else { throw BatchShardError("the shard count must be at least 1, not \(count)") }
+        guard count <= Self.maximumCount else { throw BatchShardError("the shard count must be at most \(Self.maximumCount), not \(count)") }
         guard (0..<count).contains(index) else {
             throw BatchShardError("shard index \(index) is not between 0 and \(count - 1) (the count is \(count); indices start at 0)")
         }
@@ -109,9 +114,14 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
             guard let text = environment[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
             return text
         }
+        // Every value is an index or a count: 0 or more and at most `maximumCount`, so that
+        // the arithmetic below (maximum − minimum + 1, id − minimum) cannot overflow.
         func integer(_ name: String) throws -> Int? {
             guard let text = value(name) else { return nil }
             guard let number = Int(text) else { throw BatchShardError("\(name)='\(text)' is not a whole number") }
+            guard (0...Self.maximumCount).contains(number) else {
+                throw BatchShardError("\(name)=\(text) is out of range: an index or a count from 0 to \(Self.maximumCount)")
+            }
             return number
         }
         let configured = try integer("ETL_SHARD_COUNT")

@@ -59,7 +59,8 @@ public struct Checkpoint: Codable, Sendable {
             text += " \(mappings[position.mapping])"
         }
         if position.total > 0 {
-            text += ", \(Int(Double(position.done) / Double(position.total) * 100)) % done"
+            // Clamped: the numbers come from a file, and Int(_:) of a huge Double traps.
+            text += ", \(Int(min(100, max(0, Double(position.done) / Double(position.total) * 100)))) % done"
         }
         return text
     }

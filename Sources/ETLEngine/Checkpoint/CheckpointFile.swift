@@ -1,4 +1,5 @@
 import Foundation
+import ETLStore
 
 /// The checkpoint on disk: JSON, zstd-compressed with a frame checksum, written to a
 /// temporary file, fsynced, and renamed over the previous one — so the file is always
@@ -13,7 +14,12 @@ public struct CheckpointFile: Sendable {
     public var exists: Bool { FileManager.default.fileExists(atPath: path) }
 
     public func read() throws -> Checkpoint? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        // Read as a file etl made: a planted link or FIFO is refused, not followed or waited on.
+        let found: Data?
+        do { found = try OwnFile.read(path, limit: 64 << 20) } catch let failure as OwnFile.Failure {
+            throw MigrationError.badCheckpoint(path: path, reason: failure.description)
+        }
+        guard let data = found else { return nil }
         let json: [UInt8]
         do {
             json = try Zstd.decompress(Array(data), limit: 64 << 20)
@@ -40,8 +46,12 @@ public struct CheckpointFile: Sendable {
         let json = try JSONEncoder.checkpoint.encode(checkpoint)
         let frame = try Zstd.compress(Array(json))
         let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw writeError(temporary) }
+        // Made afresh, never through what was planted there; the rename then replaces a
+        // planted link at `path` itself, never what it points at.
+        let fd: Int32
+        do { fd = try OwnFile.create(temporary) } catch let failure as OwnFile.Failure {
+            throw MigrationError.badDestination(path: temporary, reason: "cannot write the checkpoint: \(failure.reason)")
+        }
         var written = 0
         while written < frame.count {
             let n = frame[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }

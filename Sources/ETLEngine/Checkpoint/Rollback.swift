@@ -5,6 +5,12 @@ import ETLPipeline
 /// Undoes what a killed run loaded in the create stage after its last checkpoint: the
 /// checkpoint is written after each chunk's commit, so at most the chunk(s) committed in
 /// between are removed here — and loaded again, with the same keys, by the resumed run.
+///
+/// Rows with handed-out keys came later exactly when their key is at or above the table's
+/// watermark (`nextKeys`). Rows that keep their source key (`StepPlan.sourceKeyTargets`)
+/// may have any key, negative ones too, so no watermark of keys tells them apart: their
+/// table has a single writer, and they came later exactly when their mapping comes later,
+/// or is the current one and their key is past the checkpoint's last source key.
 struct Rollback {
     let database: Database
     let plan: StepPlan
@@ -18,27 +24,44 @@ struct Rollback {
     func undo(after position: Checkpoint.Position) throws -> Int {
         let q = Database.quote
         let mapping = position.mapping
-        let lastKey = position.key.first ?? .min
+        // The last source key loaded; none: the mapping had loaded nothing.
+        let lastKey = position.key.first
+        let afterLast = lastKey.map { "source > \($0)" } ?? "1"
         let layout = plan.destinationLayout
         let keyColumns = Dictionary(plan.destinationModel.entities.map { (layout.table(of: $0.name).name, layout.table(of: $0.name).keyColumn) },
                                     uniquingKeysWith: { a, _ in a })
-        // Targets (association ids) of this mapping and of the ones after it.
-        let current = plan.mappings[mapping].targets.map(String.init).joined(separator: ",")
-        let later = plan.targets.indices.filter { plan.targets[$0].mapping > mapping }.map(String.init).joined(separator: ",")
+        // Targets (association ids) of this mapping and of the ones after it; rows an
+        // end-of-mapping hook made come after every chunk of their mapping.
+        let currentTargets = plan.mappings[mapping].targets
+        let laterTargets = plan.targets.indices.filter { plan.targets[$0].mapping > mapping }
+        let current = currentTargets.map(String.init).joined(separator: ",")
+        let later = (laterTargets.map(Int64.init) + (currentTargets + laterTargets).map(WorkArea.endOfMappingAssociations(of:)))
+            .map(String.init).joined(separator: ",")
+        // The highest source key a table may keep (`StepPlan.firstNewKeys` is one above it,
+        // saturated at 2⁶³−1, where no new key can be handed out at all).
+        let keptMax = firstNewKeys.mapValues { $0 == .max ? Int64.max : $0 - 1 }
         return try database.transaction {
-            let after = "(mapping IN (\(current)) AND source > \(lastKey))" + (later.isEmpty ? "" : " OR mapping IN (\(later))")
-            let undone = Int(try database.scalarInt("SELECT count(DISTINCT source) FROM work.association WHERE mapping IN (\(current)) AND source > \(lastKey) AND source != \(Int64.max)"))
-            try database.execute("DELETE FROM work.association WHERE \(after)")
-            try database.execute("DELETE FROM work.reject WHERE mapping > \(mapping) OR (mapping = \(mapping) AND source > \(lastKey))")
+            let undone = Int(try database.scalarInt("SELECT count(DISTINCT source) FROM work.association WHERE mapping IN (\(current)) AND \(afterLast)"))
+            try database.execute("DELETE FROM work.association WHERE (mapping IN (\(current)) AND \(afterLast)) OR mapping IN (\(later))")
+            try database.execute("DELETE FROM work.reject WHERE mapping > \(mapping) OR (mapping = \(mapping) AND \(afterLast))")
+            // New keys handed out after the checkpoint: at or above its next free key, and
+            // above every kept key (which may be negative, or 2⁶³−1).
             for (table, next) in nextKeys.sorted(by: { $0.key < $1.key }) {
                 guard let key = keyColumns[table] else { continue }
-                try database.run("DELETE FROM \(q(table)) WHERE \(q(key)) >= ?", [.integer(next)])
+                var from = next
+                if let kept = keptMax[table] {
+                    if kept == .max { continue }
+                    from = max(next, kept + 1)
+                }
+                try database.run("DELETE FROM \(q(table)) WHERE \(q(key)) >= ?", [.integer(from)])
             }
+            // Kept keys loaded after the checkpoint: past its source key in its mapping, all
+            // of a later mapping's (only that entity's rows, in a table a hierarchy shares).
             for index in plan.sourceKeyTargets.sorted() where plan.targets[index].mapping >= mapping {
                 let table = layout.table(of: plan.targets[index].entity)
-                let conditions = ["\(q(table.keyColumn)) < \(firstNewKeys[table.name] ?? .max)"]
-                    + (plan.targets[index].mapping == mapping ? ["\(q(table.keyColumn)) > \(lastKey)"] : [])
-                    + (table.condition(alias: q(table.name)).map { [$0] } ?? [])
+                var conditions = ["\(q(table.keyColumn)) <= \(keptMax[table.name] ?? .max)"]
+                if plan.targets[index].mapping == mapping, let lastKey { conditions.append("\(q(table.keyColumn)) > \(lastKey)") }
+                conditions += table.condition(alias: q(table.name)).map { [$0] } ?? []
                 try database.execute("DELETE FROM \(q(table.name)) WHERE " + conditions.joined(separator: " AND "))
             }
             let scopes = plan.uniqueKeyScopes

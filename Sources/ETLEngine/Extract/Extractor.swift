@@ -27,10 +27,10 @@ final class Extractor {
 
     func count() throws -> Int { try sources.count() }
 
-    /// The next chunk of the keyset scan after `key`, with the forEach items its rows
-    /// name, or nil when the entity is exhausted.
-    func scan(after key: Int64, limit: Int, forEach: CompiledExpression?) throws -> ExtractedChunk? {
-        guard let rows = try sources.scan(after: key, limit: limit) else { return nil }
+    /// The next chunk of the keyset scan, keys from `key` on, with the forEach items its
+    /// rows name, or nil when the entity is exhausted.
+    func scan(from key: Int64, limit: Int, forEach: CompiledExpression?) throws -> ExtractedChunk? {
+        guard let rows = try sources.scan(from: key, limit: limit) else { return nil }
         var chunk = ExtractedChunk(rows: rows, items: [:], slotSources: slotSources)
         if let forEach, let items {
             var keys = Set<Int64>()

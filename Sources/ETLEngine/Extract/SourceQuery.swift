@@ -128,9 +128,11 @@ final class SourceQuery {
         "SELECT count(*) FROM \(Database.quote(layout.table(of: entity).name)) t0" + (condition.map { " WHERE \($0)" } ?? "")
     }
 
-    /// The keyset scan: the next `limit` rows after `after`, in key order.
+    /// The keyset scan: the first `limit` rows from a key on (inclusive), in key order.
+    /// Inclusive, so that a scan can start at −2⁶³, a key like any other: an exclusive
+    /// bound has no value below it.
     var scanSQL: String {
-        select + " WHERE " + (condition.map { "\($0) AND " } ?? "") + "\(keyColumn) > ? ORDER BY \(keyColumn) LIMIT ?"
+        select + " WHERE " + (condition.map { "\($0) AND " } ?? "") + "\(keyColumn) >= ? ORDER BY \(keyColumn) LIMIT ?"
     }
 
     /// Rows whose keys are in a JSON array bound as the only parameter.

@@ -44,8 +44,8 @@ final class SourceReader {
         Int(try database.scalarInt(query.countSQL))
     }
 
-    /// The next chunk of the keyset scan, or nil when the entity is exhausted.
-    func scan(after key: Int64, limit: Int) throws -> SourceRows? {
+    /// The next chunk of the keyset scan, keys from `key` on, or nil when the entity is exhausted.
+    func scan(from key: Int64, limit: Int) throws -> SourceRows? {
         try scan.bind([.integer(key), .integer(Int64(limit))])
         let rows = try read(scan)
         return rows.keys.isEmpty ? nil : rows

@@ -39,6 +39,10 @@ public final class SourceStore: @unchecked Sendable {
             throw MigrationError.badSource(path: path, reason: SourceStore.noSuchFile)
         }
         guard !isDirectory.boolValue else { throw MigrationError.badSource(path: path, reason: "is a folder, not a store file") }
+        // Refused at once: SQLite would wait forever on a FIFO's writer.
+        if let kind = OwnFile.specialKind(at: path) {
+            throw MigrationError.badSource(path: path, reason: "is \(kind), not a store file: a store is a regular file")
+        }
         // SQLite reads an empty file as an empty database; no store is ever 0 bytes long.
         if ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue == 0 {
             throw MigrationError.badSource(path: path, reason: "is an empty file (0 bytes), not a SQLite store")

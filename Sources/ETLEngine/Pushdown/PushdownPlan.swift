@@ -50,9 +50,9 @@ struct PushdownPlan {
         let count: String
         /// `.unique`: the passing rows (each counted in its key's `rows`).
         let passed: String
-        /// `.sourceKeys`/`.nextKeys`: the key ending a chunk: bind (after, offset).
+        /// `.sourceKeys`/`.nextKeys`: the key ending a chunk: bind (first key, offset).
         let bound: String
-        /// `.sourceKeys`/`.nextKeys`: rows of keys in (?1, ?2]; `.nextKeys` numbers them from ?3.
+        /// `.sourceKeys`/`.nextKeys`: rows of keys in [?1, ?2] (`SourceKeyRange`); `.nextKeys` numbers them from ?3.
         /// `.unique`: rows of keys ≥ ?1.
         var insert: String
         /// `.unique`: fills `work.unique_key`, keys from ?1 on.
@@ -234,7 +234,7 @@ private struct StatementBuilder {
         let whereAll = all.map { " WHERE \($0)" } ?? ""
         let count = "SELECT count(*) FROM \(sourceRows)\(whereAll)"
         let passed = "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(mapping.targets[0]) AND destination >= ?1"
-        let bound = "SELECT \(key) FROM \(sourceRows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) > ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
+        let bound = "SELECT \(key) FROM \(sourceRows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) >= ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
         // CASE: the values are evaluated only for passing rows, as row by row. Each value is
         // only tested for null, in SQL: Swift is called only where the value needs it.
         let each = "(" + (evaluated + [unique].compactMap { $0 }).map { "(\($0) IS NULL)" }.joined(separator: " + ") + ") >= 0"
@@ -264,11 +264,11 @@ private struct StatementBuilder {
             // Pairs in key order, as the loader hands out keys: the source key, then the item's.
             let order = "\(key), \(pairs.item)"
             let numbered = "?3 - 1 + row_number() OVER (ORDER BY \(order))"
-            let inRange = (passing + ["\(key) > ?1", "\(key) <= ?2"]).joined(separator: " AND ")
+            let inRange = (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ")
             create.insert = into + " SELECT " + ([numbered] + values).joined(separator: ", ") + " FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
             create.associate = "INSERT INTO work.association (mapping, destination, source, item) SELECT \(mapping.targets[0]), \(numbered), \(key), \(pairs.item) "
                 + "FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
-            create.pairs = "SELECT count(*) FROM \(rows) WHERE " + ([all].compactMap { $0 } + ["\(key) > ?1", "\(key) <= ?2"]).joined(separator: " AND ")
+            create.pairs = "SELECT count(*) FROM \(rows) WHERE " + ([all].compactMap { $0 } + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ")
             // The string columns found above are the source entity's; the item's are not among them.
             create.blobs = nil
         } else if rejects != nil, !converts, !strings.isEmpty {
@@ -299,7 +299,7 @@ private struct StatementBuilder {
             // every kept key of the table (`StepPlan.firstNewKeys`), whatever ran before.
             let newKey = kinds[index] == .sourceKeys ? key : "?3 - 1 + row_number() OVER (ORDER BY \(key))"
             let insert = into + " SELECT " + ([newKey] + values).joined(separator: ", ") + " FROM \(rows) WHERE "
-                + (passing + ["\(key) > ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
+                + (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
             return .init(mapping: index, kind: kinds[index], table: destination, count: count, passed: passed,
                          bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
         case .unique:

@@ -175,36 +175,33 @@ struct PushdownStage {
         var done = context.counters[index].read
         switch create.kind {
         case .sourceKeys, .nextKeys:
-            var last = context.resumePoint(.create, mapping: index)?.key[0] ?? .min
+            var next = SourceKeyRange.first(after: context.resumePoint(.create, mapping: index)?.key[0])
             let bound = try db.prepare(create.bound)
             let insert = try db.prepare(create.insert)
             let table = step.destinationLayout.table(of: mapping.destinationEntity)
             let maxKey = try db.prepare("SELECT max(\(Database.quote(table.keyColumn))) FROM main.\(Database.quote(table.name))")
-            while last != .max {
+            while let from = next {
                 try context.checkCancelled()
                 let first = context.nextKey[table.name] ?? 1
                 let (read, written, upper): (Int, Int, Int64) = try db.transaction {
-                    try bound.bind([.integer(last), .integer(Int64(rowsPerChunk - 1))])
+                    try bound.bind([.integer(from), .integer(Int64(rowsPerChunk - 1))])
                     let upper = try bound.step() ? bound.int64(0) : Int64.max
                     bound.reset()
                     let read = upper == .max ? total - done : rowsPerChunk
-                    try insert.run([.integer(last), .integer(upper)] + (create.kind == .nextKeys ? [.integer(first)] : []))
+                    try insert.run([.integer(from), .integer(upper)] + (create.kind == .nextKeys ? [.integer(first)] : []))
                     return (read, db.changes, upper)
                 }
                 guard read > 0 else { break }
-                if create.kind == .nextKeys {
-                    context.nextKey[table.name] = first + Int64(written)
-                } else {
-                    try maxKey.bind([])
-                    if try maxKey.step(), !maxKey.isNull(0) { context.nextKey[table.name] = max(first, maxKey.int64(0) + 1) }
-                    maxKey.reset()
-                }
+                // Kept keys raise the table's next free key; numbered ones end just below it.
+                try maxKey.bind([])
+                if try maxKey.step(), !maxKey.isNull(0) { _ = context.keepKey(maxKey.int64(0), table: table.name) }
+                maxKey.reset()
                 context.counters[index].read += read
                 context.counters[index].filtered += read - written
                 context.counters[index].associated += written
                 context.counters[index].written += written
                 done += read
-                last = upper
+                next = SourceKeyRange.first(after: upper)
                 try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [upper], done: done, total: total))
                 context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
             }
@@ -247,19 +244,19 @@ struct PushdownStage {
         let step = context.plan
         let mapping = step.mappings[index]
         let table = step.destinationLayout.table(of: mapping.destinationEntity).name
-        var last = context.resumePoint(.create, mapping: index)?.key[0] ?? .min
+        var next = SourceKeyRange.first(after: context.resumePoint(.create, mapping: index)?.key[0])
         let bound = try db.prepare(create.bound)
         let pairs = try db.prepare(create.pairs!)
         let insert = try db.prepare(create.insert)
         let associate = try db.prepare(create.associate!)
-        while last != .max {
+        while let from = next {
             try context.checkCancelled()
             let first = context.nextKey[table] ?? 1
             let (read, listed, written, upper): (Int, Int, Int, Int64) = try db.transaction {
-                try bound.bind([.integer(last), .integer(Int64(rowsPerChunk - 1))])
+                try bound.bind([.integer(from), .integer(Int64(rowsPerChunk - 1))])
                 let upper = try bound.step() ? bound.int64(0) : Int64.max
                 bound.reset()
-                let range: [SQLValue] = [.integer(last), .integer(upper)]
+                let range: [SQLValue] = [.integer(from), .integer(upper)]
                 try pairs.bind(range)
                 let listed = try pairs.step() ? Int(pairs.int64(0)) : 0
                 pairs.reset()
@@ -269,13 +266,13 @@ struct PushdownStage {
                 return (upper == .max ? total - done : rowsPerChunk, listed, written, upper)
             }
             guard read > 0 else { break }
-            context.nextKey[table] = first + Int64(written)
+            if written > 0 { _ = context.keepKey(first + Int64(written - 1), table: table) }
             context.counters[index].read += read
             context.counters[index].filtered += listed - written
             context.counters[index].associated += written
             context.counters[index].written += written
             done += read
-            last = upper
+            next = SourceKeyRange.first(after: upper)
             try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [upper], done: done, total: total))
             context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
         }

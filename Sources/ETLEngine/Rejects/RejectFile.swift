@@ -41,18 +41,35 @@ public struct RejectFile: Sendable {
 
     /// Reads a reject file.
     public static func read(_ path: String) throws -> [Reject] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        var rejects: [Reject] = []
+        try forEach(path) { rejects.append($0) }
+        return rejects
+    }
+
+    /// The longest record read: far above any real one (a few KiB of values).
+    public static let maxRecord = 16 << 20
+
+    /// Calls `body` with each record of a reject file as it is read, in bounded memory
+    /// (`ZstdLines`): `etl rejects` prints a file of any size, or a crafted one, without
+    /// holding it whole.
+    public static func forEach(_ path: String, _ body: (Reject) throws -> Void) throws {
+        guard FileManager.default.isReadableFile(atPath: path) else {
             throw MigrationError.badDestination(path: path, reason: "cannot read the reject file")
         }
-        let bytes: [UInt8]
-        do { bytes = try Zstd.decompress(Array(data)) } catch {
-            throw MigrationError.badDestination(path: path, reason: "the reject file is damaged (\(error))")
-        }
         let decoder = JSONDecoder()
-        return try String(decoding: bytes, as: UTF8.self).split(separator: "\n").enumerated().map { index, line in
-            do { return try decoder.decode(Reject.self, from: Data(line.utf8)) } catch {
-                throw MigrationError.badDestination(path: path, reason: "line \(index + 1) is not a reject record")
+        var number = 0
+        do {
+            try ZstdLines.read(path, maxLine: maxRecord) { line in
+                number += 1
+                guard !line.isEmpty else { return }
+                let record: Reject
+                do { record = try decoder.decode(Reject.self, from: Data(line)) } catch {
+                    throw MigrationError.badDestination(path: path, reason: "line \(number) is not a reject record")
+                }
+                try body(record)
             }
+        } catch let failure as Zstd.Failure {
+            throw MigrationError.badDestination(path: path, reason: "the reject file is damaged or not one (line \(number + 1): \(failure))")
         }
     }
 }

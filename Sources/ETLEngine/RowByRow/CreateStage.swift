@@ -26,20 +26,20 @@ struct CreateStage {
         context.event(.started, .create, mapping: mapping.name, total: total)
 
         // Resuming: continue after the last source key the checkpoint saw loaded.
-        var lastKey = context.resumePoint(.create, mapping: index)?.key[0] ?? .min
+        var next = SourceKeyRange.first(after: context.resumePoint(.create, mapping: index)?.key[0])
         var done = context.counters[index].read
         let chunkSize = context.chunkSize
         try ChunkPipeline<ExtractedChunk, Transformer.Result>.run(
             workers: context.workers, maxInFlight: context.workers + 2,
             produce: {
                 try context.checkCancelled()
-                guard let chunk = try extractor.scan(after: lastKey, limit: chunkSize, forEach: mapping.forEach) else { return nil }
+                guard let from = next, let chunk = try extractor.scan(from: from, limit: chunkSize, forEach: mapping.forEach) else { return nil }
                 // A keyset scan must move forward; a damaged store whose keys do not would loop forever.
                 let keys = chunk.rows.keys
-                guard keys[0] > lastKey, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) else {
-                    throw MigrationError.badSource(path: context.sourcePath, reason: "keys of \(mapping.sourceEntity) are out of order after \(lastKey): the store is damaged")
+                guard keys[0] >= from, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) else {
+                    throw MigrationError.badSource(path: context.sourcePath, reason: "keys of \(mapping.sourceEntity) are out of order from \(from) on: the store is damaged")
                 }
-                lastKey = chunk.rows.keys.last!
+                next = SourceKeyRange.first(after: keys.last!)
                 return chunk
             },
             transform: { try transformer.transform($0) },

@@ -16,6 +16,7 @@ final class Loader {
         let defaults: [SQLValue]
         let insert: Statement
         let associate: Statement
+        let associateEndOfMapping: Statement
         let findUnique: Statement
         let addUnique: Statement
     }
@@ -44,6 +45,8 @@ final class Loader {
                 insert: try db.prepare("INSERT INTO \(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ") VALUES ("
                                        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"),
                 associate: try db.prepare("INSERT INTO work.association (mapping, destination, source, item) VALUES (\(target), ?, ?, ?)"),
+                associateEndOfMapping: try db.prepare("INSERT INTO work.association (mapping, destination, source, item) VALUES ("
+                                                      + "\(WorkArea.endOfMappingAssociations(of: target)), ?, ?, ?)"),
                 // Keys are looked up in the target's scope: rows of the same entity another
                 // mapping of the step made under the same key are found too.
                 findUnique: try db.prepare("SELECT destination FROM work.unique_key WHERE mapping = \(scopes[target]) AND key = ?"),
@@ -74,29 +77,30 @@ final class Loader {
     /// Inserts rows an end-of-mapping hook made (associated with no source row).
     func load(endOfMapping rows: [Transformer.NewRow]) throws {
         try context.destination.transaction {
-            for row in rows { try load(row) }
+            for row in rows { try load(row, endOfMapping: true) }
         }
     }
 
-    private func load(_ row: Transformer.NewRow) throws {
+    private func load(_ row: Transformer.NewRow, endOfMapping: Bool = false) throws {
         let target = targets[row.target]!
+        let associate = endOfMapping ? target.associateEndOfMapping : target.associate
         if let unique = row.unique {
             try target.findUnique.bind([unique])
             let existing = try target.findUnique.step() ? target.findUnique.int64(0) : nil
             target.findUnique.reset()
             if let existing {
-                try target.associate.run([.integer(existing), .integer(row.sourceKey), .integer(row.item)])
+                try associate.run([.integer(existing), .integer(row.sourceKey), .integer(row.item)])
                 context.counters[row.target].associated += 1
                 return
             }
         }
         let key = target.keepsSourceKey && row.keepsSourceKey ? context.keepKey(row.sourceKey, table: target.table)
-            : context.allocateKey(table: target.table)
+            : try context.allocateKey(table: target.table)
         try target.insert.run([.integer(key)] + target.defaults + row.values)
         if let unique = row.unique {
             try target.addUnique.run([unique, .integer(key), .integer(row.sourceKey)])
         }
-        try target.associate.run([.integer(key), .integer(row.sourceKey), .integer(row.item)])
+        try associate.run([.integer(key), .integer(row.sourceKey), .integer(row.item)])
         context.counters[row.target].associated += 1
         context.counters[row.target].written += 1
     }

@@ -37,23 +37,29 @@ struct RelateStage {
             let entity = plan.targets[target].entity
             // Checkpoint keys of relate: (target, destination, source, item).
             if let resume, resume.key.count == 4, resume.key[0] > Int64(target) { continue }
-            var last = RelationResolver.Association(destination: .min, source: .min, item: .min)
+            // The last association linked; none yet: the scan starts at (−2⁶³, −2⁶³, −2⁶³)
+            // inclusive, a triple a store's keys can make like any other.
+            var last: RelationResolver.Association?
             if let resume, resume.key.count == 4, resume.key[0] == Int64(target) {
                 last = .init(destination: resume.key[1], source: resume.key[2], item: resume.key[3])
             }
             let resolver = RelationResolver(mapping: mapping, target: target, entity: entity, declared: target == mapping.targets[0],
                                             policy: policy, step: plan.name)
-            let scan = try work.prepare("""
-                SELECT destination, source, item FROM association
-                WHERE mapping = \(target) AND (destination, source, item) > (?, ?, ?)
-                ORDER BY destination, source, item LIMIT ?
-                """)
+            let scans = try [">", ">="].map { comparison in
+                try work.prepare("""
+                    SELECT destination, source, item FROM association
+                    WHERE mapping = \(target) AND (destination, source, item) \(comparison) (?, ?, ?)
+                    ORDER BY destination, source, item LIMIT ?
+                    """)
+            }
             let chunkSize = context.chunkSize
             try ChunkPipeline<RelationResolver.Chunk, (last: RelationResolver.Association, count: Int, links: [RelationResolver.Link], rejects: [Reject])>.run(
                 workers: context.workers, maxInFlight: context.workers + 2,
                 produce: {
                     try context.checkCancelled()
-                    try scan.bind([.integer(last.destination), .integer(last.source), .integer(last.item), .integer(Int64(chunkSize))])
+                    let scan = last == nil ? scans[1] : scans[0]
+                    let from = last ?? .init(destination: .min, source: .min, item: .min)
+                    try scan.bind([.integer(from.destination), .integer(from.source), .integer(from.item), .integer(Int64(chunkSize))])
                     var associations: [RelationResolver.Association] = []
                     while try scan.step() {
                         associations.append(.init(destination: scan.int64(0), source: scan.int64(1), item: scan.int64(2)))

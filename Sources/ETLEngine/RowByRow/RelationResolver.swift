@@ -38,12 +38,11 @@ struct RelationResolver: Sendable {
         var links: [Link] = []
         var rejects: [Reject] = []
         for association in chunk.associations {
-            // Rows an end-of-mapping hook made have no source row to read.
-            guard association.source != .max else { continue }
             guard let source = chunk.sources[association.source] else {
                 throw RowFailure(key: association.source, expression: "", reason: "the source row disappeared during the run")
             }
-            let item = association.item == WorkArea.noItem ? nil : chunk.items[association.item]
+            let itemKey = mapping.forEach == nil ? nil : association.item
+            let item = itemKey.flatMap { chunk.items[$0] }
             let slots = Extractor.slots(chunk.slotSources, source: source, item: item)
             do {
                 var found: [Link] = []
@@ -62,7 +61,7 @@ struct RelationResolver: Sendable {
                     }
                 }
                 if let relate = policy?.relate {
-                    let row = PolicySourceRow(key: association.source, item: association.item == WorkArea.noItem ? nil : association.item,
+                    let row = PolicySourceRow(key: association.source, item: itemKey,
                                               values: slots, names: mapping.policyRelateSlots)
                     let extra: [String: [Int64]]
                     do {

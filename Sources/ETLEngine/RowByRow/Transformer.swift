@@ -203,8 +203,8 @@ struct Transformer: Sendable {
         }
     }
 
-    /// A row an end-of-mapping hook made: associated with no source row (its source key is
-    /// the largest, so a resume rolls it back with the mapping's last chunk).
+    /// A row an end-of-mapping hook made: associated with no source row (`Loader` keeps its
+    /// association apart, `WorkArea.endOfMappingAssociations`; the source key is a placeholder).
     func endOfMappingRow(_ row: PolicyOutput.Row) throws -> NewRow {
         let rows = try applyPolicy({ _, output in output.rows = [row] },
                                    own: NewRow(target: mapping.targets[0], sourceKey: .max, item: WorkArea.noItem, unique: nil,

@@ -35,6 +35,10 @@ public struct Engine {
         let destination = plan.destinationPath
         let area = WorkArea(destination: destination)
         let file = checkpointFile
+        // Before the lock file is made beside it: a device or FIFO is never a destination.
+        if let kind = OwnFile.specialKind(at: destination) {
+            throw MigrationError.badDestination(path: destination, reason: "is \(kind); etl writes, and --force or --backup replace, only regular files")
+        }
         // One run per destination, taken before any file of the destination is touched.
         let lock = try RunLock(destination: destination)
         defer { lock.release() }
@@ -44,6 +48,7 @@ public struct Engine {
         defer { sourceCheck?.cancel() }
         let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan, pushdown: options.pushdown)
+        let snapshot = try SourceSnapshot(path: source, database: sourceDatabase, identity: identity.source)
         guard !plan.steps.isEmpty else {
             // Already at the target version: nothing to write.
             return RunSummary(source: source, destination: destination, backup: nil, resumed: nil, redoneRows: 0,
@@ -58,6 +63,7 @@ public struct Engine {
         if let checkpoint {
             let differences = checkpoint.identity.differences(from: identity)
             guard differences.isEmpty else { throw MigrationError.checkpointMismatch(path: file.path, differences: differences) }
+            try checkpoint.check(against: plan, path: file.path)
             // Killed after the final rename, before the cleanup: the run had finished.
             if checkpoint.position.stage == .finalize, !FileManager.default.fileExists(atPath: area.temporaryDestination),
                FileManager.default.fileExists(atPath: destination) {
@@ -79,6 +85,7 @@ public struct Engine {
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [])
+        run.snapshot = snapshot
         if let checkpoint, checkpoint.position.stage == .finalize {
             progress(resumedEvent(checkpoint, redone: 0))
         }
@@ -90,6 +97,9 @@ public struct Engine {
                 let step = plan.steps[index]
                 let inputPath = index == 0 ? source : area.output(ofStep: index - 1, stepCount: plan.steps.count)
                 let input = index == 0 ? sourceDatabase : try openIntermediate(inputPath)
+                if index > 0 {
+                    try ValidationProof.require(step: index - 1, run: identity, in: inputPath, store: inputPath, checkpoint: file.path)
+                }
                 let resume = index == first ? checkpoint : nil
                 let output = area.output(ofStep: index, stepCount: plan.steps.count)
                 if resume?.position.stage != .finalize {
@@ -105,6 +115,8 @@ public struct Engine {
             try unmodeled.carry(into: Database(path: area.temporaryDestination, mode: .readWrite), sourcePath: source)
             let last = plan.steps.count
             let name = plan.steps.last!.name
+            try ValidationProof.require(step: last - 1, run: identity, in: area.work, store: area.temporaryDestination, checkpoint: file.path)
+            try snapshot.checkWhole()
             try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1), durable: true)
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
             if options.replace != .refuse || !FileManager.default.fileExists(atPath: destination) {
@@ -218,6 +230,8 @@ public struct Engine {
                 for sql in step.destinationLayout.uniqueIndexSQL { try db.execute(sql) }
             }
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
+            // Last, once all of it passed: what lets the next step read this store, or the run install it.
+            try ValidationProof.record(step: step.index, run: run.identity, schema: step.index == plan.steps.count - 1 ? "work" : "main", in: db)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)
         } catch let error as MigrationError {
@@ -301,6 +315,10 @@ public struct Engine {
     /// SQLite's errors say what failed; this says which store and what it means for the user.
     private func describe(_ error: Error, source: String) -> Error {
         guard let error = error as? StoreError else { return error }
+        // Before anything else: memory, not the store, ran out — whichever file SQLite was at.
+        if error.code & 0xff == SQLiteCode.noMemory {
+            return MigrationError.outOfMemory(what: "in SQLite, working on \(error.path)")
+        }
         if error.path == source {
             let meaning = error.code == SQLiteCode.corrupt || error.code == SQLiteCode.notADatabase
                 ? "is damaged or truncated; nothing was written (\(error.message))" : error.description

@@ -1,4 +1,5 @@
 import Foundation
+import ETLStore
 
 /// What to do with a destination file that already exists.
 public enum ReplacePolicy: Sendable {
@@ -20,6 +21,10 @@ enum Finalizer {
         let fm = FileManager.default
         var backedUp: String?
         if fm.fileExists(atPath: destination) {
+            // What appeared there during the run is replaced only if it is a regular file.
+            if let kind = OwnFile.specialKind(at: destination) {
+                throw MigrationError.badDestination(path: destination, reason: "is \(kind); etl replaces only regular files, even with --force or --backup")
+            }
             switch policy {
             case .refuse:
                 throw MigrationError.badDestination(path: destination, reason: "appeared during the run; it was left as it is. Pass --backup to keep it as \(backup), or --force to replace it")

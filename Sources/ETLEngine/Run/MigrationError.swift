@@ -16,6 +16,8 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
     case badCheckpoint(path: String, reason: String)
     /// A checkpoint of a different run: the pipeline, the source or the tool changed.
     case checkpointMismatch(path: String, differences: [String])
+    /// An allocation failed (SQLite's); `what` says where. The work so far is kept.
+    case outOfMemory(what: String)
 
     public var description: String {
         switch self {
@@ -35,6 +37,9 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
             return "interrupted" + (checkpoint.map { "; progress is saved in \($0): run the same command again to resume" } ?? "")
         case .badCheckpoint(let path, let reason):
             return "checkpoint \(path) cannot be used: \(reason). Run again with --restart to discard it and start over"
+        case .outOfMemory(let what):
+            return "ran out of memory \(what). The work so far is kept: run the same command again to resume, "
+                + "with fewer workers (--workers 1) or a smaller --chunk-size, or with more memory"
         case .checkpointMismatch(let path, let differences):
             return "checkpoint \(path) belongs to a different run: " + differences.joined(separator: "; ")
                 + ". Run again with --restart to discard it and start over"

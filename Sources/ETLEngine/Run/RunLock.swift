@@ -1,4 +1,5 @@
 import Foundation
+import ETLStore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,23 +33,53 @@ public final class RunLock: @unchecked Sendable {
 
     /// Takes the lock, or throws `MigrationError.badDestination` at once: when another run
     /// holds it (naming its process ID), or when the lock file cannot be made.
-    public init(destination: String) throws {
+    public convenience init(destination: String) throws {
+        try self.init(destination: destination, path: RunLock.path(forDestination: destination))
+    }
+
+    /// Takes the lock in the file `path` (another name than a run's own: a batch takes one
+    /// for a store's whole replacement in place, around the run's), or returns nil when
+    /// another process holds it.
+    public static func take(destination: String, path: String) throws -> RunLock? {
+        do {
+            return try RunLock(destination: destination, path: path)
+        } catch is Busy {
+            return nil
+        }
+    }
+
+    /// The lock is held by another process (`owner`).
+    private struct Busy: Error {
+        var owner: Int32?
+    }
+
+    private convenience init(destination: String, path: String) throws {
+        do {
+            try self.init(destination: destination, lockFile: path)
+        } catch let busy as Busy where path == RunLock.path(forDestination: destination) {
+            throw MigrationError.badDestination(path: destination, reason: RunLock.busyReason(owner: busy.owner, path: path))
+        }
+    }
+
+    private init(destination: String, lockFile: String) throws {
         self.destination = destination
-        self.path = RunLock.path(forDestination: destination)
+        self.path = lockFile
         var attempts = 0
         while true {
             attempts += 1
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                let code = errno
+            // Never through a planted link, FIFO or device: the PID goes into our own file only.
+            let fd: Int32
+            do {
+                fd = try OwnFile.open(path, flags: O_RDWR | O_CREAT)
+            } catch let failure as OwnFile.Failure {
                 let folder = (destination as NSString).deletingLastPathComponent
-                switch code {
-                case ENOENT, ENOTDIR:
+                switch failure.code {
+                case ENOENT?, ENOTDIR?:
                     throw MigrationError.badDestination(path: destination, reason: "the folder \(folder.isEmpty ? "." : folder) does not exist: create it first")
-                case EACCES, EROFS, EPERM:
-                    throw MigrationError.badDestination(path: destination, reason: "the folder \(folder.isEmpty ? "." : folder) is not writable (cannot create the lock file \(path): \(String(cString: strerror(code))))")
+                case EACCES?, EROFS?, EPERM?:
+                    throw MigrationError.badDestination(path: destination, reason: "the folder \(folder.isEmpty ? "." : folder) is not writable (cannot create the lock file \(path): \(failure.reason))")
                 default:
-                    throw MigrationError.badDestination(path: destination, reason: "cannot create the lock file \(path): \(String(cString: strerror(code)))")
+                    throw MigrationError.badDestination(path: destination, reason: "cannot use the lock file \(failure)")
                 }
             }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
@@ -62,7 +93,7 @@ public final class RunLock: @unchecked Sendable {
                 // `holder(ofDestination:)` takes the lock for an instant to probe it: ask
                 // again twice, briefly, before blaming another run.
                 if attempts < 3 { usleep(30_000); continue }
-                throw MigrationError.badDestination(path: destination, reason: RunLock.busyReason(owner: owner, path: path))
+                throw Busy(owner: owner)
             }
             // Locked; but a releasing owner may have removed the file between our open()
             // and flock(), and another run may have made a new one since: then we hold a
@@ -110,8 +141,12 @@ public final class RunLock: @unchecked Sendable {
     /// its ID cannot be read), or nil when no run holds it (for `etl status`). Takes and
     /// drops a shared lock to find out; never waits.
     public static func holder(ofDestination destination: String) -> Int32? {
-        let path = path(forDestination: destination)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        holder(lockFile: path(forDestination: destination))
+    }
+
+    /// The process ID holding the lock in the file `path`, 0 when held by an unknown one, nil when free.
+    public static func holder(lockFile path: String) -> Int32? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         if flock(fd, LOCK_SH | LOCK_NB) == 0 {
@@ -146,7 +181,7 @@ public final class RunLock: @unchecked Sendable {
     private static func isCurrent(fd: Int32, path: String) -> Bool {
         var opened = stat()
         var named = stat()
-        guard fstat(fd, &opened) == 0, stat(path, &named) == 0 else { return false }
+        guard fstat(fd, &opened) == 0, lstat(path, &named) == 0 else { return false }
         return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
     }
 }

@@ -46,6 +46,17 @@ public struct RunOptions: Sendable {
         self.replace = replace
     }
 
+    /// Why a number of these options is outside `OptionLimits` (named as the library names
+    /// it, `chunkSize`, or as the command line does, `--chunk-size`); nil when all are in range.
+    public func numberProblem(asFlags: Bool = false) -> String? {
+        func name(_ property: String, _ flag: String) -> String { asFlags ? flag : property }
+        return [chunkSize.flatMap { OptionLimits.problem(name("chunkSize", "--chunk-size"), $0, in: OptionLimits.chunkSize) },
+                workers.flatMap { OptionLimits.problem(name("workers", "--workers"), $0, in: OptionLimits.workers) },
+                maxRejects.flatMap { OptionLimits.problem(name("maxRejects", "--max-rejects"), $0, in: 0...Int.max) },
+                OptionLimits.problem(name("lockTimeoutSeconds", "--lock-timeout"), lockTimeoutSeconds, in: OptionLimits.lockTimeout, unit: "seconds")]
+            .compactMap { $0 }.first
+    }
+
     /// SQLite's busy timeout. The seconds are clamped to what an Int32 of milliseconds
     /// holds, so no value can trap here (the command line refuses such values first).
     public var lockTimeoutMilliseconds: Int32 {

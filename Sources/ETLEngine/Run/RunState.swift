@@ -12,11 +12,16 @@ final class RunState {
     var finished: [MappingCounters]
     /// What the summary should tell (steps that could not run inside SQLite).
     var notes: [String] = []
+    /// The source as the run started reading it: checked after every chunk.
+    var snapshot: SourceSnapshot?
     /// The step being run.
     var context: StepContext? {
         didSet {
-            // Every committed chunk saves the checkpoint.
-            context?.commitHandler = { [unowned self] position in try self.save(position, durable: false) }
+            // Every committed chunk checks that the source did not change, and saves the checkpoint.
+            context?.commitHandler = { [unowned self] position in
+                try self.snapshot?.check()
+                try self.save(position, durable: false)
+            }
         }
     }
 

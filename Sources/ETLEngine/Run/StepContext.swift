@@ -100,8 +100,13 @@ final class StepContext {
         return key
     }
 
-    func allocateKey(table: String) -> Int64 {
+    /// The next free key of `table`. Keys are handed out from 1 upwards, so only a crafted
+    /// checkpoint's watermark can leave none: refused, not wrapped or trapped.
+    func allocateKey(table: String) throws -> Int64 {
         let next = nextKey[table] ?? 1
+        guard next < .max else {
+            throw MigrationError.badDestination(path: destination.path, reason: "table \(table) has no key left to hand out after \(next)")
+        }
         nextKey[table] = next + 1
         return next
     }

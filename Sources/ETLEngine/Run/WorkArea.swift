@@ -77,6 +77,13 @@ public struct WorkArea {
             mapping INTEGER NOT NULL, source INTEGER NOT NULL, record TEXT NOT NULL);
         """
 
-    /// `item` of an association without a forEach (a key SQLite never hands out by itself).
+    /// `item` of an association without a forEach. A real item may have this key too: an
+    /// association has an item exactly when its mapping has a forEach, never by its value.
     static let noItem = Int64.min
+
+    /// The `mapping` of the associations of target `target`'s rows that an end-of-mapping
+    /// hook made. They have no source row, and every source key is a key a store may hold
+    /// (2⁶³−1 too), so they are told apart by mapping, not by a sentinel source key: no
+    /// relate, lookup or rollback by source key ever meets them.
+    static func endOfMappingAssociations(of target: Int) -> Int64 { -1 - Int64(target) }
 }

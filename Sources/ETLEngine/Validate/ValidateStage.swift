@@ -25,7 +25,23 @@ struct ValidateStage {
         }
     }
 
+    /// Runs the checks; a stop request (SIGINT, SIGTERM) interrupts the one running — they
+    /// only read, and a resume starts validation again — so the run stops at once, and
+    /// never goes on to install a store after it.
     func run() throws {
+        let db = context.destination
+        let cancellation = context.cancellation
+        db.onProgress(every: 20_000) { cancellation?.isCancelled ?? false }
+        defer { db.onProgress(every: 0, nil) }
+        do {
+            try check()
+        } catch let error as StoreError where error.code & 0xff == SQLiteCode.interrupt {
+            throw MigrationError.interrupted(checkpoint: nil)
+        }
+        try context.checkCancelled()
+    }
+
+    private func check() throws {
         context.event(.started, .validate, total: 3)
         var problems: [String] = []
         let plan = context.plan
@@ -41,7 +57,8 @@ struct ValidateStage {
             madeBy[target.entity, default: []].append(index)
             guard associationsKept.contains(target.mapping) else { continue }
             let counters = context.counters[index]
-            let associated = Int(try db.scalarInt("SELECT count(*) FROM work.association WHERE mapping = \(index)"))
+            let ids = "\(index), \(WorkArea.endOfMappingAssociations(of: index))"
+            let associated = Int(try db.scalarInt("SELECT count(*) FROM work.association WHERE mapping IN (\(ids))"))
             if associated != counters.associated {
                 problems.append("mapping \(target.name): \(counters.associated) source rows passed, but \(associated) have a destination row")
             }
@@ -49,7 +66,7 @@ struct ValidateStage {
             // row another wrote.
             guard scopes[index] == index else { continue }
             let scope = plan.targets.indices.filter { scopes[$0] == index }
-            let list = scope.map(String.init).joined(separator: ",")
+            let list = scope.flatMap { ["\($0)", "\(WorkArea.endOfMappingAssociations(of: $0))"] }.joined(separator: ",")
             let written = scope.reduce(0) { $0 + context.counters[$1].written }
             let distinct = Int(try db.scalarInt("SELECT count(DISTINCT destination) FROM work.association WHERE mapping IN (\(list))"))
             if distinct != written {

@@ -1,0 +1,71 @@
+import ETLPipeline
+
+extension Checkpoint {
+    /// Checks every field a resume reads against the plan: a checkpoint is a file anyone
+    /// could have written, so a step, mapping, target, key or counter out of range is a
+    /// clear refusal here, never an index out of bounds or an overflow later.
+    ///
+    /// What it cannot prove — that the stores it continues were built and validated — the
+    /// stores themselves prove (`ValidationProof`).
+    func check(against plan: Plan, path: String) throws {
+        func refuse(_ reason: String) -> MigrationError { .badCheckpoint(path: path, reason: reason) }
+        let p = position
+        guard plan.steps.indices.contains(p.step) else {
+            throw refuse("it names step \(p.step + 1) of a pipeline with \(plan.steps.count) steps")
+        }
+        let step = plan.steps[p.step]
+        guard steps.count == plan.steps.count, mappings.count == step.mappings.count else {
+            throw refuse("it lists \(steps.count) steps and \(mappings.count) mappings; step \(step.name) of the pipeline has \(step.mappings.count) mappings of \(plan.steps.count) steps")
+        }
+        guard p.done >= 0, p.total >= 0 else { throw refuse("its progress (\(p.done) of \(p.total)) is negative") }
+        let inStep = !p.isStartOfStep && p.stage != .finalize
+        if inStep {
+            guard counters.count == step.targets.count else {
+                throw refuse("it has \(counters.count) counters for the \(step.targets.count) targets of step \(step.name)")
+            }
+            for (counter, target) in zip(counters, step.targets) where counter.mapping != target.name {
+                throw refuse("its counter \(counter.mapping) is not target \(target.name) of step \(step.name)")
+            }
+        }
+        switch p.stage {
+        case .create, .relate:
+            guard step.mappings.indices.contains(p.mapping) else {
+                throw refuse("it names mapping \(p.mapping + 1) of step \(step.name), which has \(step.mappings.count)")
+            }
+            let targets = step.mappings[p.mapping].targets
+            if p.stage == .create, p.key.count > 1 {
+                throw refuse("its create position has \(p.key.count) keys, not one")
+            }
+            if p.stage == .relate {
+                // Row by row: (target, destination, source, item); pushed down: statements done.
+                if p.key.count == 4 {
+                    guard targets.contains(where: { Int64($0) == p.key[0] }) else {
+                        throw refuse("its relate position names target \(p.key[0]), not one of mapping \(step.mappings[p.mapping].name)")
+                    }
+                } else if p.key.count == 1 {
+                    guard p.key[0] >= 0, p.key[0] <= Int64(step.mappings[p.mapping].relationships.count) else {
+                        throw refuse("its relate position counts \(p.key[0]) statements; mapping \(step.mappings[p.mapping].name) has \(step.mappings[p.mapping].relationships.count)")
+                    }
+                } else if !p.key.isEmpty {
+                    throw refuse("its relate position has \(p.key.count) keys")
+                }
+            }
+        case .validate, .finalize:
+            guard p.mapping == 0, p.key.isEmpty else { throw refuse("its \(p.stage.rawValue) position names a mapping or a key") }
+            if p.stage == .finalize, p.step != plan.steps.count - 1 {
+                throw refuse("it says step \(p.step + 1) of \(plan.steps.count) is being installed; only the last step's store is")
+            }
+        }
+        if inStep {
+            // Keys are handed out from these upwards: each must leave room to do so.
+            let tables = Set(step.destinationModel.entities.map { step.destinationLayout.table(of: $0.name).name })
+            let kept = Set(step.sourceKeyTargets.map { step.destinationLayout.table(of: step.targets[$0].entity).name })
+            for (table, next) in nextKeys.sorted(by: { $0.key < $1.key }) {
+                guard tables.contains(table) else { throw refuse("it has a next key for \(table), which is no table of step \(step.name)") }
+                guard next >= 1, kept.contains(table) || next < Int64.max else {
+                    throw refuse("its next key of \(table), \(next), leaves no key to hand out")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ETLStore
+
+/// The record that a step's store passed validation, kept with the data it vouches for:
+/// a row committed after `ValidateStage` passed, in the store the next step reads (an
+/// intermediate store's own `main`) or, for the last step, in the work database beside
+/// the store to install (the user's store gets no table of ours).
+///
+/// A checkpoint only says where a run is, and anyone can write one: a store is installed,
+/// or read by the next step, only when this record is there, never because a checkpoint's
+/// stage says validation is behind it.
+enum ValidationProof {
+    static let table = "etl_validation"
+
+    /// Records that step `step` of `run` passed validation (`schema`: where in `db`).
+    static func record(step: Int, run: RunIdentity, schema: String, in db: Database) throws {
+        try db.transaction {
+            try db.execute("CREATE TABLE IF NOT EXISTS \(schema).\(table) (step INTEGER PRIMARY KEY, run TEXT NOT NULL)")
+            try db.run("INSERT OR REPLACE INTO \(schema).\(table) (step, run) VALUES (?, ?)", [.integer(Int64(step)), .text(fingerprint(run))])
+        }
+    }
+
+    /// Refuses unless the database at `path` records that step `step` of `run` passed validation.
+    static func require(step: Int, run: RunIdentity, in path: String, store: String, checkpoint: String) throws {
+        let found: Bool
+        do {
+            let db = try Database(path: path, mode: .readOnly)
+            found = try db.table(named: table) != nil
+                && !db.rows("SELECT 1 FROM \(table) WHERE step = ? AND run = ?", [.integer(Int64(step)), .text(fingerprint(run))]).isEmpty
+        } catch {
+            found = false
+        }
+        guard found else {
+            throw MigrationError.badCheckpoint(path: checkpoint, reason: "it continues after the validation of step \(step + 1), "
+                + "but \(store) was never validated (no record of it in \(path))")
+        }
+    }
+
+    private static func fingerprint(_ run: RunIdentity) -> String {
+        "\(run.pipeline) \(run.source.header) \(run.source.size)"
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import XCTest
+@testable import ETLEngine
+import ETLStore
+import ETL
+
+/// A checkpoint is a file anyone can write: zstd and JSON well formed, identity right, and
+/// every field whatever the writer liked. Given a run stopped midway and its checkpoint
+/// rewritten, when the run is resumed, then it is refused with the field named — no trap,
+/// and no store installed that validation did not pass.
+final class CraftedCheckpointTests: XCTestCase {
+    var folder: TemporaryFolder!
+    var source: String!
+    var destination: String!
+
+    override func setUpWithError() throws {
+        folder = try TemporaryFolder()
+        source = folder.path("v1.sqlite")
+        destination = folder.path("v3.sqlite")
+        try BooksSample.write(rows: 600, seed: 3, to: source)
+    }
+
+    override func tearDown() { folder = nil }
+
+    func migration() -> Migration {
+        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = destination
+        migration.chunkSize = 20
+        migration.workers = 1
+        migration.pushdown = false
+        return migration
+    }
+
+    /// Stops the run once `mapping` of step `step` (1-based) loaded half its rows; returns the checkpoint.
+    func stop(inStep step: Int, stage: Stage = .create, mapping: String) throws -> Checkpoint {
+        var migration = migration()
+        let cancellation = Cancellation()
+        migration.cancellation = cancellation
+        XCTAssertThrowsError(try migration.run { event in
+            if event.step == step, event.stage == stage, event.mapping == mapping, event.kind == .advanced, event.done * 2 >= event.total {
+                cancellation.cancel()
+            }
+        })
+        return try XCTUnwrap(CheckpointFile(destination: destination).read())
+    }
+
+    /// Writes `checkpoint` changed by `change`, resumes, and expects a refusal containing `parts`.
+    func assertRefused(_ checkpoint: Checkpoint, _ parts: [String], file: StaticString = #filePath, line: UInt = #line,
+                       _ change: (inout Checkpoint) -> Void) throws {
+        var crafted = checkpoint
+        change(&crafted)
+        try CheckpointFile(destination: destination).write(crafted, durable: false)
+        assertMigrationError(try migration().run(), contains: ["checkpoint", "cannot be used"] + parts, file: file, line: line)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination), "a store was installed", file: file, line: line)
+    }
+
+    func testFieldsOutOfTheirPlanAreRefused() throws {
+        let checkpoint = try stop(inStep: 2, mapping: "Files")
+        XCTAssertEqual(checkpoint.position.step, 1)
+        try assertRefused(checkpoint, ["names step 7 of a pipeline with 2 steps"]) { $0.position.step = 6 }
+        try assertRefused(checkpoint, ["names step"]) { $0.position.step = -1 }
+        try assertRefused(checkpoint, ["names mapping 100 of step v2 to v3"]) { $0.position.mapping = 99 }
+        try assertRefused(checkpoint, ["its next key of File, 9223372036854775807, leaves no key"]) { $0.nextKeys["File"] = .max }
+        try assertRefused(checkpoint, ["its next key of File, 0"]) { $0.nextKeys["File"] = 0 }
+        try assertRefused(checkpoint, ["next key for Nowhere"]) { $0.nextKeys["Nowhere"] = 5 }
+        try assertRefused(checkpoint, ["create position has 2 keys"]) { $0.position.key = [1, 2] }
+        try assertRefused(checkpoint, ["counters for the"]) { $0.counters.removeLast() }
+        try assertRefused(checkpoint, ["is negative"]) { $0.position.done = -5 }
+        try assertRefused(checkpoint, ["relate position names target 99"]) {
+            $0.position.stage = .relate
+            $0.position.key = [99, 1, 1, 1]
+        }
+        // The untouched checkpoint still resumes: the checks refuse only what is out of range.
+        try CheckpointFile(destination: destination).write(checkpoint, durable: false)
+        XCTAssertNotNil(try migration().run().resumed)
+    }
+
+    /// A key next to the end of the range: the next key handed out would overflow.
+    func testANextKeyAtTheEndOfTheRangeEndsInAnErrorNotATrap() throws {
+        let checkpoint = try stop(inStep: 2, mapping: "Files")
+        var crafted = checkpoint
+        crafted.nextKeys["File"] = .max - 1
+        try CheckpointFile(destination: destination).write(crafted, durable: false)
+        assertMigrationError(try migration().run(), contains: ["table File has no key left to hand out after 9223372036854775807"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
+    }
+
+    /// "finalize" written mid-run: the half-built store holds no proof of validation.
+    func testAFinalizeStageMidRunInstallsNothing() throws {
+        let checkpoint = try stop(inStep: 2, mapping: "Files")
+        try assertRefused(checkpoint, ["but \(destination!).etl-tmp was never validated"]) {
+            $0.position = .init(step: 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1)
+        }
+        try assertRefused(checkpoint, ["says step 1 of 2 is being installed"]) {
+            $0.position = .init(step: 0, stage: .finalize, mapping: 0, key: [], done: 0, total: 1)
+            $0.mappings = ["Users", "Books", "Authors"]
+        }
+    }
+
+    /// "step 1 is done" written while it was half-built: step 2 would read a half store.
+    func testTheStartOfTheNextStepMidStepReadsNothing() throws {
+        let checkpoint = try stop(inStep: 1, mapping: "Books")
+        XCTAssertEqual(checkpoint.position.step, 0)
+        try assertRefused(checkpoint, ["continues after the validation of step 1", "etl-step1.tmp was never validated"]) {
+            $0.position = .start(ofStep: 1)
+            $0.mappings = ["Users", "Authors", "Books", "Files"]
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import XCTest
+import ETLStore
+import ETLEngine
+import ETL
+import CSQLite
+
+/// Given SQLite short of memory (its process-wide hard heap limit, as a memory limit
+/// would leave it), when a run allocates past it, then the run ends in an error saying
+/// memory ran out and how to resume — its work kept, not taken for a damaged store — and
+/// the same command with fewer workers, given memory again, resumes to the same store.
+final class OutOfMemoryTests: XCTestCase {
+    func testSQLiteOutOfMemoryIsAClearErrorAndTheRunResumesWithFewerWorkers() throws {
+        let folder = try TemporaryFolder()
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 20_000, seed: 9, to: source)
+        let reference = folder.path("reference.sqlite")
+        try migrateBooks(source: source, destination: reference)
+        let destination = folder.path("v3.sqlite")
+        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = destination
+        migration.workers = 2
+        migration.checkSource = false
+
+        // (The pragma only lowers the limit; the C call lifts it again.)
+        sqlite3_hard_heap_limit64(Self.limit)
+        do {
+            defer { sqlite3_hard_heap_limit64(0) }
+            assertMigrationError(try migration.run(), contains: ["ran out of memory in SQLite", "run the same command again to resume",
+                                                               "--workers 1"])
+        }
+        XCTAssertEqual(sqlite3_hard_heap_limit64(-1), 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
+        migration.workers = 1
+        XCTAssertNotNil(try migration.run().resumed, "the work was kept")
+        try assertSameStore(destination, reference)
+    }
+
+    static let limit: Int64 = 3_000_000
+}
