@@ -192,6 +192,33 @@ final class ExternalStorageTests: XCTestCase {
         XCTAssertEqual(installed[.systemFileNumber] as? NSNumber, inode, "the same file, linked once, never copied again")
     }
 
+    /// Killed just after the new store was renamed into place, before the cleanup (here: the
+    /// folder put back as the kill would have left it), the rerun only finishes the cleanup,
+    /// and the rejected photo is still in the reject file.
+    func testARerunAfterTheRenameKeepsTheRejectsAndTheFiles() throws {
+        _ = try writeStore()
+        let left = folder.url.appendingPathComponent("left by the kill")
+        try FileManager.default.createDirectory(at: left, withIntermediateDirectories: true)
+        let folder = self.folder!
+        _ = try Migration(pipeline: try pipeline("")).run { event in
+            guard event.stage == .finalize, event.kind == .finished else { return }
+            for name in (try? folder.files()) ?? [] where name.hasPrefix("out.sqlite.") {
+                try? FileManager.default.copyItem(atPath: folder.path(name), toPath: left.appendingPathComponent(name).path)
+            }
+        }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: left.path)
+        XCTAssertTrue(kept.contains("out.sqlite.etl-checkpoint"), "\(kept)")
+        for name in kept {
+            try? FileManager.default.removeItem(atPath: folder.path(name))
+            try FileManager.default.moveItem(atPath: left.appendingPathComponent(name).path, toPath: folder.path(name))
+        }
+        try FileManager.default.removeItem(at: left)
+
+        let summary = try Migration(pipeline: try pipeline("")).run()
+        XCTAssertNotNil(summary.resumed, "the rerun continues the finished run")
+        try assertArrived(summary)
+    }
+
     /// Run again over the result with a backup: the backup's folder keeps the old files, and
     /// the new store finds its own.
     func testABackupKeepsItsFilesToo() throws {

@@ -1,0 +1,237 @@
+import XCTest
+import Foundation
+import ETL
+import ETLTestSupport
+
+/// Given a Core Data store of 400 photos whose `data` allows external storage (every
+/// fourth inline, the others in `.photos_SUPPORT/_EXTERNAL_DATA`, one marker whose file is
+/// missing), when `etl run` takes it through an inferred hop and an explicit one and is
+/// killed with SIGKILL while files are linked into the work folder, just before and during
+/// the linking into the destination's folder, and after the rename, then each rerun of the
+/// same command ends with the store, the files and the rejects of an uninterrupted run,
+/// every file linked from the source's (never copied again), the source's folder untouched.
+final class ExternalStorageKillResumeTests: XCTestCase {
+    var temporary: TemporaryFolder!
+    var folder: URL! { temporary?.url }
+
+    override func setUpWithError() throws { temporary = try TemporaryFolder(prefix: "etl-kill-external") }
+    override func tearDown() { temporary = nil }
+
+    /// The kill moments are random within each target; every failure names the seed, and
+    /// `ETL_TEST_SEED` replays it.
+    var seed: TestSeed?
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        let hint = seed.map { " (\($0.replayHint))" } ?? ""
+        super.recordFailure(withDescription: description + hint, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    static let photoCount = 400
+    /// The photo whose marker names a file that does not exist: a reject in every run.
+    static let missingKey: Int64 = 7
+
+    /// Where to kill: the first event of this step and stage (of `kind`, if given) at or past
+    /// `fraction`, then after a random pause of up to `pause` microseconds.
+    struct Target: CustomStringConvertible {
+        var step: Int
+        var stage: String
+        var kind: String?
+        var fraction: Double = 0
+        var pause: Int
+
+        func matches(_ event: [String: Any]) -> Bool {
+            guard event["step"] as? Int == step, event["stage"] as? String == stage,
+                  kind == nil || event["kind"] as? String == kind else { return false }
+            if fraction == 0 { return true }
+            let done = event["done"] as? Int ?? 0, total = event["total"] as? Int ?? 0
+            return total > 0 && Double(done) >= fraction * Double(total)
+        }
+
+        var description: String { "step \(step) \(stage) \(kind ?? "") at \(Int(fraction * 100)) %" }
+    }
+
+    func testKilledWhileLinkingAndInstallingFilesResumesToTheSameStoreAndFiles() throws {
+        try writeStore()
+        let pipeline = try writePipeline()
+        let seed = TestSeed(default: 0xE7_7E51, name: name)
+        self.seed = seed
+        var random = SplitMix64(seed: seed.value)
+        let before = try supportFiles(of: "photos.sqlite")
+        let sourceBytes = try bytes(path("photos.sqlite"))
+        let common = ["run", pipeline, "--chunk-size", "20", "--workers", "2", "--progress", "json"]
+
+        let reference = try ToolProcess.run(common + ["--destination", path("reference.sqlite")])
+        XCTAssertEqual(reference.status, 0, reference.stderr)
+
+        // Finalize only links files, so its pauses are short: the kill must land between the
+        // event and the rename, not after the process has exited.
+        let targets = [
+            Target(step: 1, stage: "create", fraction: 0.2, pause: 15_000),
+            Target(step: 1, stage: "create", fraction: 0.7, pause: 15_000),
+            Target(step: 2, stage: "create", fraction: 0, pause: 2_000),
+            Target(step: 2, stage: "create", fraction: 0.5, pause: 15_000),
+            Target(step: 2, stage: "finalize", kind: "started", pause: 0),
+            Target(step: 2, stage: "finalize", kind: "started", pause: 1_500),
+            Target(step: 2, stage: "finalize", kind: "started", pause: 3_000),
+            Target(step: 2, stage: "finalize", kind: "finished", pause: 0),
+        ]
+        let destination = path("out.sqlite")
+        var kills = 0
+        var landed: [String] = []
+        var finished = false
+        for target in targets {
+            let pause = UInt32(random.below(target.pause + 1))
+            let outcome = try ToolProcess.run(common + ["--destination", destination]) { line in
+                guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      target.matches(event) else { return false }
+                usleep(pause)
+                return true
+            }
+            if outcome.killed {
+                kills += 1
+                landed.append("\(target) + \(pause) µs: \(try whereTheKillLanded(destination))")
+            } else {
+                // The run got past the target (or finished) before the kill: fine, go on.
+                XCTAssertEqual(outcome.status, 0, "run aimed at \(target) failed:\n\(outcome.stderr.suffix(2000))")
+                finished = outcome.status == 0
+                if finished { break }
+            }
+        }
+        print("kills landed:\n" + landed.joined(separator: "\n"))
+        if !finished {
+            let last = try ToolProcess.run(common + ["--destination", destination])
+            // Killed after removing the checkpoint, its very last act, a run has finished:
+            // the rerun then refuses to replace the destination, like any rerun of a finished run.
+            let completedBeforeKill = last.status == 1 && last.stderr.contains("already exists")
+                && !FileManager.default.fileExists(atPath: destination + ".etl-checkpoint")
+            XCTAssertTrue(last.status == 0 || completedBeforeKill, last.stderr.suffix(2000).description)
+        }
+        XCTAssertGreaterThanOrEqual(kills, 5, "too few kills landed to prove anything:\n" + landed.joined(separator: "\n"))
+
+        try assertSameStore(destination, path("reference.sqlite"))
+        let files = try supportFiles(of: "out.sqlite")
+        XCTAssertEqual(files.count, Self.photoCount * 3 / 4 - 1, "every file a row names, and no other")
+        XCTAssertEqual(files, try supportFiles(of: "reference.sqlite"), "the same files, byte for byte")
+        XCTAssertEqual(files.mapValues(\.bytes), before.filter { files[$0.key] != nil }.mapValues(\.bytes))
+        let rejects = try RejectFile.read(destination + ".rejects.jsonl.zst")
+        XCTAssertEqual(rejects.map(\.key), [Self.missingKey])
+        XCTAssertEqual(rejects.map(\.error), try RejectFile.read(path("reference.sqlite.rejects.jsonl.zst")).map(\.error))
+
+        XCTAssertEqual(try supportFiles(of: "photos.sqlite").mapValues(\.bytes), before.mapValues(\.bytes), "the source's folder is unchanged")
+        XCTAssertEqual(try bytes(path("photos.sqlite")), sourceBytes, "the source store is unchanged")
+        if hardLinksWork() {
+            // A file linked, not copied, by any of the runs shares the source file's inode.
+            for (name, file) in files {
+                XCTAssertEqual(file.inode, before[name]?.inode, "\(name) was copied, not linked from the source's folder")
+            }
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("etl") }, [],
+                       "no work file or folder left")
+    }
+
+    /// What the kill left: the stage the checkpoint names, and how many files the
+    /// destination's folder holds, to show in the log where the kills fell.
+    func whereTheKillLanded(_ destination: String) throws -> String {
+        let fm = FileManager.default
+        let installed = (try? fm.contentsOfDirectory(atPath: ExternalBinaryStorage.folder(ofStore: destination)))?.count ?? 0
+        let linked = (try? fm.contentsOfDirectory(atPath: destination + ".etl-tmp.external"))?.count ?? 0
+        let stepLinked = (try? fm.contentsOfDirectory(atPath: destination + ".etl-step1.tmp.external"))?.count ?? 0
+        let renamed = fm.fileExists(atPath: destination) ? "store renamed into place" : "store not in place"
+        return "\(stepLinked) files linked by step 1, \(linked) by step 2, \(installed) in the destination's folder, \(renamed)"
+    }
+
+    /// Whether this file system gives a second name to a file (else files are copied, and
+    /// inodes prove nothing).
+    func hardLinksWork() -> Bool {
+        let probe = path("probe"), second = path("probe-link")
+        defer { unlink(probe); unlink(second) }
+        return FileManager.default.createFile(atPath: probe, contents: Data()) && link(probe, second) == 0
+    }
+
+    struct SupportFile: Equatable {
+        var bytes: Data
+        var inode: UInt64
+    }
+
+    /// The external storage files of the store `name` of the test's folder, by file name.
+    func supportFiles(of name: String) throws -> [String: SupportFile] {
+        let files = ExternalBinaryStorage.folder(ofStore: path(name))
+        var out: [String: SupportFile] = [:]
+        for file in try FileManager.default.contentsOfDirectory(atPath: files) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: files + "/" + file)
+            out[file] = SupportFile(bytes: try bytes(files + "/" + file),
+                                    inode: (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0)
+        }
+        return out
+    }
+
+    /// The file name photo `key` keeps its bytes in (a UUID, as Core Data names them).
+    static func fileName(_ key: Int64) -> String {
+        String(format: "%08X-0000-4000-8000-%012X", key, key &* 2_654_435_761)
+    }
+
+    /// Photos.xcdatamodeld (v1: name and data; v2 adds size; v3 adds caption) and photos.sqlite
+    /// at v1, with its files.
+    func writeStore() throws {
+        let bundle = folder.appendingPathComponent("Photos.xcdatamodeld")
+        let attributes = [
+            #"<attribute name="name" optional="YES" attributeType="String"/>"#,
+            #"<attribute name="data" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>"#,
+            #"<attribute name="size" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>"#,
+            #"<attribute name="caption" optional="YES" attributeType="String"/>"#,
+        ]
+        for (version, count) in [("v1", 2), ("v2", 3), ("v3", 4)] {
+            let url = bundle.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data("""
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Photo" representedClassName="Photo">
+                \(attributes.prefix(count).joined(separator: "\n"))
+                </entity>
+                </model>
+                """.utf8).write(to: url.appendingPathComponent("contents"))
+        }
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>v3.xcdatamodel</string></dict></plist>
+            """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        let v1 = try XCTUnwrap(try ModelBundle.load(path: bundle.path).versions.first { $0.version == "v1" })
+
+        let layout = CoreDataLayout(model: v1)
+        let db = try Database(path: path("photos.sqlite"), mode: .create)
+        for sql in layout.schemaSQL() { try db.execute(sql) }
+        let insert = try db.prepare("INSERT INTO \(layout.table(of: "Photo").name) (Z_PK, Z_ENT, Z_OPT, ZNAME, "
+                                    + "\(layout.column(ofAttribute: "data", entity: "Photo"))) VALUES (?, 1, 1, ?, ?)")
+        let files = ExternalBinaryStorage.folder(ofStore: path("photos.sqlite"))
+        try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
+        try db.transaction {
+            for key in Int64(1)...Int64(Self.photoCount) {
+                let photo = (0..<(100 + Int(key) * 7 % 900)).map { UInt8(truncatingIfNeeded: Int(key) &* 31 &+ $0 &* 7) }
+                let stored: [UInt8]
+                if key % 4 == 0 {
+                    stored = [0x01] + photo
+                } else {
+                    stored = [0x02] + Array(Self.fileName(key).utf8)
+                    if key != Self.missingKey { try Data(photo).write(to: URL(fileURLWithPath: files + "/" + Self.fileName(key))) }
+                }
+                try insert.run([.integer(key), .text("photo \(key)"), .blob(stored)])
+            }
+        }
+        try layout.finish(db)
+        db.close()
+    }
+
+    /// v1 → v2 inferred; v2 → v3 explicit, passing the data through unchanged.
+    func writePipeline() throws -> String {
+        try temporary.pipeline("photos.json", """
+            { "format": 1, "models": "Photos.xcdatamodeld", "options": { "maxRejects": 1 },
+              "source": { "store": "photos.sqlite", "layout": "coredata" },
+              "destination": { "store": "out.sqlite", "layout": "coredata" },
+              "steps": [ { "from": "v2", "to": "v3", "mappings": [ { "source": "Photo", "destination": "Photo",
+                "attributes": { "name": "$source.name", "data": "$source.data", "size": "$source.size", "caption": "$source.name" } } ] } ] }
+            """)
+    }
+}
