@@ -8,14 +8,23 @@ import ETLTestSupport
 /// missing), when `etl run` takes it through an inferred hop and an explicit one and is
 /// killed with SIGKILL while files are linked into the work folder, just before and during
 /// the linking into the destination's folder, and after the rename, then each rerun of the
-/// same command ends with the store, the files and the rejects of an uninterrupted run,
-/// every file linked from the source's (never copied again), the source's folder untouched.
+/// same command ends with the store, the files and the rejects of an uninterrupted run, no
+/// file copied twice, the source's folder untouched.
 final class ExternalStorageKillResumeTests: XCTestCase {
     var temporary: TemporaryFolder!
     var folder: URL! { temporary?.url }
+    /// Where the source store and its folder are: the test's folder, or another file system.
+    var sourceFolder: URL!
 
-    override func setUpWithError() throws { temporary = try TemporaryFolder(prefix: "etl-kill-external") }
-    override func tearDown() { temporary = nil }
+    override func setUpWithError() throws {
+        temporary = try TemporaryFolder(prefix: "etl-kill-external")
+        sourceFolder = folder
+    }
+
+    override func tearDown() {
+        if sourceFolder != folder { try? FileManager.default.removeItem(at: sourceFolder) }
+        temporary = nil
+    }
 
     /// The kill moments are random within each target; every failure names the seed, and
     /// `ETL_TEST_SEED` replays it.
@@ -52,15 +61,33 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         var description: String { "step \(step) \(stage) \(kind ?? "") at \(Int(fraction * 100)) %" }
     }
 
+    /// Source and destination on one file system: every file is a hard link to the source's.
     func testKilledWhileLinkingAndInstallingFilesResumesToTheSameStoreAndFiles() throws {
+        try killAndResume()
+    }
+
+    /// The source on another file system (tmpfs): its files are copied into the work folder,
+    /// and kills land inside copies too; still no file is copied twice.
+    func testKilledWhileCopyingFilesFromAnotherFileSystemResumesToTheSameStoreAndFiles() throws {
+        let shm = URL(fileURLWithPath: "/dev/shm")
+        guard let here = fileSystem(of: folder.path), let there = fileSystem(of: shm.path), here != there else {
+            throw XCTSkip("no second file system at /dev/shm")
+        }
+        sourceFolder = shm.appendingPathComponent("etl-kill-external-source-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: sourceFolder, withIntermediateDirectories: true)
+        try killAndResume()
+    }
+
+    func killAndResume() throws {
         try writeStore()
         let pipeline = try writePipeline()
         let seed = TestSeed(default: 0xE7_7E51, name: name)
         self.seed = seed
         var random = SplitMix64(seed: seed.value)
-        let before = try supportFiles(of: "photos.sqlite")
-        let sourceBytes = try bytes(path("photos.sqlite"))
-        let common = ["run", pipeline, "--chunk-size", "20", "--workers", "2", "--progress", "json"]
+        let source = sourceFolder.appendingPathComponent("photos.sqlite").path
+        let before = try supportFiles(ofStore: source)
+        let sourceBytes = try bytes(source)
+        let common = ["run", pipeline, "--source", source, "--chunk-size", "20", "--workers", "2", "--progress", "json"]
 
         let reference = try ToolProcess.run(common + ["--destination", path("reference.sqlite")])
         XCTAssertEqual(reference.status, 0, reference.stderr)
@@ -80,6 +107,9 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         let destination = path("out.sqlite")
         var kills = 0
         var landed: [String] = []
+        // Each complete file seen in a work folder or the destination's, by name: a file
+        // copied again would show up under another inode.
+        var seen: [String: UInt64] = [:]
         var finished = false
         for target in targets {
             let pause = UInt32(random.below(target.pause + 1))
@@ -92,6 +122,12 @@ final class ExternalStorageKillResumeTests: XCTestCase {
             if outcome.killed {
                 kills += 1
                 landed.append("\(target) + \(pause) µs: \(try whereTheKillLanded(destination))")
+                for folder in [destination + ".etl-step1.tmp.external", destination + ".etl-tmp.external", ExternalBinaryStorage.folder(ofStore: destination)] {
+                    for (name, inode) in inodes(in: folder) {
+                        XCTAssertEqual(seen[name] ?? inode, inode, "\(name) copied twice (in \(folder), after the kill at \(target))")
+                        seen[name] = inode
+                    }
+                }
             } else {
                 // The run got past the target (or finished) before the kill: fine, go on.
                 XCTAssertEqual(outcome.status, 0, "run aimed at \(target) failed:\n\(outcome.stderr.suffix(2000))")
@@ -111,17 +147,22 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(kills, 5, "too few kills landed to prove anything:\n" + landed.joined(separator: "\n"))
 
         try assertSameStore(destination, path("reference.sqlite"))
-        let files = try supportFiles(of: "out.sqlite")
+        let files = try supportFiles(ofStore: destination)
         XCTAssertEqual(files.count, Self.photoCount * 3 / 4 - 1, "every file a row names, and no other")
-        XCTAssertEqual(files, try supportFiles(of: "reference.sqlite"), "the same files, byte for byte")
+        XCTAssertEqual(files.mapValues(\.bytes), try supportFiles(ofStore: path("reference.sqlite")).mapValues(\.bytes),
+                       "the same files, byte for byte")
         XCTAssertEqual(files.mapValues(\.bytes), before.filter { files[$0.key] != nil }.mapValues(\.bytes))
+        XCTAssertGreaterThan(seen.count, 0, "no kill left a file to follow")
+        for (name, inode) in seen {
+            XCTAssertEqual(files[name]?.inode, inode, "\(name) was copied again after a kill")
+        }
         let rejects = try RejectFile.read(destination + ".rejects.jsonl.zst")
         XCTAssertEqual(rejects.map(\.key), [Self.missingKey])
         XCTAssertEqual(rejects.map(\.error), try RejectFile.read(path("reference.sqlite.rejects.jsonl.zst")).map(\.error))
 
-        XCTAssertEqual(try supportFiles(of: "photos.sqlite").mapValues(\.bytes), before.mapValues(\.bytes), "the source's folder is unchanged")
-        XCTAssertEqual(try bytes(path("photos.sqlite")), sourceBytes, "the source store is unchanged")
-        if hardLinksWork() {
+        XCTAssertEqual(try supportFiles(ofStore: source).mapValues(\.bytes), before.mapValues(\.bytes), "the source's folder is unchanged")
+        XCTAssertEqual(try bytes(source), sourceBytes, "the source store is unchanged")
+        if sourceFolder == folder, hardLinksWork() {
             // A file linked, not copied, by any of the runs shares the source file's inode.
             for (name, file) in files {
                 XCTAssertEqual(file.inode, before[name]?.inode, "\(name) was copied, not linked from the source's folder")
@@ -139,7 +180,22 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         let linked = (try? fm.contentsOfDirectory(atPath: destination + ".etl-tmp.external"))?.count ?? 0
         let stepLinked = (try? fm.contentsOfDirectory(atPath: destination + ".etl-step1.tmp.external"))?.count ?? 0
         let renamed = fm.fileExists(atPath: destination) ? "store renamed into place" : "store not in place"
-        return "\(stepLinked) files linked by step 1, \(linked) by step 2, \(installed) in the destination's folder, \(renamed)"
+        return "\(stepLinked) files in step 1's work folder, \(linked) in step 2's, \(installed) in the destination's folder, \(renamed)"
+    }
+
+    /// The inode of each complete file (not a copy being written) in `folder`.
+    func inodes(in folder: String) -> [String: UInt64] {
+        var out: [String: UInt64] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !name.hasSuffix(".etl-partial") {
+            var info = stat()
+            if stat(folder + "/" + name, &info) == 0 { out[name] = UInt64(info.st_ino) }
+        }
+        return out
+    }
+
+    func fileSystem(of path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_dev) : nil
     }
 
     /// Whether this file system gives a second name to a file (else files are copied, and
@@ -155,9 +211,9 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         var inode: UInt64
     }
 
-    /// The external storage files of the store `name` of the test's folder, by file name.
-    func supportFiles(of name: String) throws -> [String: SupportFile] {
-        let files = ExternalBinaryStorage.folder(ofStore: path(name))
+    /// The external storage files of the store at `store`, by file name.
+    func supportFiles(ofStore store: String) throws -> [String: SupportFile] {
+        let files = ExternalBinaryStorage.folder(ofStore: store)
         var out: [String: SupportFile] = [:]
         for file in try FileManager.default.contentsOfDirectory(atPath: files) {
             let attributes = try FileManager.default.attributesOfItem(atPath: files + "/" + file)
@@ -172,8 +228,8 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         String(format: "%08X-0000-4000-8000-%012X", key, key &* 2_654_435_761)
     }
 
-    /// Photos.xcdatamodeld (v1: name and data; v2 adds size; v3 adds caption) and photos.sqlite
-    /// at v1, with its files.
+    /// Photos.xcdatamodeld (v1: name and data; v2 adds size; v3 adds caption) in the test's
+    /// folder, and photos.sqlite at v1 with its files in `sourceFolder`.
     func writeStore() throws {
         let bundle = folder.appendingPathComponent("Photos.xcdatamodeld")
         let attributes = [
@@ -201,11 +257,12 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         let v1 = try XCTUnwrap(try ModelBundle.load(path: bundle.path).versions.first { $0.version == "v1" })
 
         let layout = CoreDataLayout(model: v1)
-        let db = try Database(path: path("photos.sqlite"), mode: .create)
+        let store = sourceFolder.appendingPathComponent("photos.sqlite").path
+        let db = try Database(path: store, mode: .create)
         for sql in layout.schemaSQL() { try db.execute(sql) }
         let insert = try db.prepare("INSERT INTO \(layout.table(of: "Photo").name) (Z_PK, Z_ENT, Z_OPT, ZNAME, "
                                     + "\(layout.column(ofAttribute: "data", entity: "Photo"))) VALUES (?, 1, 1, ?, ?)")
-        let files = ExternalBinaryStorage.folder(ofStore: path("photos.sqlite"))
+        let files = ExternalBinaryStorage.folder(ofStore: store)
         try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
         try db.transaction {
             for key in Int64(1)...Int64(Self.photoCount) {
