@@ -232,6 +232,24 @@ final class ExternalStorageTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: backupFiles).sorted(), [external1, external2].sorted())
     }
 
+    /// Replaced with a backup by a store whose values are all inline (made by an expression):
+    /// the backup still finds its files, though the new store brings none.
+    func testABackupKeepsItsFilesWhenTheNewStoreHasNone() throws {
+        _ = try writeStore()
+        _ = try Migration(pipeline: try pipeline("")).run()
+        var again = Migration(pipeline: try pipeline("""
+            , "steps": [ { "from": "v1", "to": "v2", "mappings": [ { "source": "Photo", "destination": "Photo",
+                "attributes": { "name": "$source.name", "data": "if(length($source.data) > 0, $source.data, null)" } } ] } ]
+            """))
+        again.replace = .backup
+        _ = try again.run()
+        let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 2"), [[.blob([0x01] + photos[2]!)]], "inline now")
+        let backupFiles = ExternalBinaryStorage.folder(ofStore: folder.path("out.sqlite.bak"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: backupFiles).sorted(), [external1, external2].sorted())
+        XCTAssertEqual(try folder.files().filter { $0.contains("etl") }, [], "no work file or folder left")
+    }
+
     /// `etl inspect` counts the external files and names a marker without its file.
     func testInspectReportsExternalFilesAndMissingOnes() throws {
         let store = try writeStore()

@@ -78,8 +78,16 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         try killAndResume()
     }
 
-    func killAndResume() throws {
-        try writeStore()
+    /// `--backup` over an earlier result of another store: kills also land between keeping
+    /// the old store's files beside `out.sqlite.bak` and the rename. The backup ends as the
+    /// old store with its own files; the destination's folder holds the old files and the new.
+    func testKilledWhileReplacingWithABackupKeepsTheOldStoreAndItsFiles() throws {
+        try killAndResume(replacing: true)
+    }
+
+    func killAndResume(replacing: Bool = false) throws {
+        try writeModel()
+        try writeStore(named: "photos.sqlite", photos: Self.photoCount, salt: 0)
         let pipeline = try writePipeline()
         let seed = TestSeed(default: 0xE7_7E51, name: name)
         self.seed = seed
@@ -91,6 +99,20 @@ final class ExternalStorageKillResumeTests: XCTestCase {
 
         let reference = try ToolProcess.run(common + ["--destination", path("reference.sqlite")])
         XCTAssertEqual(reference.status, 0, reference.stderr)
+        let destination = path("out.sqlite")
+        var options: [String] = []
+        var oldFiles: [String: SupportFile] = [:]
+        var oldBytes = Data()
+        if replacing {
+            try writeStore(named: "old.sqlite", photos: 200, salt: 1)
+            let old = sourceFolder.appendingPathComponent("old.sqlite").path
+            let earlier = try ToolProcess.run(["run", pipeline, "--source", old, "--destination", destination])
+            XCTAssertEqual(earlier.status, 0, earlier.stderr)
+            oldFiles = try supportFiles(ofStore: destination)
+            oldBytes = try bytes(destination)
+            XCTAssertEqual(oldFiles.count, 149)
+            options = ["--backup"]
+        }
 
         // Finalize only links files, so its pauses are short: the kill must land between the
         // event and the rename, not after the process has exited.
@@ -104,7 +126,6 @@ final class ExternalStorageKillResumeTests: XCTestCase {
             Target(step: 2, stage: "finalize", kind: "started", pause: 3_000),
             Target(step: 2, stage: "finalize", kind: "finished", pause: 0),
         ]
-        let destination = path("out.sqlite")
         var kills = 0
         var landed: [String] = []
         // Each complete file seen in a work folder or the destination's, by name: a file
@@ -113,7 +134,7 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         var finished = false
         for target in targets {
             let pause = UInt32(random.below(target.pause + 1))
-            let outcome = try ToolProcess.run(common + ["--destination", destination]) { line in
+            let outcome = try ToolProcess.run(common + options + ["--destination", destination]) { line in
                 guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                       target.matches(event) else { return false }
                 usleep(pause)
@@ -122,6 +143,12 @@ final class ExternalStorageKillResumeTests: XCTestCase {
             if outcome.killed {
                 kills += 1
                 landed.append("\(target) + \(pause) µs: \(try whereTheKillLanded(destination))")
+                // Killed after its very last act (removing the checkpoint), a run has finished:
+                // run again with --backup, it would start anew and back up its own result.
+                if replacing, !FileManager.default.fileExists(atPath: destination + ".etl-checkpoint"),
+                   try bytes(destination) != oldBytes {
+                    finished = true
+                }
                 for folder in [destination + ".etl-step1.tmp.external", destination + ".etl-tmp.external", ExternalBinaryStorage.folder(ofStore: destination)] {
                     for (name, inode) in inodes(in: folder) {
                         XCTAssertEqual(seen[name] ?? inode, inode, "\(name) copied twice (in \(folder), after the kill at \(target))")
@@ -134,10 +161,11 @@ final class ExternalStorageKillResumeTests: XCTestCase {
                 finished = outcome.status == 0
                 if finished { break }
             }
+            if finished { break }
         }
         print("kills landed:\n" + landed.joined(separator: "\n"))
         if !finished {
-            let last = try ToolProcess.run(common + ["--destination", destination])
+            let last = try ToolProcess.run(common + options + ["--destination", destination])
             // Killed after removing the checkpoint, its very last act, a run has finished:
             // the rerun then refuses to replace the destination, like any rerun of a finished run.
             let completedBeforeKill = last.status == 1 && last.stderr.contains("already exists")
@@ -147,13 +175,21 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(kills, 5, "too few kills landed to prove anything:\n" + landed.joined(separator: "\n"))
 
         try assertSameStore(destination, path("reference.sqlite"))
-        let files = try supportFiles(ofStore: destination)
+        var files = try supportFiles(ofStore: destination)
+        if replacing {
+            let backup = destination + ".bak"
+            XCTAssertEqual(try bytes(backup), oldBytes, "the backup is the old store")
+            XCTAssertEqual(try supportFiles(ofStore: backup).mapValues(\.bytes), oldFiles.mapValues(\.bytes), "with its files")
+            XCTAssertEqual(files.filter { oldFiles[$0.key] != nil }.mapValues(\.bytes), oldFiles.mapValues(\.bytes),
+                           "the old files stay in the destination's folder (only added to)")
+            files = files.filter { oldFiles[$0.key] == nil }
+        }
         XCTAssertEqual(files.count, Self.photoCount * 3 / 4 - 1, "every file a row names, and no other")
         XCTAssertEqual(files.mapValues(\.bytes), try supportFiles(ofStore: path("reference.sqlite")).mapValues(\.bytes),
                        "the same files, byte for byte")
         XCTAssertEqual(files.mapValues(\.bytes), before.filter { files[$0.key] != nil }.mapValues(\.bytes))
         XCTAssertGreaterThan(seen.count, 0, "no kill left a file to follow")
-        for (name, inode) in seen {
+        for (name, inode) in seen where oldFiles[name] == nil {
             XCTAssertEqual(files[name]?.inode, inode, "\(name) was copied again after a kill")
         }
         let rejects = try RejectFile.read(destination + ".rejects.jsonl.zst")
@@ -223,14 +259,14 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         return out
     }
 
-    /// The file name photo `key` keeps its bytes in (a UUID, as Core Data names them).
-    static func fileName(_ key: Int64) -> String {
-        String(format: "%08X-0000-4000-8000-%012X", key, key &* 2_654_435_761)
+    /// The file name photo `key` keeps its bytes in (a UUID, as Core Data names them); stores
+    /// of another `salt` name other files.
+    static func fileName(_ key: Int64, salt: Int) -> String {
+        String(format: "%08X-%04X-4000-8000-%012X", key, salt, key &* 2_654_435_761)
     }
 
-    /// Photos.xcdatamodeld (v1: name and data; v2 adds size; v3 adds caption) in the test's
-    /// folder, and photos.sqlite at v1 with its files in `sourceFolder`.
-    func writeStore() throws {
+    /// Photos.xcdatamodeld (v1: name and data; v2 adds size; v3 adds caption) in the test's folder.
+    func writeModel() throws {
         let bundle = folder.appendingPathComponent("Photos.xcdatamodeld")
         let attributes = [
             #"<attribute name="name" optional="YES" attributeType="String"/>"#,
@@ -254,10 +290,14 @@ final class ExternalStorageKillResumeTests: XCTestCase {
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>v3.xcdatamodel</string></dict></plist>
             """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
-        let v1 = try XCTUnwrap(try ModelBundle.load(path: bundle.path).versions.first { $0.version == "v1" })
+    }
 
+    /// A store `name` at v1 in `sourceFolder`, of `photos` photos, with its files.
+    func writeStore(named name: String, photos: Int, salt: Int) throws {
+        let bundle = folder.appendingPathComponent("Photos.xcdatamodeld")
+        let v1 = try XCTUnwrap(try ModelBundle.load(path: bundle.path).versions.first { $0.version == "v1" })
         let layout = CoreDataLayout(model: v1)
-        let store = sourceFolder.appendingPathComponent("photos.sqlite").path
+        let store = sourceFolder.appendingPathComponent(name).path
         let db = try Database(path: store, mode: .create)
         for sql in layout.schemaSQL() { try db.execute(sql) }
         let insert = try db.prepare("INSERT INTO \(layout.table(of: "Photo").name) (Z_PK, Z_ENT, Z_OPT, ZNAME, "
@@ -265,14 +305,14 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         let files = ExternalBinaryStorage.folder(ofStore: store)
         try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
         try db.transaction {
-            for key in Int64(1)...Int64(Self.photoCount) {
+            for key in Int64(1)...Int64(photos) {
                 let photo = (0..<(100 + Int(key) * 7 % 900)).map { UInt8(truncatingIfNeeded: Int(key) &* 31 &+ $0 &* 7) }
                 let stored: [UInt8]
                 if key % 4 == 0 {
                     stored = [0x01] + photo
                 } else {
-                    stored = [0x02] + Array(Self.fileName(key).utf8)
-                    if key != Self.missingKey { try Data(photo).write(to: URL(fileURLWithPath: files + "/" + Self.fileName(key))) }
+                    stored = [0x02] + Array(Self.fileName(key, salt: salt).utf8)
+                    if key != Self.missingKey { try Data(photo).write(to: URL(fileURLWithPath: files + "/" + Self.fileName(key, salt: salt))) }
                 }
                 try insert.run([.integer(key), .text("photo \(key)"), .blob(stored)])
             }

@@ -114,7 +114,7 @@ public struct Engine {
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
             if options.replace != .refuse || !FileManager.default.fileExists(atPath: destination) {
                 try ExternalBinaryStorage.install(from: WorkArea.externalFolder(ofStore: area.temporaryDestination), at: destination,
-                                                  backup: options.replace == .backup ? area.backup : nil)
+                                                  backup: options.replace == .backup ? (area.backup, area.backupExternal) : nil)
             }
             // Joined before the rename, from step files kept until the cleanup: killed on
             // either side of the rename, the rerun finds every rejected row (joining again
