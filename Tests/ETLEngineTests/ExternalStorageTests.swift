@@ -192,6 +192,33 @@ final class ExternalStorageTests: XCTestCase {
         XCTAssertEqual(installed[.systemFileNumber] as? NSNumber, inode, "the same file, linked once, never copied again")
     }
 
+    /// Killed just after the new store was renamed into place, before the cleanup (here: the
+    /// folder put back as the kill would have left it), the rerun only finishes the cleanup,
+    /// and the rejected photo is still in the reject file.
+    func testARerunAfterTheRenameKeepsTheRejectsAndTheFiles() throws {
+        _ = try writeStore()
+        let left = folder.url.appendingPathComponent("left by the kill")
+        try FileManager.default.createDirectory(at: left, withIntermediateDirectories: true)
+        let folder = self.folder!
+        _ = try Migration(pipeline: try pipeline("")).run { event in
+            guard event.stage == .finalize, event.kind == .finished else { return }
+            for name in (try? folder.files()) ?? [] where name.hasPrefix("out.sqlite.") {
+                try? FileManager.default.copyItem(atPath: folder.path(name), toPath: left.appendingPathComponent(name).path)
+            }
+        }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: left.path)
+        XCTAssertTrue(kept.contains("out.sqlite.etl-checkpoint"), "\(kept)")
+        for name in kept {
+            try? FileManager.default.removeItem(atPath: folder.path(name))
+            try FileManager.default.moveItem(atPath: left.appendingPathComponent(name).path, toPath: folder.path(name))
+        }
+        try FileManager.default.removeItem(at: left)
+
+        let summary = try Migration(pipeline: try pipeline("")).run()
+        XCTAssertNotNil(summary.resumed, "the rerun continues the finished run")
+        try assertArrived(summary)
+    }
+
     /// Run again over the result with a backup: the backup's folder keeps the old files, and
     /// the new store finds its own.
     func testABackupKeepsItsFilesToo() throws {
@@ -203,6 +230,24 @@ final class ExternalStorageTests: XCTestCase {
         try assertArrived(summary)
         let backupFiles = ExternalBinaryStorage.folder(ofStore: folder.path("out.sqlite.bak"))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: backupFiles).sorted(), [external1, external2].sorted())
+    }
+
+    /// Replaced with a backup by a store whose values are all inline (made by an expression):
+    /// the backup still finds its files, though the new store brings none.
+    func testABackupKeepsItsFilesWhenTheNewStoreHasNone() throws {
+        _ = try writeStore()
+        _ = try Migration(pipeline: try pipeline("")).run()
+        var again = Migration(pipeline: try pipeline("""
+            , "steps": [ { "from": "v1", "to": "v2", "mappings": [ { "source": "Photo", "destination": "Photo",
+                "attributes": { "name": "$source.name", "data": "if(length($source.data) > 0, $source.data, null)" } } ] } ]
+            """))
+        again.replace = .backup
+        _ = try again.run()
+        let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 2"), [[.blob([0x01] + photos[2]!)]], "inline now")
+        let backupFiles = ExternalBinaryStorage.folder(ofStore: folder.path("out.sqlite.bak"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: backupFiles).sorted(), [external1, external2].sorted())
+        XCTAssertEqual(try folder.files().filter { $0.contains("etl") }, [], "no work file or folder left")
     }
 
     /// `etl inspect` counts the external files and names a marker without its file.

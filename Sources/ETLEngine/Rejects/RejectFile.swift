@@ -24,7 +24,9 @@ public struct RejectFile: Sendable {
         try Data(try Zstd.compress(Array(text.utf8))).write(to: URL(fileURLWithPath: file), options: .atomic)
     }
 
-    /// Joins the steps' files into the reject file; returns its path, or nil when nothing was rejected.
+    /// Joins the steps' files into the reject file; returns its path, or nil when nothing was
+    /// rejected. The steps' files stay (the run's cleanup removes them), so joining again
+    /// gives the same file.
     func combine(stepCount: Int) throws -> String? {
         var frames = Data()
         for step in 0..<stepCount {
@@ -35,7 +37,6 @@ public struct RejectFile: Sendable {
             return nil
         }
         try frames.write(to: URL(fileURLWithPath: path), options: .atomic)
-        for step in 0..<stepCount { unlink(stepFile(step)) }
         return path
     }
 

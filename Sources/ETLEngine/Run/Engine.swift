@@ -69,9 +69,13 @@ public struct Engine {
                FileManager.default.fileExists(atPath: destination) {
                 area.removeAll(stepCount: plan.steps.count)
                 file.remove()
-                return RunSummary(source: source, destination: destination, backup: nil, resumed: checkpoint.position,
-                                  redoneRows: 0, mappings: checkpoint.finished + checkpoint.counters,
-                                  seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
+                var summary = RunSummary(source: source, destination: destination, backup: nil, resumed: checkpoint.position,
+                                         redoneRows: 0, mappings: checkpoint.finished + checkpoint.counters,
+                                         seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
+                // Joined before the rename: what is there is this run's.
+                let rejects = RejectFile(destination: destination).path
+                summary.rejectFile = FileManager.default.fileExists(atPath: rejects) ? rejects : nil
+                return summary
             }
         } else {
             // Files of a run that died before its first checkpoint hold nothing to keep.
@@ -90,6 +94,7 @@ public struct Engine {
             progress(resumedEvent(checkpoint, redone: 0))
         }
         var backup: String?
+        var rejects: String?
         var redone = 0
         do {
             let first = checkpoint?.position.step ?? 0
@@ -121,8 +126,12 @@ public struct Engine {
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
             if options.replace != .refuse || !FileManager.default.fileExists(atPath: destination) {
                 try ExternalBinaryStorage.install(from: WorkArea.externalFolder(ofStore: area.temporaryDestination), at: destination,
-                                                  backup: options.replace == .backup ? area.backup : nil)
+                                                  backup: options.replace == .backup ? (area.backup, area.backupExternal) : nil)
             }
+            // Joined before the rename, from step files kept until the cleanup: killed on
+            // either side of the rename, the rerun finds every rejected row (joining again
+            // gives the same file) and never a reject file of another run.
+            rejects = try RejectFile(destination: destination).combine(stepCount: plan.steps.count)
             backup = try Finalizer.install(area.temporaryDestination, at: destination, backup: area.backup, policy: options.replace)
             progress(ProgressEvent(kind: .finished, step: last, stepCount: last, stepName: name, stage: .finalize, done: 1, total: 1))
         } catch {
@@ -150,7 +159,6 @@ public struct Engine {
         }
         // The checkpoint goes last: killed before it is gone, a rerun sees that the
         // destination was installed and only finishes this cleanup.
-        let rejects = try RejectFile(destination: destination).combine(stepCount: plan.steps.count)
         area.removeAll(stepCount: plan.steps.count)
         file.remove()
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,

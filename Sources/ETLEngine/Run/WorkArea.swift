@@ -8,13 +8,16 @@ import ETLModel
 /// - `books-v3.sqlite.etl-tmp`: the destination being built (renamed into place at the end);
 /// - `books-v3.sqlite.etl-step1.tmp`: the store a step before the last produces;
 /// - `books-v3.sqlite.etl-work`: associations and uniqueBy keys of the current step;
-/// - `books-v3.sqlite.etl-tmp.external`: the external storage files of a store being built.
+/// - `books-v3.sqlite.etl-tmp.external`: the external storage files of a store being built;
+/// - `books-v3.sqlite.etl-backup.external`: with a backup, the old store's external storage
+///   files, gathered before the new ones join them in its folder.
 public struct WorkArea {
     let destination: String
 
     var temporaryDestination: String { destination + ".etl-tmp" }
     var work: String { destination + ".etl-work" }
     var backup: String { destination + ".bak" }
+    var backupExternal: String { destination + ".etl-backup.external" }
 
     /// The store step `index` (0-based) writes.
     func output(ofStep index: Int, stepCount: Int) -> String {
@@ -26,7 +29,7 @@ public struct WorkArea {
         let outputs = (0..<stepCount).map { output(ofStep: $0, stepCount: stepCount) }
         let stores = outputs + [work]
         return stores.flatMap { [$0, $0 + "-journal", $0 + "-wal", $0 + "-shm"] }
-            + outputs.map { $0 + ".external" }
+            + outputs.map { $0 + ".external" } + [backupExternal, backupExternal + ".etl-partial"]
             + (0..<stepCount).map { RejectFile(destination: destination).stepFile($0) }
     }
 

@@ -20,20 +20,32 @@ public enum ExternalBinaryStorage {
     }
 
     /// Before a store built with its external files in `from` is renamed over
-    /// `destination`: puts them into the destination's folder (and, with `backup`, the
-    /// destination's own files into the backup's folder first). Files are only added, never
-    /// removed, so at every instant the store at `destination`, old or new, finds each file
-    /// it names. Idempotent.
-    public static func install(from: String, at destination: String, backup: String?) throws {
+    /// `destination`: puts them into the destination's folder. With `backup`, the
+    /// destination's own files go into the backup store's folder first. They are listed
+    /// once, before any new file joins them, as links in the work folder `backup.gathered`
+    /// (complete once renamed to that name): a rerun after a kill then never takes the new
+    /// store's files for the old one's. Files are only added, never removed, so at every
+    /// instant the store at `destination`, old or new, finds each file it names. Idempotent.
+    public static func install(from: String, at destination: String, backup: (store: String, gathered: String)?) throws {
         let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: from), !names.isEmpty else { return }
         if let backup {
-            let old = folder(ofStore: destination)
-            for name in (try? fm.contentsOfDirectory(atPath: old)) ?? [] where !name.hasSuffix(".etl-partial") {
-                try place(name, from: old, to: folder(ofStore: backup))
+            if !fm.fileExists(atPath: backup.gathered) {
+                let gathering = backup.gathered + ".etl-partial"
+                try? fm.removeItem(atPath: gathering)
+                try fm.createDirectory(atPath: gathering, withIntermediateDirectories: true)
+                let old = folder(ofStore: destination)
+                for name in (try? fm.contentsOfDirectory(atPath: old)) ?? [] where !name.hasSuffix(".etl-partial") {
+                    try place(name, from: old, to: gathering)
+                }
+                guard rename(gathering, backup.gathered) == 0 else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: backup.gathered])
+                }
+            }
+            for name in try fm.contentsOfDirectory(atPath: backup.gathered).sorted() where !name.hasSuffix(".etl-partial") {
+                try place(name, from: backup.gathered, to: folder(ofStore: backup.store))
             }
         }
-        for name in names.sorted() where !name.hasSuffix(".etl-partial") {
+        for name in ((try? fm.contentsOfDirectory(atPath: from)) ?? []).sorted() where !name.hasSuffix(".etl-partial") {
             try place(name, from: from, to: folder(ofStore: destination))
         }
     }
