@@ -548,8 +548,7 @@ enum BatchFiles {
         } catch {
             throw BatchStoreError("cannot copy \(source) to \(partial): \(error)")
         }
-        let fd = open(partial, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
+        try? AtomicFile.sync(partial)
         guard rename(partial, target) == 0 else {
             throw BatchStoreError("cannot move \(partial) to \(target): \(String(cString: strerror(errno)))")
         }
@@ -558,28 +557,17 @@ enum BatchFiles {
     }
 
     static func syncFolder(of path: String) {
-        let fd = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
+        try? AtomicFile.syncFolder(of: path)
     }
 
     /// Writes `data` to `path` through a temporary file beside it, renamed over it.
     static func writeAtomically(_ data: Data, to path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder.isEmpty ? "." : folder, withIntermediateDirectories: true)
-        let temporary = path + ".tmp-\(getpid())"
         do {
-            try data.write(to: URL(fileURLWithPath: temporary))
+            try AtomicFile.write(data, to: path, temporary: path + ".tmp-\(getpid())", durable: true)
         } catch {
-            throw BatchIOError("cannot write \(temporary): \(error.localizedDescription)")
-        }
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw BatchIOError("cannot write \(path): \(reason)")
+            throw BatchIOError("cannot write \(error.path): \(error.reason)")
         }
     }
 }

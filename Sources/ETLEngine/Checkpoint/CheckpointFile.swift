@@ -45,41 +45,18 @@ public struct CheckpointFile: Sendable {
     public func write(_ checkpoint: Checkpoint, durable: Bool) throws {
         let json = try JSONEncoder.checkpoint.encode(checkpoint)
         let frame = try Zstd.compress(Array(json))
-        let temporary = path + ".tmp"
-        // Made afresh, never through what was planted there; the rename then replaces a
-        // planted link at `path` itself, never what it points at.
-        let fd: Int32
-        do { fd = try OwnFile.create(temporary) } catch let failure as OwnFile.Failure {
-            throw MigrationError.badDestination(path: temporary, reason: "cannot write the checkpoint: \(failure.reason)")
+        // Made afresh beside it (`AtomicFile`), never through what was planted there; the
+        // rename then replaces a planted link at `path` itself, never what it points at.
+        do {
+            try AtomicFile.write(frame, to: path, durable: durable)
+        } catch {
+            throw MigrationError.badDestination(path: error.path, reason: "cannot write the checkpoint: \(error.reason)")
         }
-        var written = 0
-        while written < frame.count {
-            let n = frame[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else {
-                let error = writeError(temporary)
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
-            written += n
-        }
-        if durable && fsync(fd) != 0 {
-            let error = writeError(temporary)
-            close(fd)
-            throw error
-        }
-        close(fd)
-        guard rename(temporary, path) == 0 else { throw writeError(path) }
     }
 
     public func remove() {
         unlink(path)
         unlink(path + ".tmp")
-    }
-
-    private func writeError(_ file: String) -> MigrationError {
-        let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
-        return MigrationError.badDestination(path: file, reason: "cannot write the checkpoint: \(reason)")
     }
 }
 

@@ -46,13 +46,8 @@ enum Finalizer {
     }
 
     static func fsync(path: String) throws {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else {
-            throw MigrationError.badDestination(path: path, reason: "cannot open to sync: \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        guard Foundation.fsync(fd) == 0 else {
-            throw MigrationError.badDestination(path: path, reason: "cannot sync to disk: \(String(cString: strerror(errno)))")
+        do { try AtomicFile.sync(path) } catch {
+            throw MigrationError.badDestination(path: path, reason: error.reason)
         }
     }
 }
