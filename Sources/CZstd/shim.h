@@ -1,1 +1,2 @@
 #include <zstd.h>
+#include <zstd_errors.h>

@@ -47,3 +47,20 @@ final class ZstdTests: XCTestCase {
         XCTAssertThrowsError(try Zstd.decompress(frame, limit: 1_000_000))
     }
 }
+
+extension ZstdTests {
+    /// Under a memory limit zstd answers "Allocation error": that failure says memory ran
+    /// out (the engine then keeps the work and says to resume with fewer workers), and a
+    /// damaged frame does not.
+    func testAnAllocationFailureIsToldApartFromBadData() throws {
+        let allocation = Zstd.Failure(code: -64)  // ZSTD_error_memory_allocation, as zstd returns it
+        XCTAssertTrue(allocation.isOutOfMemory)
+        XCTAssertEqual(allocation.description, "zstd: Allocation error : not enough memory")
+        var frame = try Zstd.compress(Array("state".utf8))
+        frame[frame.count - 1] ^= 0xFF
+        XCTAssertThrowsError(try Zstd.decompress(frame)) { error in
+            XCTAssertEqual((error as? Zstd.Failure)?.isOutOfMemory, false, "\(error)")
+        }
+        XCTAssertTrue(MigrationError.outOfMemory(what: "in zstd").description.contains("--workers 1"))
+    }
+}

@@ -322,6 +322,9 @@ public struct Engine {
 
     /// SQLite's errors say what failed; this says which store and what it means for the user.
     private func describe(_ error: Error, source: String) -> Error {
+        if let failure = error as? Zstd.Failure, failure.isOutOfMemory {
+            return MigrationError.outOfMemory(what: "in zstd, writing the checkpoint or rejects of \(plan.destinationPath) (\(failure.message))")
+        }
         guard let error = error as? StoreError else { return error }
         // Before anything else: memory, not the store, ran out — whichever file SQLite was at.
         if error.code & 0xff == SQLiteCode.noMemory {

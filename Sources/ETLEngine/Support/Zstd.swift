@@ -8,12 +8,25 @@ import CZstd
 public enum Zstd {
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public var message: String
+        /// zstd could not allocate what it needed: memory ran out, not the data went bad.
+        public var isOutOfMemory = false
         public var description: String { "zstd: " + message }
+
+        public init(message: String, isOutOfMemory: Bool = false) {
+            self.message = message
+            self.isOutOfMemory = isOutOfMemory
+        }
+
+        /// The failure zstd's result `code` reports.
+        public init(code: Int) {
+            self.init(message: String(cString: ZSTD_getErrorName(code)),
+                      isOutOfMemory: ZSTD_getErrorCode(code) == ZSTD_error_memory_allocation)
+        }
     }
 
     /// Level 3: zstd's default, 160–380 MB/s on checkpoint-like data on these machines.
     public static func compress(_ input: [UInt8], level: Int32 = 3) throws -> [UInt8] {
-        guard let context = ZSTD_createCCtx() else { throw Failure(message: "cannot allocate a compression context") }
+        guard let context = ZSTD_createCCtx() else { throw Failure(message: "cannot allocate a compression context", isOutOfMemory: true) }
         defer { ZSTD_freeCCtx(context) }
         try check(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level))
         try check(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
@@ -32,7 +45,7 @@ public enum Zstd {
     /// ends in the middle of a frame, and output above `limit` bytes.
     public static func decompress(_ input: [UInt8], limit: Int = 1 << 30) throws -> [UInt8] {
         guard !input.isEmpty else { throw Failure(message: "empty input") }
-        guard let stream = ZSTD_createDStream() else { throw Failure(message: "cannot allocate a decompression context") }
+        guard let stream = ZSTD_createDStream() else { throw Failure(message: "cannot allocate a decompression context", isOutOfMemory: true) }
         defer { ZSTD_freeDStream(stream) }
         try check(ZSTD_initDStream(stream))
         var output: [UInt8] = []
@@ -60,8 +73,6 @@ public enum Zstd {
     }
 
     private static func check(_ code: Int) throws {
-        if ZSTD_isError(code) != 0 {
-            throw Failure(message: String(cString: ZSTD_getErrorName(code)))
-        }
+        if ZSTD_isError(code) != 0 { throw Failure(code: code) }
     }
 }

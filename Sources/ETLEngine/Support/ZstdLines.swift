@@ -12,7 +12,7 @@ public enum ZstdLines {
         guard let file = FileHandle(forReadingAtPath: path) else { throw Zstd.Failure(message: "cannot open \(path)") }
         defer { try? file.close() }
         guard let stream = ZSTD_createDStream() else {
-            throw Zstd.Failure(message: "out of memory: cannot allocate a decompression context")
+            throw Zstd.Failure(message: "out of memory: cannot allocate a decompression context", isOutOfMemory: true)
         }
         defer { ZSTD_freeDStream(stream) }
         guard ZSTD_isError(ZSTD_initDStream(stream)) == 0 else { throw Zstd.Failure(message: "cannot start decompressing") }
@@ -33,7 +33,7 @@ public enum ZstdLines {
                     let produced = try output.withUnsafeMutableBytes { out -> Int in
                         var outBuffer = ZSTD_outBuffer(dst: out.baseAddress, size: capacity, pos: 0)
                         remaining = ZSTD_decompressStream(stream, &outBuffer, &input)
-                        if ZSTD_isError(remaining) != 0 { throw Zstd.Failure(message: String(cString: ZSTD_getErrorName(remaining))) }
+                        if ZSTD_isError(remaining) != 0 { throw Zstd.Failure(code: remaining) }
                         return outBuffer.pos
                     }
                     for byte in output[0..<produced] {
