@@ -11,15 +11,9 @@ import CSQLite
 /// the same command with fewer workers, given memory again, resumes to the same store.
 final class OutOfMemoryTests: XCTestCase {
     func testSQLiteOutOfMemoryIsAClearErrorAndTheRunResumesWithFewerWorkers() throws {
-        let folder = try TemporaryFolder()
-        let source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 20_000, seed: 9, to: source)
-        let reference = folder.path("reference.sqlite")
-        try migrateBooks(source: source, destination: reference)
-        let destination = folder.path("v3.sqlite")
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = destination
+        let fixture = try BooksResumeFixture(rows: 20_000, seed: 9)
+        let (reference, destination) = (fixture.reference, fixture.destination)
+        var migration = fixture.migration
         migration.workers = 2
         migration.checkSource = false
 

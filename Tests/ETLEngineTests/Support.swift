@@ -33,3 +33,25 @@ func assertMigrationError(_ body: @autoclosure () throws -> Any, contains parts:
         XCTFail("expected a MigrationError, got \(type(of: error)): \(error)", file: file, line: line)
     }
 }
+
+/// Given a v1 books store and its uninterrupted migration to v3 (`reference`): a migration
+/// of the same store into `destination`, for a test to stop, break and resume.
+struct BooksResumeFixture {
+    let folder: TemporaryFolder
+    let source: String
+    let reference: String
+    let destination: String
+    var migration: Migration
+
+    init(rows: Int, seed: UInt64) throws {
+        folder = try TemporaryFolder()
+        source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: rows, seed: seed, to: source)
+        reference = folder.path("reference.sqlite")
+        try migrateBooks(source: source, destination: reference)
+        destination = folder.path("v3.sqlite")
+        migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = destination
+    }
+}

@@ -8,15 +8,9 @@ import ETL
 /// install the store — and the same command resumes to the same store.
 final class ValidateStopTests: XCTestCase {
     func testAStopDuringTheLastValidationIsHonoured() throws {
-        let folder = try TemporaryFolder()
-        let source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 2000, seed: 6, to: source)
-        let reference = folder.path("reference.sqlite")
-        try migrateBooks(source: source, destination: reference)
-        let destination = folder.path("v3.sqlite")
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = destination
+        let fixture = try BooksResumeFixture(rows: 2000, seed: 6)
+        let (reference, destination) = (fixture.reference, fixture.destination)
+        var migration = fixture.migration
         let cancellation = Cancellation()
         migration.cancellation = cancellation
         XCTAssertThrowsError(try migration.run { event in
