@@ -2,12 +2,13 @@
 import PackageDescription
 
 // Dependencies point one way: CSQLite/CZstd → ETLStore, ETLDocument → ETLModel → ETLPipeline
-// → ETLEngine → ETL → etl. A module never imports one listed after it.
+// → ETLEngine → ETL → ETLBatch → ETLCommandLine → etl. A module never imports one listed after it.
 let package = Package(
     name: "etl",
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "ETL", targets: ["ETL"]),
+        .library(name: "ETLBatch", targets: ["ETLBatch"]),
         .library(name: "ETLCommandLine", targets: ["ETLCommandLine"]),
         .executable(name: "etl", targets: ["etl"]),
     ],
@@ -26,11 +27,13 @@ let package = Package(
         .target(name: "ETLModel", dependencies: ["ETLStore", "ETLDocument"]),
         .target(name: "ETLPipeline", dependencies: ["ETLModel"]),
         .target(name: "ETLEngine", dependencies: ["ETLPipeline", "CZstd"]),
-        .target(name: "ETL", dependencies: ["ETLEngine", .product(name: "Prometheus", package: "swift-prometheus")]),
+        .target(name: "ETL", dependencies: ["ETLEngine"]),
+        // `etl batch`: many stores through one pipeline (scheduler, manifest, shards, report, metrics).
+        .target(name: "ETLBatch", dependencies: ["ETL", .product(name: "Prometheus", package: "swift-prometheus")]),
         // The whole `etl` command line as a library: a program of the user's own runs
         // `ETLCommand.main(policies:)` and becomes `etl` with its policies.
         .target(name: "ETLCommandLine", dependencies: [
-            "ETL", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "ETL", "ETLBatch", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "etl", dependencies: ["ETLCommandLine"]),
         // The policy example of the README: v2 Posts become v3 Posts with a Section each.
@@ -49,7 +52,7 @@ let package = Package(
         .testTarget(name: "ETLDocumentTests", dependencies: ["ETLDocument"]),
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline", "ETLTestSupport"]),
-        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "PostSectionsPolicy", "CarMakersPolicy", "ETLTestSupport"]),
-        .testTarget(name: "etlTests", dependencies: ["ETL", "ETLTestSupport"]),
+        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "ETLBatch", "PostSectionsPolicy", "CarMakersPolicy", "ETLTestSupport"]),
+        .testTarget(name: "etlTests", dependencies: ["ETL", "ETLBatch", "ETLTestSupport"]),
     ]
 )

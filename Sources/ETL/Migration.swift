@@ -71,7 +71,10 @@ public struct Migration: Sendable {
         return store
     }
 
-    func spec() throws -> PipelineSpec {
+    /// The pipeline file as this migration runs it: checked (with `confine`), its store paths
+    /// replaced by `source` and `destination` when set. (`etl batch` asks it whether planning
+    /// needs a store before touching any.)
+    public func spec() throws -> PipelineSpec {
         var spec = try PipelineSpec.load(path: pipeline)
         // The pipeline's own paths; paths given on the command line are the operator's choice.
         if options.confine { try spec.checkConfined() }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ETL
+import ETLBatch
 
 extension ExitStatus {
     /// `etl batch`: some stores failed; the others are done.
@@ -153,26 +154,13 @@ struct BatchCommand: ParsableCommand {
             print(json ? try BatchPlanTable.json(plans) : BatchPlanTable.render(plans))
             return
         }
-        let tag = shard.isWhole ? "all" : shard.fileTag
-        func expand(_ path: String) -> String {
-            BatchStoreList.absolute(path.replacingOccurrences(of: "{shard}", with: tag), in: folder)
-        }
-        let manifestPath: String
-        if let manifest {
-            manifestPath = expand(manifest)
-        } else if let out {
-            manifestPath = (expand(out) as NSString).appendingPathComponent(BatchManifest.fileName(shard: shard))
-        } else {
-            let pipelinePath = BatchStoreList.absolute(pipeline, in: folder)
-            let name = BatchManifest.fileName(shard: shard).replacingOccurrences(
-                of: ".etl-batch-manifest", with: ".etl-batch-manifest." + (pipelinePath as NSString).lastPathComponent)
-            manifestPath = ((pipelinePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
-        }
+        func expand(_ path: String) -> String { shard.expand(path, in: folder) }
+        let output: BatchOptions.Output = out.map { .directory(expand($0)) } ?? .inPlace(backupDirectory: backupDir.map(expand))
 
         let trap = SignalTrap()
-        var options = BatchOptions(pipeline: pipeline, stores: selected,
-                                   output: out.map { .directory(expand($0)) } ?? .inPlace(backupDirectory: backupDir.map(expand)),
-                                   manifest: manifestPath, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        var options = BatchOptions(pipeline: pipeline, stores: selected, output: output,
+                                   manifest: BatchManifest.path(given: manifest, output: output, pipeline: pipeline, shard: shard, currentDirectory: folder),
+                                   jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
         flags.apply(to: &options.run)
         options.storeTimeout = storeTimeout
         options.restart = restart

@@ -1,5 +1,6 @@
 import Foundation
 import ETL
+import ETLBatch
 
 /// `etl batch --dry-run`: one line per store, then the counts.
 enum BatchPlanTable {

@@ -1,5 +1,6 @@
 import Foundation
 import ETL
+import ETLBatch
 
 /// Shows a batch's progress on standard error: a status line on a terminal (stores done /
 /// total, the stores being migrated, rate, ETA), a log line per store otherwise, or every

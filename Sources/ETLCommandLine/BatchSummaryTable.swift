@@ -1,5 +1,6 @@
 import Foundation
 import ETL
+import ETLBatch
 
 /// What `etl batch` prints at the end: the stores by outcome, rows and time, the slowest
 /// stores, and every failure with its reason.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ETL
+import ETLBatch
 
 /// Given a store of an archive whose batch lock another batch holds, when a batch migrates
 /// the archive in place, then that store is left as it is and reported "taken by another

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
-@testable import ETL
+import ETL
+@testable import ETLBatch
 
 /// The parts of `etl batch` that need no store: shard assignment, `--shard auto`, the
 /// manifest file, zstd frame scanning, store discovery, metrics.
@@ -132,6 +133,21 @@ final class BatchUnitTests: XCTestCase {
         result.fromVersion = "books-v1"
         result.toVersion = "books-v3"
         return result
+    }
+
+    /// Given `--out`, the manifest goes in the output folder; in place, beside the pipeline and
+    /// named after it; a named file wins. Each shard gets its own, and `{shard}` names it.
+    func testManifestPathPerOutputAndShard() throws {
+        let whole = BatchShard.all, second = try BatchShard.parse("1/4")
+        func path(_ given: String?, _ output: BatchOptions.Output, _ shard: BatchShard) -> String {
+            BatchManifest.path(given: given, output: output, pipeline: "pipelines/up.json", shard: shard, currentDirectory: "/work")
+        }
+        XCTAssertEqual(path(nil, .directory("out"), whole), "/work/out/.etl-batch-manifest.jsonl.zst")
+        XCTAssertEqual(path(nil, .directory("/data/out-{shard}"), second), "/data/out-shard-1-of-4/.etl-batch-manifest.shard-1-of-4.jsonl.zst")
+        XCTAssertEqual(path(nil, .inPlace(backupDirectory: nil), whole), "/work/pipelines/.etl-batch-manifest.up.json.jsonl.zst")
+        XCTAssertEqual(path(nil, .inPlace(backupDirectory: "bak"), second), "/work/pipelines/.etl-batch-manifest.up.json.shard-1-of-4.jsonl.zst")
+        XCTAssertEqual(path("m-{shard}.zst", .directory("out"), whole), "/work/m-all.zst")
+        XCTAssertEqual(path("../m-{shard}.zst", .inPlace(backupDirectory: nil), second), "/m-shard-1-of-4.zst")
     }
 
     private var header: BatchManifest.Header { BatchManifest.Header(pipeline: "/p.json", output: "out /out", shard: "all") }

@@ -3,6 +3,7 @@ import Foundation
 import ETLStore
 import ETLModel
 import ETL
+import ETLBatch
 
 /// Given a Core Data store of photos whose `data` allows external storage (one value
 /// inline, two in `.photos_SUPPORT/_EXTERNAL_DATA`, one marker whose file is missing),

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLBatch
 import ETLTestSupport
 
 /// `etl batch` as a user runs it, on an archive of Core Data books stores of mixed

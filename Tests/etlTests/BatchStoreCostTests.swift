@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLBatch
 import ETLTestSupport
 
 /// Where a batch's time per store goes: each migrated store's report entry splits its

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLBatch
 
 /// Two `etl batch --in-place` started together on one archive: each store is taken, under
 /// its lock, by one of them and upgraded once; the other leaves it to that batch and says

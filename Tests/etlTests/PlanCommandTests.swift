@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLBatch
 
 /// `etl plan`: what a run will do, before it writes anything.
 extension CommandLineTests {

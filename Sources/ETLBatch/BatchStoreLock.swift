@@ -1,4 +1,5 @@
 import Foundation
+import ETL
 
 /// In place, a store is migrated by one batch at a time: a batch takes `STORE.etl-batch-lock`
 /// (a `RunLock`, released by the kernel if the batch is killed) for the whole replacement —

@@ -1,4 +1,5 @@
 import Foundation
+import ETL
 
 /// Where a store of a batch stands.
 public enum BatchStatus: String, Sendable, Codable, CaseIterable {

@@ -1,5 +1,5 @@
 import Foundation
-import ETLEngine
+import ETL
 
 /// What `etl batch --dry-run` says a batch would do with one store — migrate it (from which
 /// version to which), skip it (up to date) or refuse it (why) — decided as its run decides:

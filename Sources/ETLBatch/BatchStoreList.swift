@@ -1,4 +1,5 @@
 import Foundation
+import ETL
 
 /// One store of a batch: its absolute path, and its path relative to the batch's base
 /// folder (kept under `--out`, and hashed for `--shard`).

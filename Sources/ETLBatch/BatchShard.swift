@@ -1,4 +1,5 @@
 import Foundation
+import ETL
 
 /// One share of a batch's stores: `index` of `count` (0-based), for running a batch as
 /// several processes or machines (`etl batch --shard 1/4`, a Kubernetes Indexed Job, a
@@ -43,6 +44,13 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     public var fileTag: String { "shard-\(index)-of-\(count)" }
 
     public var isWhole: Bool { count == 1 }
+
+    /// `path` with `{shard}` replaced by `shard-I-of-N` (`all` for the whole batch), made
+    /// absolute against `currentDirectory`: shards given one command line (a report, metrics
+    /// or manifest file, an output folder) write files of their own.
+    public func expand(_ path: String, in currentDirectory: String = FileManager.default.currentDirectoryPath) -> String {
+        BatchStoreList.absolute(path.replacingOccurrences(of: "{shard}", with: isWhole ? "all" : fileTag), in: currentDirectory)
+    }
 
     /// Parses `INDEX/COUNT`, e.g. `0/4`.
     public static func parse(_ text: String) throws -> BatchShard {

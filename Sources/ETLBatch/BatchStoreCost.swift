@@ -1,4 +1,5 @@
 import Foundation
+import ETL
 
 /// Where one store's time went, in seconds. A batch of many small stores spends most of
 /// each store's time around its rows, not on them; these parts say where.

@@ -1,4 +1,5 @@
 import Foundation
+import ETL
 
 /// The outcome of a batch: one entry per store, those finished by earlier runs of the
 /// same batch included. `--report FILE` writes it as JSON.

@@ -1,4 +1,5 @@
 import Foundation
+import ETL
 
 /// Whether a store is already what a batch would make of it, when the pipeline names its
 /// versions instead of detecting them (a plain-layout pipeline plans every store from its

@@ -1,5 +1,5 @@
 import Foundation
-import ETLEngine
+import ETL
 
 /// The batch's memory: every store's outcome, appended as it happens, so that running the
 /// same command again continues where the batch stopped.
@@ -65,6 +65,26 @@ public final class BatchManifest: @unchecked Sendable {
     /// The default file name: `.etl-batch-manifest[.shard-I-of-N].jsonl.zst`.
     public static func fileName(shard: BatchShard) -> String {
         ".etl-batch-manifest" + (shard.isWhole ? "" : "." + shard.fileTag) + ".jsonl.zst"
+    }
+
+    /// Where a batch's manifest lives (absolute): `given` when the user named a file (`{shard}`
+    /// expanded, see `BatchShard.expand`); else in the output folder,
+    /// `OUTDIR/.etl-batch-manifest[.shard-I-of-N].jsonl.zst`; else (in place, where no folder
+    /// is the batch's own) beside the pipeline, named after it —
+    /// `.etl-batch-manifest.PIPELINE[.shard-I-of-N].jsonl.zst` — so two pipelines run over
+    /// the same stores keep apart.
+    public static func path(given: String?, output: BatchOptions.Output, pipeline: String, shard: BatchShard,
+                            currentDirectory: String = FileManager.default.currentDirectoryPath) -> String {
+        if let given { return shard.expand(given, in: currentDirectory) }
+        switch output {
+        case .directory(let folder):
+            return (shard.expand(folder, in: currentDirectory) as NSString).appendingPathComponent(fileName(shard: shard))
+        case .inPlace:
+            let pipelinePath = BatchStoreList.absolute(pipeline, in: currentDirectory)
+            let name = fileName(shard: shard).replacingOccurrences(
+                of: ".etl-batch-manifest", with: ".etl-batch-manifest." + (pipelinePath as NSString).lastPathComponent)
+            return ((pipelinePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
+        }
     }
 
     /// Reads a manifest; a missing file is an empty one. Never fails on a truncated or

@@ -1,4 +1,5 @@
 import Foundation
+import ETL
 import Prometheus
 
 /// The batch's metrics as a Prometheus text file, for node_exporter's textfile collector

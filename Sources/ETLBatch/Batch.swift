@@ -1,0 +1,170 @@
+import Foundation
+import ETL
+
+/// `etl batch`: every store through its own run of one pipeline, several at a time, each
+/// failure recorded and the others going on, resumable after any stop.
+///
+///     var options = BatchOptions(pipeline: "upgrade.json", stores: try BatchStoreList.find("archive/**/*.sqlite").stores,
+///                                output: .directory("out"), manifest: "out/.etl-batch-manifest.jsonl.zst", jobs: 2)
+///     let report = try Batch(options: options).run()
+public final class Batch: @unchecked Sendable {
+    public let options: BatchOptions
+
+    private let lock = NSLock()
+    private var queue: [(store: BatchStore, prior: BatchStoreResult?)] = []
+    private var next = 0
+    private var running: [String] = []
+    private var results: [String: BatchStoreResult] = [:]
+    private var finished = 0
+    private var finishedBefore = 0
+    private var fatal: Error?
+    var manifest: BatchManifest!
+    private var events: @Sendable (BatchEvent) -> Void = { _ in }
+
+    public init(options: BatchOptions) {
+        self.options = options
+    }
+
+    /// Runs the batch. Throws only for the batch as a whole (`BatchUsageError` for a
+    /// manifest of another batch, `BatchIOError` when the manifest cannot be written);
+    /// every store's own failure is in the report.
+    public func run(events: @escaping @Sendable (BatchEvent) -> Void = { _ in }) throws -> BatchReport {
+        let started = Date()
+        self.events = events
+        (queue, next, running, results, fatal) = ([], 0, [], [:], nil)
+        let header = BatchManifest.Header(pipeline: BatchStoreList.absolute(options.pipeline, in: FileManager.default.currentDirectoryPath),
+                                          output: outputDescription, shard: options.shard.isWhole ? "all" : options.shard.description)
+        manifest = try BatchManifest(path: options.manifest, header: header, restart: options.restart)
+        let previous = manifest.contents.latest
+        for store in options.stores {
+            let prior = previous[store.path]
+            switch prior?.status {
+            case .done?, .skipped?:
+                results[store.path] = prior
+            case .failed? where !options.retryFailed:
+                results[store.path] = prior
+            default:
+                queue.append((store, prior))
+            }
+        }
+        finished = results.count
+        finishedBefore = results.count
+        emit(.batchStarted, store: nil, result: nil)
+
+        let group = DispatchGroup()
+        for _ in 0..<min(max(options.jobs, 1), queue.count) {
+            group.enter()
+            let thread = Thread { [self] in
+                work()
+                group.leave()
+            }
+            // Each thread plans and runs whole migrations: give it a main thread's stack.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        group.wait()
+        if let fatal { throw fatal }
+
+        var stores: [BatchStoreResult] = []
+        for store in options.stores {
+            if let result = results[store.path] {
+                stores.append(result)
+            } else {
+                // Never started: the batch was stopped first.
+                let prior = previous[store.path]
+                let resumable = prior?.status == .interrupted || prior?.status == .started
+                var result = BatchStoreResult(store: store, status: resumable ? .interrupted : .pending)
+                result.output = prior?.output
+                result.fromVersion = prior?.fromVersion
+                result.toVersion = prior?.toVersion
+                stores.append(result)
+            }
+        }
+        let report = BatchReport(pipeline: header.pipeline, shard: header.shard, output: outputDescription, manifest: options.manifest,
+                                 started: started.timeIntervalSince1970, finished: Date().timeIntervalSince1970,
+                                 interrupted: (options.cancellation?.isCancelled ?? false)
+                                    && stores.contains { $0.status == .interrupted || $0.status == .pending },
+                                 stores: stores)
+        emit(.batchFinished, store: nil, result: nil)
+        return report
+    }
+
+    private var outputDescription: String {
+        switch options.output {
+        case .directory(let folder): return "out " + BatchStoreList.absolute(folder, in: FileManager.default.currentDirectoryPath)
+        case .inPlace: return "in place"
+        }
+    }
+
+    private var stopping: Bool {
+        fatal != nil || (options.cancellation?.isCancelled ?? false)
+    }
+
+    private func emit(_ kind: BatchEvent.Kind, store: String?, result: BatchStoreResult?, message: String? = nil) {
+        // Called with the lock held or from the single thread, so events arrive in order.
+        events(BatchEvent(kind: kind, time: Date().timeIntervalSince1970, total: options.stores.count, finished: finished,
+                          finishedBefore: finishedBefore, running: running, store: store, result: result, message: message))
+    }
+
+    /// Runs one store's migration, telling when it resumes an interrupted one.
+    func run(_ migration: Migration, store: BatchStore, clock: BatchStoreClock? = nil) throws -> RunSummary {
+        try migration.run { [self] event in
+            clock?.event(event.stage)
+            guard event.kind == .resumed else { return }
+            let percent = event.total > 0 ? ", \(Int(Double(event.done) / Double(event.total) * 100)) % done" : ""
+            let message = "resuming at step \(event.step)/\(event.stepCount) \(event.stage.rawValue)"
+                + (event.mapping.map { " \($0)" } ?? "") + " (\(event.stepName))\(percent)"
+            lock.lock()
+            emit(.storeResumed, store: store.relativePath, result: nil, message: message)
+            lock.unlock()
+        }
+    }
+
+    private func work() {
+        while true {
+            lock.lock()
+            guard !stopping, next < queue.count else {
+                lock.unlock()
+                return
+            }
+            let item = queue[next]
+            next += 1
+            running.append(item.store.relativePath)
+            emit(.storeStarted, store: item.store.relativePath, result: nil)
+            lock.unlock()
+
+            let result: BatchStoreResult
+            do {
+                result = try process(item.store, prior: item.prior)
+            } catch {
+                lock.lock()
+                if fatal == nil { fatal = error }
+                running.removeAll { $0 == item.store.relativePath }
+                lock.unlock()
+                return
+            }
+
+            lock.lock()
+            results[item.store.path] = result
+            running.removeAll { $0 == item.store.relativePath }
+            if result.status != .interrupted { finished += 1 }
+            emit(.storeFinished, store: item.store.relativePath, result: result)
+            lock.unlock()
+        }
+    }
+}
+
+extension Batch {
+    /// Reads the pipeline file and, when it can be planned without a store (no model
+    /// bundle, no Core Data source), plans it: a bad pipeline is refused (`DocumentError`)
+    /// before any store is touched. A bundle pipeline's steps are checked per store, as each
+    /// store's version decides them.
+    public static func checkPipeline(_ pipeline: String, policies: PolicyRegistry = PolicyRegistry()) throws {
+        var migration = Migration(pipeline: pipeline)
+        migration.policies = policies
+        let spec = try migration.spec()
+        if !spec.planningReadsSource {
+            _ = try migration.plan()
+        }
+    }
+}
