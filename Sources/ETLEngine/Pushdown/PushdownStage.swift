@@ -122,9 +122,8 @@ struct PushdownStage {
         let all = source.condition(alias: "s").map { " WHERE \($0)" } ?? ""
         let sourceRows = try db.scalarInt("SELECT count(*) FROM src.\(Database.quote(source.name)) s\(all)")
         let rows = try db.scalarInt("SELECT count(*) FROM main.\(Database.quote(table.name))")
-        let associations = try db.rows("SELECT count(*), total(destination IS NOT source) FROM work.association WHERE mapping = \(mapping.targets[0])")[0]
-        guard case .integer(let made) = associations[0], case .real(let moved) = associations[1] else { return false }
-        return made == sourceRows && rows == sourceRows && moved == 0
+        guard let associations = try WorkDatabase(attachedTo: db).associationsKeepingSourceKeys(target: mapping.targets[0]) else { return false }
+        return associations.associations == sourceRows && rows == sourceRows && associations.keepingKeys
     }
 
     /// Runs pushed statements: a stop request interrupts them, and their errors are worded.
@@ -236,7 +235,7 @@ struct PushdownStage {
     }
 
     /// A forEach mapping: per range of source keys, one transaction making the rows of the
-    /// range's pairs and recording them in `work.association`, then a checkpoint. Counted as
+    /// range's pairs and recording them in the work database's associations, then a checkpoint. Counted as
     /// row by row counts: source rows read, pairs the filter rejected, rows written.
     private func createPairs(_ create: PushdownPlan.Create, done: inout Int, total: Int) throws {
         let db = context.destination

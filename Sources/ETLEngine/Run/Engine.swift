@@ -285,7 +285,7 @@ public struct Engine {
             try configure(db, area: area)
             try db.transaction {
                 for sql in layout.tableSQL { try db.execute(sql) }
-                try db.execute(WorkArea.schema)
+                try db.execute(WorkDatabase.creation)
             }
             return db
         } catch let error as StoreError {
