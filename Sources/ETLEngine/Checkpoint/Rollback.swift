@@ -25,7 +25,8 @@ struct Rollback {
         let q = Database.quote
         let mapping = position.mapping
         // The last source key loaded; none: the mapping had loaded nothing.
-        let lastKey = position.key.first
+        let lastKey: Int64?
+        if case .loaded(let last) = position.progress { lastKey = last } else { lastKey = nil }
         let layout = plan.destinationLayout
         let keyColumns = Dictionary(plan.destinationModel.entities.map { (layout.table(of: $0.name).name, layout.table(of: $0.name).keyColumn) },
                                     uniquingKeysWith: { a, _ in a })

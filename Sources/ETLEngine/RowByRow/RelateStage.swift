@@ -35,13 +35,13 @@ struct RelateStage {
         var done = resume?.done ?? 0
         for target in mapping.targets {
             let entity = plan.targets[target].entity
-            // Checkpoint keys of relate: (target, destination, source, item).
-            if let resume, resume.key.count == 4, resume.key[0] > Int64(target) { continue }
             // The last association linked; none yet: the scan starts at (−2⁶³, −2⁶³, −2⁶³)
-            // inclusive, a triple a store's keys can make like any other.
+            // inclusive, a triple a store's keys can make like any other. A pushed-down
+            // relate's position (a run that decided otherwise) starts over: links are idempotent.
             var last: RelationResolver.Association?
-            if let resume, resume.key.count == 4, resume.key[0] == Int64(target) {
-                last = .init(destination: resume.key[1], source: resume.key[2], item: resume.key[3])
+            if case .linked(let linkedTarget, let destination, let source, let item)? = resume?.progress {
+                if linkedTarget > target { continue }
+                if linkedTarget == target { last = .init(destination: destination, source: source, item: item) }
             }
             let resolver = RelationResolver(mapping: mapping, target: target, entity: entity, declared: target == mapping.targets[0],
                                             policy: policy, step: plan.name)
@@ -84,7 +84,8 @@ struct RelateStage {
                     try context.checkRejects(result.rejects)
                     done += result.count
                     try context.commit(.init(step: plan.index, stage: .relate, mapping: index,
-                                             key: [Int64(target), result.last.destination, result.last.source, result.last.item],
+                                             progress: .linked(target: target, destination: result.last.destination,
+                                                               source: result.last.source, item: result.last.item),
                                              done: done, total: total))
                     context.event(.advanced, .relate, mapping: mapping.name, done: done, total: total)
                 })

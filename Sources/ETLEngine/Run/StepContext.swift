@@ -117,8 +117,14 @@ final class StepContext {
 
     /// The resume position if it falls on this stage and mapping: where to continue.
     func resumePoint(_ stage: Stage, mapping: Int) -> Checkpoint.Position? {
-        guard let resume, resume.stage == stage, resume.mapping == mapping, !resume.key.isEmpty else { return nil }
+        guard let resume, resume.stage == stage, resume.mapping == mapping, resume.progress != .nothingYet else { return nil }
         return resume
+    }
+
+    /// Resuming the creation of mapping `mapping`: the last source key it loaded.
+    func lastSourceKeyLoaded(mapping: Int) -> Int64? {
+        guard case .loaded(let last)? = resumePoint(.create, mapping: mapping)?.progress else { return nil }
+        return last
     }
 
     /// True when the resume position is past this stage and mapping: it was done.
