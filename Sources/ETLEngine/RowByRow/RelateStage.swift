@@ -23,11 +23,11 @@ struct RelateStage {
         let extractor = try Extractor(layout: plan.sourceLayout, entity: mapping.sourceEntity, itemEntity: mapping.itemEntity,
                                       paths: mapping.relatePaths, database: context.source)
         // The work file is not written during relate, so a second connection reads it freely.
-        let work = WorkDatabase(file: try Database(path: context.workPath, mode: .readOnly))
+        let workDatabase = WorkDatabase(file: try Database(path: context.workPath, mode: .readOnly))
         let lookups = LookupPool(path: context.workPath,
                                  mappingIndex: Dictionary(uniqueKeysWithValues: plan.targets.enumerated().map { ($1.name, $0) }))
         var writers: [String: LinkWriter] = [:]
-        let total = try work.associationCount(targets: mapping.targets)
+        let total = try workDatabase.associationCount(targets: mapping.targets)
         context.event(.started, .relate, mapping: mapping.name, total: total)
 
         // Resuming: continue after the last association the checkpoint saw linked.
@@ -45,7 +45,7 @@ struct RelateStage {
             }
             let resolver = RelationResolver(mapping: mapping, target: target, entity: entity, declared: target == mapping.targets[0],
                                             policy: policy, step: plan.name)
-            let scans = try [false, true].map { try work.prepareAssociationScan(target: target, inclusive: $0) }
+            let scans = try [false, true].map { try workDatabase.prepareAssociationScan(target: target, inclusive: $0) }
             let chunkSize = context.chunkSize
             try ChunkPipeline<RelationResolver.Chunk, (last: RelationResolver.Association, count: Int, links: [RelationResolver.Link], rejects: [Reject])>.run(
                 workers: context.workers, maxInFlight: context.workers + 2,

@@ -46,7 +46,7 @@ struct ValidateStage {
         var problems: [String] = []
         let plan = context.plan
         let db = context.destination
-        let work = WorkDatabase(attachedTo: db)
+        let workDatabase = WorkDatabase(attachedTo: db)
         let layout = plan.destinationLayout
         let q = Database.quote
 
@@ -58,7 +58,7 @@ struct ValidateStage {
             madeBy[target.entity, default: []].append(index)
             guard associationsKept.contains(target.mapping) else { continue }
             let counters = context.counters[index]
-            let associated = try work.associationCount(madeBy: index)
+            let associated = try workDatabase.associationCount(madeBy: index)
             if associated != counters.associated {
                 problems.append("mapping \(target.name): \(counters.associated) source rows passed, but \(associated) have a destination row")
             }
@@ -67,7 +67,7 @@ struct ValidateStage {
             guard scopes[index] == index else { continue }
             let scope = plan.targets.indices.filter { scopes[$0] == index }
             let written = scope.reduce(0) { $0 + context.counters[$1].written }
-            let distinct = try work.destinationCount(madeBy: scope)
+            let distinct = try workDatabase.destinationCount(madeBy: scope)
             if distinct != written {
                 problems.append("mapping \(scope.map { plan.targets[$0].name }.joined(separator: ", ")): wrote \(written) rows, but associations point at \(distinct)")
             }
