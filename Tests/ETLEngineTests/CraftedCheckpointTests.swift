@@ -64,16 +64,51 @@ final class CraftedCheckpointTests: XCTestCase {
         try assertRefused(checkpoint, ["its next key of File, 9223372036854775807, leaves no key"]) { $0.nextKeys["File"] = .max }
         try assertRefused(checkpoint, ["its next key of File, 0"]) { $0.nextKeys["File"] = 0 }
         try assertRefused(checkpoint, ["next key for Nowhere"]) { $0.nextKeys["Nowhere"] = 5 }
-        try assertRefused(checkpoint, ["create position has 2 keys"]) { $0.position.key = [1, 2] }
         try assertRefused(checkpoint, ["counters for the"]) { $0.counters.removeLast() }
         try assertRefused(checkpoint, ["is negative"]) { $0.position.done = -5 }
         try assertRefused(checkpoint, ["relate position names target 99"]) {
             $0.position.stage = .relate
-            $0.position.key = [99, 1, 1, 1]
+            $0.position.progress = .linked(target: 99, destination: 1, source: 1, item: 1)
         }
         // The untouched checkpoint still resumes: the checks refuse only what is out of range.
         try CheckpointFile(destination: destination).write(checkpoint, durable: false)
         XCTAssertNotNil(try migration().run().resumed)
+    }
+
+    /// A position's key array whose length does not fit its stage: refused as the file is read.
+    func testAKeyThatDoesNotFitItsStageIsRefused() throws {
+        let checkpoint = try stop(inStep: 2, mapping: "Files")
+        for (stage, key, reason) in [("create", [1, 2], "its create position has 2 keys, not one"),
+                                     ("relate", [1, 2, 3], "its relate position has 3 keys"),
+                                     ("validate", [7], "its validate position names a key")] as [(String, [Int64], String)] {
+            var json = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder.checkpoint.encode(checkpoint)) as? [String: Any])
+            var position = try XCTUnwrap(json["position"] as? [String: Any])
+            position["stage"] = stage
+            position["key"] = key
+            json["position"] = position
+            let frame = try Zstd.compress(Array(try JSONSerialization.data(withJSONObject: json)))
+            try Data(frame).write(to: URL(fileURLWithPath: CheckpointFile(destination: destination).path))
+            assertMigrationError(try migration().run(), contains: ["checkpoint", "cannot be used", reason])
+            XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
+        }
+    }
+
+    /// On disk each progress is format 1's key array, so a checkpoint an earlier etl wrote resumes.
+    func testEachProgressIsTheKeyArrayOfFormatOne() throws {
+        let cases: [(Stage, Checkpoint.Progress, [Int64])] = [
+            (.create, .nothingYet, []),
+            (.create, .loaded(lastSourceKey: -5), [-5]),
+            (.relate, .linked(target: 2, destination: .min, source: 7, item: .max), [2, .min, 7, .max]),
+            (.relate, .statementsDone(3), [3]),
+            (.validate, .nothingYet, []),
+        ]
+        for (stage, progress, key) in cases {
+            let position = Checkpoint.Position(step: 1, stage: stage, mapping: 0, progress: progress, done: 4, total: 9)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder.checkpoint.encode(position)) as? [String: Any])
+            XCTAssertEqual(json["key"] as? [Int64], key, "\(progress)")
+            let earlier = #"{"step": 1, "stage": "\#(stage.rawValue)", "mapping": 0, "key": \#(key), "done": 4, "total": 9}"#
+            XCTAssertEqual(try JSONDecoder.checkpoint.decode(Checkpoint.Position.self, from: Data(earlier.utf8)), position)
+        }
     }
 
     /// A key next to the end of the range: the next key handed out would overflow.
@@ -90,10 +125,10 @@ final class CraftedCheckpointTests: XCTestCase {
     func testAFinalizeStageMidRunInstallsNothing() throws {
         let checkpoint = try stop(inStep: 2, mapping: "Files")
         try assertRefused(checkpoint, ["but \(destination!).etl-tmp was never validated"]) {
-            $0.position = .init(step: 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1)
+            $0.position = .init(step: 1, stage: .finalize, mapping: 0, progress: .nothingYet, done: 0, total: 1)
         }
         try assertRefused(checkpoint, ["says step 1 of 2 is being installed"]) {
-            $0.position = .init(step: 0, stage: .finalize, mapping: 0, key: [], done: 0, total: 1)
+            $0.position = .init(step: 0, stage: .finalize, mapping: 0, progress: .nothingYet, done: 0, total: 1)
             $0.mappings = ["Users", "Books", "Authors"]
         }
     }

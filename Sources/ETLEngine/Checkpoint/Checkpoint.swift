@@ -15,24 +15,46 @@ public struct Checkpoint: Codable, Sendable {
     public static let formatVersion = 1
 
     /// Where inside the run.
-    public struct Position: Codable, Sendable, Equatable {
+    public struct Position: Sendable, Equatable {
         /// 0-based step index.
         public var step: Int
         public var stage: Stage
         /// 0-based mapping index within the step (create and relate).
         public var mapping: Int
-        /// create: the last source key loaded. relate: the last association (destination, source, item).
-        public var key: [Int64]
+        /// How far the stage got in the mapping.
+        public var progress: Progress
         /// Units done and expected in this stage and mapping, for `etl status`.
         public var done: Int
         public var total: Int
 
+        public init(step: Int, stage: Stage, mapping: Int, progress: Progress, done: Int, total: Int) {
+            self.step = step
+            self.stage = stage
+            self.mapping = mapping
+            self.progress = progress
+            self.done = done
+            self.total = total
+        }
+
         public static func start(ofStep step: Int) -> Position {
-            Position(step: step, stage: .create, mapping: 0, key: [], done: 0, total: 0)
+            Position(step: step, stage: .create, mapping: 0, progress: .nothingYet, done: 0, total: 0)
         }
 
         /// True at the very beginning of a step, before anything of it was written.
-        var isStartOfStep: Bool { stage == .create && mapping == 0 && key.isEmpty }
+        var isStartOfStep: Bool { stage == .create && mapping == 0 && progress == .nothingYet }
+    }
+
+    /// How far a stage got in its mapping: what a resume continues after.
+    public enum Progress: Sendable, Equatable {
+        /// Nothing of the mapping is done yet (and validate and finalize, which have no mapping).
+        case nothingYet
+        /// create, either executor: the last source key loaded (2⁶³−1 once a pushed-down
+        /// mapping's rows are all in).
+        case loaded(lastSourceKey: Int64)
+        /// relate row by row: the last association linked, of target `target`.
+        case linked(target: Int, destination: Int64, source: Int64, item: Int64)
+        /// relate pushed down: how many of the mapping's statements ran.
+        case statementsDone(Int)
     }
 
     public var format = Checkpoint.formatVersion
@@ -63,5 +85,62 @@ public struct Checkpoint: Codable, Sendable {
             text += ", \(Int(min(100, max(0, Double(position.done) / Double(position.total) * 100)))) % done"
         }
         return text
+    }
+}
+
+/// On disk a position keeps format 1's `key` array, so checkpoints of earlier versions
+/// resume: its length tells the progress apart within a stage (create: one key; relate:
+/// four row by row, one pushed down; none: nothing yet).
+extension Checkpoint.Position: Codable {
+    /// A position whose key does not fit its stage.
+    struct Unreadable: Error {
+        let reason: String
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case step, stage, mapping, key, done, total
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        step = try c.decode(Int.self, forKey: .step)
+        stage = try c.decode(Stage.self, forKey: .stage)
+        mapping = try c.decode(Int.self, forKey: .mapping)
+        done = try c.decode(Int.self, forKey: .done)
+        total = try c.decode(Int.self, forKey: .total)
+        let key = try c.decode([Int64].self, forKey: .key)
+        switch (stage, key.count) {
+        case (_, 0):
+            progress = .nothingYet
+        case (.create, 1):
+            progress = .loaded(lastSourceKey: key[0])
+        case (.create, _):
+            throw Unreadable(reason: "its create position has \(key.count) keys, not one")
+        case (.relate, 1):
+            progress = .statementsDone(Int(key[0]))
+        case (.relate, 4):
+            progress = .linked(target: Int(key[0]), destination: key[1], source: key[2], item: key[3])
+        case (.relate, _):
+            throw Unreadable(reason: "its relate position has \(key.count) keys")
+        case (.validate, _), (.finalize, _):
+            throw Unreadable(reason: "its \(stage.rawValue) position names a key")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(step, forKey: .step)
+        try c.encode(stage, forKey: .stage)
+        try c.encode(mapping, forKey: .mapping)
+        try c.encode(done, forKey: .done)
+        try c.encode(total, forKey: .total)
+        let key: [Int64]
+        switch progress {
+        case .nothingYet: key = []
+        case .loaded(let last): key = [last]
+        case .linked(let target, let destination, let source, let item): key = [Int64(target), destination, source, item]
+        case .statementsDone(let count): key = [Int64(count)]
+        }
+        try c.encode(key, forKey: .key)
     }
 }

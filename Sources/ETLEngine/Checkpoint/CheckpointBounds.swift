@@ -33,25 +33,21 @@ extension Checkpoint {
                 throw refuse("it names mapping \(p.mapping + 1) of step \(step.name), which has \(step.mappings.count)")
             }
             let targets = step.mappings[p.mapping].targets
-            if p.stage == .create, p.key.count > 1 {
-                throw refuse("its create position has \(p.key.count) keys, not one")
-            }
-            if p.stage == .relate {
-                // Row by row: (target, destination, source, item); pushed down: statements done.
-                if p.key.count == 4 {
-                    guard targets.contains(where: { Int64($0) == p.key[0] }) else {
-                        throw refuse("its relate position names target \(p.key[0]), not one of mapping \(step.mappings[p.mapping].name)")
-                    }
-                } else if p.key.count == 1 {
-                    guard p.key[0] >= 0, p.key[0] <= Int64(step.mappings[p.mapping].relationships.count) else {
-                        throw refuse("its relate position counts \(p.key[0]) statements; mapping \(step.mappings[p.mapping].name) has \(step.mappings[p.mapping].relationships.count)")
-                    }
-                } else if !p.key.isEmpty {
-                    throw refuse("its relate position has \(p.key.count) keys")
+            switch (p.stage, p.progress) {
+            case (.relate, .linked(let target, _, _, _)):
+                guard targets.contains(target) else {
+                    throw refuse("its relate position names target \(target), not one of mapping \(step.mappings[p.mapping].name)")
                 }
+            case (.relate, .statementsDone(let count)):
+                guard count >= 0, count <= step.mappings[p.mapping].relationships.count else {
+                    throw refuse("its relate position counts \(count) statements; mapping \(step.mappings[p.mapping].name) has \(step.mappings[p.mapping].relationships.count)")
+                }
+            default:
+                // The rest was told apart when the file was read (`Checkpoint.Position.init(from:)`).
+                break
             }
         case .validate, .finalize:
-            guard p.mapping == 0, p.key.isEmpty else { throw refuse("its \(p.stage.rawValue) position names a mapping or a key") }
+            guard p.mapping == 0, p.progress == .nothingYet else { throw refuse("its \(p.stage.rawValue) position names a mapping or a key") }
             if p.stage == .finalize, p.step != plan.steps.count - 1 {
                 throw refuse("it says step \(p.step + 1) of \(plan.steps.count) is being installed; only the last step's store is")
             }

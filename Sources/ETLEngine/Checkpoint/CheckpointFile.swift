@@ -34,6 +34,8 @@ public struct CheckpointFile: Sendable {
             return checkpoint
         } catch let error as MigrationError {
             throw error
+        } catch let unreadable as Checkpoint.Position.Unreadable {
+            throw MigrationError.badCheckpoint(path: path, reason: unreadable.reason)
         } catch {
             throw MigrationError.badCheckpoint(path: path, reason: "it does not hold a checkpoint (\(error))")
         }

@@ -25,8 +25,8 @@ struct Rollback {
         let q = Database.quote
         let mapping = position.mapping
         // The last source key loaded; none: the mapping had loaded nothing.
-        let lastKey = position.key.first
-        let afterLast = lastKey.map { "source > \($0)" } ?? "1"
+        let lastKey: Int64?
+        if case .loaded(let last) = position.progress { lastKey = last } else { lastKey = nil }
         let layout = plan.destinationLayout
         let keyColumns = Dictionary(plan.destinationModel.entities.map { (layout.table(of: $0.name).name, layout.table(of: $0.name).keyColumn) },
                                     uniquingKeysWith: { a, _ in a })
@@ -34,16 +34,12 @@ struct Rollback {
         // end-of-mapping hook made come after every chunk of their mapping.
         let currentTargets = plan.mappings[mapping].targets
         let laterTargets = plan.targets.indices.filter { plan.targets[$0].mapping > mapping }
-        let current = currentTargets.map(String.init).joined(separator: ",")
-        let later = (laterTargets.map(Int64.init) + (currentTargets + laterTargets).map(WorkArea.endOfMappingAssociations(of:)))
-            .map(String.init).joined(separator: ",")
         // The highest source key a table may keep (`StepPlan.firstNewKeys` is one above it,
         // saturated at 2⁶³−1, where no new key can be handed out at all).
         let keptMax = firstNewKeys.mapValues { $0 == .max ? Int64.max : $0 - 1 }
+        let work = WorkDatabase(attachedTo: database)
         return try database.transaction {
-            let undone = Int(try database.scalarInt("SELECT count(DISTINCT source) FROM work.association WHERE mapping IN (\(current)) AND \(afterLast)"))
-            try database.execute("DELETE FROM work.association WHERE (mapping IN (\(current)) AND \(afterLast)) OR mapping IN (\(later))")
-            try database.execute("DELETE FROM work.reject WHERE mapping > \(mapping) OR (mapping = \(mapping) AND \(afterLast))")
+            let undone = try work.undo(mapping: mapping, current: currentTargets, later: laterTargets, after: lastKey)
             // New keys handed out after the checkpoint: at or above its next free key, and
             // above every kept key (which may be negative, or 2⁶³−1).
             for (table, next) in nextKeys.sorted(by: { $0.key < $1.key }) {
@@ -67,8 +63,7 @@ struct Rollback {
             let scopes = plan.uniqueKeyScopes
             for index in plan.targets.indices where plan.targets[index].mapping >= mapping {
                 let table = layout.table(of: plan.targets[index].entity).name
-                try database.run("DELETE FROM work.unique_key WHERE mapping = ? AND destination >= ?",
-                                 [.integer(Int64(scopes[index])), .integer(nextKeys[table] ?? 1)])
+                try work.undoUniqueKeys(scope: scopes[index], from: nextKeys[table] ?? 1)
             }
             return undone
         }

@@ -10,7 +10,7 @@ import ETLPipeline
 /// - A mapping that keeps source keys (`StepPlan.sourceKeyTargets`) or makes one row per
 ///   source row is one `INSERT … SELECT` per range of source keys: chunks with
 ///   checkpoints, as row by row.
-/// - A uniqueBy mapping is two statements: `GROUP BY` the key into `work.unique_key`,
+/// - A uniqueBy mapping is two statements: `GROUP BY` the key into the work database's uniqueBy keys,
 ///   numbered in order of each key's first source row, then its rows from those first rows.
 /// - A relationship `destination(s)('M', $source[.r])` is one statement joining the owner's
 ///   source rows, the source's link storage and M's destination rows, written into the
@@ -25,7 +25,7 @@ import ETLPipeline
 /// - A forEach mapping (`$source.r`, r to-many) is one `INSERT … SELECT` per range of source
 ///   keys over the pairs (source row, item) that r's storage lists, in the order row by row
 ///   makes them (source key, then item key), numbered from the next free key; a second
-///   statement records each pair's row in `work.association`, through which its links and
+///   statement records each pair's row in the work database's associations, through which its links and
 ///   the links to its rows are found (as those of a policy's rows).
 struct PushdownPlan {
     enum Kind {
@@ -35,10 +35,10 @@ struct PushdownPlan {
         case nextKeys
         /// One row per distinct uniqueBy key.
         case unique
-        /// Made row by row by a policy: `work.association` maps source rows to them.
+        /// Made row by row by a policy: the work database's associations map source rows to them.
         case rowByRow
         /// One row per (source row, forEach item) pair, the next free keys;
-        /// `work.association` maps the pairs to them.
+        /// the work database's associations map the pairs to them.
         case forEach
     }
 
@@ -55,7 +55,7 @@ struct PushdownPlan {
         /// `.sourceKeys`/`.nextKeys`: rows of keys in [?1, ?2] (`SourceKeyRange`); `.nextKeys` numbers them from ?3.
         /// `.unique`: rows of keys ≥ ?1.
         var insert: String
-        /// `.unique`: fills `work.unique_key`, keys from ?1 on.
+        /// `.unique`: fills the work database's uniqueBy keys, keys from ?1 on.
         let fillKeys: String?
         /// `.unique`: finds a passing row whose uniqueBy key is null (a reason not to push down).
         let nullKey: String?
@@ -72,7 +72,7 @@ struct PushdownPlan {
         var blobs: String? = nil
         /// `.forEach`: the pairs of source keys in (?1, ?2], before the filter: for counts.
         var pairs: String? = nil
-        /// `.forEach`: records the rows `insert` made in `work.association`, bound alike.
+        /// `.forEach`: records the rows `insert` made in the work database's associations, bound alike.
         var associate: String? = nil
     }
 
@@ -198,7 +198,7 @@ private struct StatementBuilder {
         let destination = layout.table(of: mapping.destinationEntity)
         var columns = [destination.keyColumn] + destination.insertDefaults.map(\.column)
         var values = destination.insertDefaults.map(\.value.sqlLiteral)
-        // `.unique`: values that are the uniqueBy key itself are read from work.unique_key.
+        // `.unique`: values that are the uniqueBy key itself are read from the work database's uniqueBy keys.
         let unique = kinds[index] == .unique ? try uniqueKey(index, alias: "s") : nil
         var readsSource = false
         var evaluated: [String] = []
@@ -233,7 +233,7 @@ private struct StatementBuilder {
         let passing = try self.passing(index, alias: "s")
         let whereAll = all.map { " WHERE \($0)" } ?? ""
         let count = "SELECT count(*) FROM \(sourceRows)\(whereAll)"
-        let passed = "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(mapping.targets[0]) AND destination >= ?1"
+        let passed = WorkDatabase.rowsWithUniqueKeys(scope: mapping.targets[0], from: "?1")
         let bound = "SELECT \(key) FROM \(sourceRows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) >= ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
         // CASE: the values are evaluated only for passing rows, as row by row. Each value is
         // only tested for null, in SQL: Swift is called only where the value needs it.
@@ -266,7 +266,7 @@ private struct StatementBuilder {
             let numbered = "?3 - 1 + row_number() OVER (ORDER BY \(order))"
             let inRange = (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ")
             create.insert = into + " SELECT " + ([numbered] + values).joined(separator: ", ") + " FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
-            create.associate = "INSERT INTO work.association (mapping, destination, source, item) SELECT \(mapping.targets[0]), \(numbered), \(key), \(pairs.item) "
+            create.associate = WorkDatabase.associateSelecting(target: mapping.targets[0], destination: numbered, source: key, item: pairs.item)
                 + "FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
             create.pairs = "SELECT count(*) FROM \(rows) WHERE " + ([all].compactMap { $0 } + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ")
             // The string columns found above are the source entity's; the item's are not among them.
@@ -309,13 +309,14 @@ private struct StatementBuilder {
             // Keys numbered from ?1 in order of their first source row, as the loader hands them out.
             // (The key is computed once per row in the inner query, which groups by its alias.)
             // Written in key order: appended to the table's B-tree, not scattered over it.
-            let fill = "INSERT INTO work.unique_key (mapping, key, destination, source, rows) SELECT \(target), k, "
-                + "?1 - 1 + row_number() OVER (ORDER BY first), first, n FROM "
+            let fill = WorkDatabase.addUniqueKeysSelecting(scope: target, key: "k", destination: "?1 - 1 + row_number() OVER (ORDER BY first)",
+                                                           source: "first", rows: "n") + "FROM "
                 + "(SELECT \(unique) AS k, min(\(key)) AS first, count(*) AS n FROM \(rows)\(whereOf) GROUP BY k) ORDER BY k"
             // Values of the first source row of each key; none to read when they all are the key.
             let join = readsSource ? " JOIN \(rows) ON \(key) = u.source" : ""
+            let keys = WorkDatabase.uniqueKeys(scope: target, alias: "u", from: "?1")
             let insert = into + " SELECT " + (["u.destination"] + values).joined(separator: ", ")
-                + " FROM work.unique_key u\(join) WHERE u.mapping = \(target) AND u.destination >= ?1 ORDER BY u.destination"
+                + " FROM \(keys.table)\(join) WHERE \(keys.condition) ORDER BY u.destination"
             // A null key is not deduplicated (each such row is its own), which GROUP BY cannot say:
             // the engine looks for one first, unless the filter already excludes it.
             let excluded = mapping.filter?.form?.conjuncts.contains(.isNull(mapping.uniqueBy!.form!, false)) ?? false
@@ -400,7 +401,7 @@ private struct StatementBuilder {
                 conditions = try passing(index, alias: row)
             }
             let u = "\(prefix)u"
-            joins.append("CROSS JOIN work.unique_key \(u) ON \(u).mapping = \(mapping.targets[0]) AND \(u).key = \(try uniqueKey(index, alias: row))")
+            joins.append(WorkDatabase.joinUniqueKey(scope: mapping.targets[0], alias: u, key: try uniqueKey(index, alias: row)))
             return (joins, "\(u).destination", conditions)
         case .nextKeys:
             throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
@@ -408,7 +409,7 @@ private struct StatementBuilder {
             // Every row the policy (or the forEach) made of the mapping's own entity from that
             // source row, as destinations() looks them up (`relates` allows nothing else).
             let a = "\(prefix)a"
-            return (["CROSS JOIN work.association \(a) ON \(a).mapping = \(mapping.targets[0]) AND \(a).source = \(alias)"], "\(a).destination", [])
+            return ([WorkDatabase.joinAssociations(target: mapping.targets[0], alias: a, source: alias)], "\(a).destination", [])
         }
     }
 
@@ -457,8 +458,9 @@ private struct StatementBuilder {
             if ownerIsPair {
                 // Each pair's row is recorded with its source row and item, in the order of the
                 // rows' keys: the links come out in that order.
-                from = "work.association o"
-                conditions = ["o.mapping = \(mapping.targets[0])"]
+                let pairs = WorkDatabase.associations(target: mapping.targets[0], alias: "o")
+                from = pairs.table
+                conditions = [pairs.condition]
                 ownerSourceKey = "o.source"
                 argumentRow = path.root == .item ? "o.item" : "o.source"
             } else if let name = path.segments.first {
@@ -498,7 +500,7 @@ private struct StatementBuilder {
             case .rowByRow:
                 // The policy's own rows (not those of the entities it creates besides), as the
                 // relate stage reads them.
-                joins.append("CROSS JOIN work.association o ON o.mapping = \(mapping.targets[0]) AND o.source = \(ownerSourceKey)")
+                joins.append(WorkDatabase.joinAssociations(target: mapping.targets[0], alias: "o", source: ownerSourceKey))
                 ownerKey = "o.destination"
             case .nextKeys:
                 throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")

@@ -122,9 +122,8 @@ struct PushdownStage {
         let all = source.condition(alias: "s").map { " WHERE \($0)" } ?? ""
         let sourceRows = try db.scalarInt("SELECT count(*) FROM src.\(Database.quote(source.name)) s\(all)")
         let rows = try db.scalarInt("SELECT count(*) FROM main.\(Database.quote(table.name))")
-        let associations = try db.rows("SELECT count(*), total(destination IS NOT source) FROM work.association WHERE mapping = \(mapping.targets[0])")[0]
-        guard case .integer(let made) = associations[0], case .real(let moved) = associations[1] else { return false }
-        return made == sourceRows && rows == sourceRows && moved == 0
+        guard let associations = try WorkDatabase(attachedTo: db).associationsKeepingSourceKeys(target: mapping.targets[0]) else { return false }
+        return associations.associations == sourceRows && rows == sourceRows && associations.keepingKeys
     }
 
     /// Runs pushed statements: a stop request interrupts them, and their errors are worded.
@@ -175,7 +174,7 @@ struct PushdownStage {
         var done = context.counters[index].read
         switch create.kind {
         case .sourceKeys, .nextKeys:
-            var next = SourceKeyRange.first(after: context.resumePoint(.create, mapping: index)?.key[0])
+            var next = SourceKeyRange.first(after: context.lastSourceKeyLoaded(mapping: index))
             let bound = try db.prepare(create.bound)
             let insert = try db.prepare(create.insert)
             let table = step.destinationLayout.table(of: mapping.destinationEntity)
@@ -202,7 +201,7 @@ struct PushdownStage {
                 context.counters[index].written += written
                 done += read
                 next = SourceKeyRange.first(after: upper)
-                try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [upper], done: done, total: total))
+                try context.commit(.init(step: step.index, stage: .create, mapping: index, progress: .loaded(lastSourceKey: upper), done: done, total: total))
                 context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
             }
             // Kept by the next checkpoint; a resume before it passes here again.
@@ -225,7 +224,7 @@ struct PushdownStage {
             context.counters[index].written += written
             context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
             done = total
-            try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [.max], done: done, total: total))
+            try context.commit(.init(step: step.index, stage: .create, mapping: index, progress: .loaded(lastSourceKey: .max), done: done, total: total))
         case .forEach:
             try createPairs(create, done: &done, total: total)
         case .rowByRow:
@@ -236,7 +235,7 @@ struct PushdownStage {
     }
 
     /// A forEach mapping: per range of source keys, one transaction making the rows of the
-    /// range's pairs and recording them in `work.association`, then a checkpoint. Counted as
+    /// range's pairs and recording them in the work database's associations, then a checkpoint. Counted as
     /// row by row counts: source rows read, pairs the filter rejected, rows written.
     private func createPairs(_ create: PushdownPlan.Create, done: inout Int, total: Int) throws {
         let db = context.destination
@@ -244,7 +243,7 @@ struct PushdownStage {
         let step = context.plan
         let mapping = step.mappings[index]
         let table = step.destinationLayout.table(of: mapping.destinationEntity).name
-        var next = SourceKeyRange.first(after: context.resumePoint(.create, mapping: index)?.key[0])
+        var next = SourceKeyRange.first(after: context.lastSourceKeyLoaded(mapping: index))
         let bound = try db.prepare(create.bound)
         let pairs = try db.prepare(create.pairs!)
         let insert = try db.prepare(create.insert)
@@ -273,7 +272,7 @@ struct PushdownStage {
             context.counters[index].written += written
             done += read
             next = SourceKeyRange.first(after: upper)
-            try context.commit(.init(step: step.index, stage: .create, mapping: index, key: [upper], done: done, total: total))
+            try context.commit(.init(step: step.index, stage: .create, mapping: index, progress: .loaded(lastSourceKey: upper), done: done, total: total))
             context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
         }
         context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
@@ -285,7 +284,9 @@ struct PushdownStage {
         let step = context.plan
         let mapping = step.mappings[index]
         let resume = context.resumePoint(.relate, mapping: index)
-        var done = resume?.key.count == 1 ? Int(resume!.key[0]) : 0
+        // A row-by-row relate's position (a run that decided otherwise) starts over: links are idempotent.
+        var done = 0
+        if case .statementsDone(let statements)? = resume?.progress { done = statements }
         context.event(.started, .relate, mapping: mapping.name, done: done, total: statements.count)
         while done < statements.count {
             try context.checkCancelled()
@@ -300,7 +301,7 @@ struct PushdownStage {
             }
             context.counters[index].related += linked
             done += 1
-            try context.commit(.init(step: step.index, stage: .relate, mapping: index, key: [Int64(done)],
+            try context.commit(.init(step: step.index, stage: .relate, mapping: index, progress: .statementsDone(done),
                                      done: done, total: statements.count))
             context.event(.advanced, .relate, mapping: mapping.name, done: done, total: statements.count)
         }

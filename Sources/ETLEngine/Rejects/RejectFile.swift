@@ -16,11 +16,11 @@ public struct RejectFile: Sendable {
 
     /// Writes the step's rejects from its work file (replacing an earlier export of the same step).
     func export(step: Int, from db: Database) throws {
-        let rows = try db.rows("SELECT record FROM work.reject ORDER BY rowid")
+        let records = try WorkDatabase(attachedTo: db).rejectRecords()
         let file = stepFile(step)
-        guard !rows.isEmpty else { unlink(file); return }
+        guard !records.isEmpty else { unlink(file); return }
         var text = ""
-        for row in rows { if case .text(let json) = row[0] { text += json + "\n" } }
+        for json in records { text += json + "\n" }
         try Data(try Zstd.compress(Array(text.utf8))).write(to: URL(fileURLWithPath: file), options: .atomic)
     }
 

@@ -26,7 +26,7 @@ struct CreateStage {
         context.event(.started, .create, mapping: mapping.name, total: total)
 
         // Resuming: continue after the last source key the checkpoint saw loaded.
-        var next = SourceKeyRange.first(after: context.resumePoint(.create, mapping: index)?.key[0])
+        var next = SourceKeyRange.first(after: context.lastSourceKeyLoaded(mapping: index))
         var done = context.counters[index].read
         let chunkSize = context.chunkSize
         try ChunkPipeline<ExtractedChunk, Transformer.Result>.run(
@@ -46,7 +46,7 @@ struct CreateStage {
             consume: { result in
                 try loader.load(result)
                 done += result.read
-                try context.commit(.init(step: plan.index, stage: .create, mapping: index, key: [result.lastKey], done: done, total: total))
+                try context.commit(.init(step: plan.index, stage: .create, mapping: index, progress: .loaded(lastSourceKey: result.lastKey), done: done, total: total))
                 context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
             })
         if let end = policy?.endOfMapping {

@@ -30,6 +30,7 @@ final class Loader {
         self.index = index
         let layout = context.plan.destinationLayout
         let db = context.destination
+        let work = WorkDatabase(attachedTo: db)
         let q = Database.quote
         let keeping = context.plan.sourceKeyTargets
         let scopes = context.plan.uniqueKeyScopes
@@ -44,13 +45,12 @@ final class Loader {
                 defaults: destination.insertDefaults.map(\.value),
                 insert: try db.prepare("INSERT INTO \(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ") VALUES ("
                                        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"),
-                associate: try db.prepare("INSERT INTO work.association (mapping, destination, source, item) VALUES (\(target), ?, ?, ?)"),
-                associateEndOfMapping: try db.prepare("INSERT INTO work.association (mapping, destination, source, item) VALUES ("
-                                                      + "\(WorkArea.endOfMappingAssociations(of: target)), ?, ?, ?)"),
+                associate: try work.prepareAssociate(target: target),
+                associateEndOfMapping: try work.prepareAssociateEndOfMapping(target: target),
                 // Keys are looked up in the target's scope: rows of the same entity another
                 // mapping of the step made under the same key are found too.
-                findUnique: try db.prepare("SELECT destination FROM work.unique_key WHERE mapping = \(scopes[target]) AND key = ?"),
-                addUnique: try db.prepare("INSERT INTO work.unique_key (mapping, key, destination, source) VALUES (\(scopes[target]), ?, ?, ?)"))
+                findUnique: try work.prepareFindUniqueKey(scope: scopes[target]),
+                addUnique: try work.prepareAddUniqueKey(scope: scopes[target]))
         }
     }
 

@@ -45,8 +45,7 @@ final class LookupPool: @unchecked Sendable {
         if let statement = idle.popLast() { lock.unlock(); return statement }
         lock.unlock()
         let database = try Database(path: path, mode: .readOnly)
-        let statement = try database.prepare(
-            "SELECT destination FROM association WHERE mapping = ? AND source = ? ORDER BY destination")
+        let statement = try WorkDatabase(file: database).prepareDestinations()
         lock.lock()
         connections.append(database)
         lock.unlock()

@@ -23,11 +23,11 @@ struct RelateStage {
         let extractor = try Extractor(layout: plan.sourceLayout, entity: mapping.sourceEntity, itemEntity: mapping.itemEntity,
                                       paths: mapping.relatePaths, database: context.source)
         // The work file is not written during relate, so a second connection reads it freely.
-        let work = try Database(path: context.workPath, mode: .readOnly)
+        let workDatabase = WorkDatabase(file: try Database(path: context.workPath, mode: .readOnly))
         let lookups = LookupPool(path: context.workPath,
                                  mappingIndex: Dictionary(uniqueKeysWithValues: plan.targets.enumerated().map { ($1.name, $0) }))
         var writers: [String: LinkWriter] = [:]
-        let total = Int(try work.scalarInt("SELECT count(*) FROM association WHERE mapping IN (\(mapping.targets.map(String.init).joined(separator: ",")))"))
+        let total = try workDatabase.associationCount(targets: mapping.targets)
         context.event(.started, .relate, mapping: mapping.name, total: total)
 
         // Resuming: continue after the last association the checkpoint saw linked.
@@ -35,23 +35,17 @@ struct RelateStage {
         var done = resume?.done ?? 0
         for target in mapping.targets {
             let entity = plan.targets[target].entity
-            // Checkpoint keys of relate: (target, destination, source, item).
-            if let resume, resume.key.count == 4, resume.key[0] > Int64(target) { continue }
             // The last association linked; none yet: the scan starts at (−2⁶³, −2⁶³, −2⁶³)
-            // inclusive, a triple a store's keys can make like any other.
+            // inclusive, a triple a store's keys can make like any other. A pushed-down
+            // relate's position (a run that decided otherwise) starts over: links are idempotent.
             var last: RelationResolver.Association?
-            if let resume, resume.key.count == 4, resume.key[0] == Int64(target) {
-                last = .init(destination: resume.key[1], source: resume.key[2], item: resume.key[3])
+            if case .linked(let linkedTarget, let destination, let source, let item)? = resume?.progress {
+                if linkedTarget > target { continue }
+                if linkedTarget == target { last = .init(destination: destination, source: source, item: item) }
             }
             let resolver = RelationResolver(mapping: mapping, target: target, entity: entity, declared: target == mapping.targets[0],
                                             policy: policy, step: plan.name)
-            let scans = try [">", ">="].map { comparison in
-                try work.prepare("""
-                    SELECT destination, source, item FROM association
-                    WHERE mapping = \(target) AND (destination, source, item) \(comparison) (?, ?, ?)
-                    ORDER BY destination, source, item LIMIT ?
-                    """)
-            }
+            let scans = try [false, true].map { try workDatabase.prepareAssociationScan(target: target, inclusive: $0) }
             let chunkSize = context.chunkSize
             try ChunkPipeline<RelationResolver.Chunk, (last: RelationResolver.Association, count: Int, links: [RelationResolver.Link], rejects: [Reject])>.run(
                 workers: context.workers, maxInFlight: context.workers + 2,
@@ -90,7 +84,8 @@ struct RelateStage {
                     try context.checkRejects(result.rejects)
                     done += result.count
                     try context.commit(.init(step: plan.index, stage: .relate, mapping: index,
-                                             key: [Int64(target), result.last.destination, result.last.source, result.last.item],
+                                             progress: .linked(target: target, destination: result.last.destination,
+                                                               source: result.last.source, item: result.last.item),
                                              done: done, total: total))
                     context.event(.advanced, .relate, mapping: mapping.name, done: done, total: total)
                 })

@@ -145,7 +145,7 @@ struct Transformer: Sendable {
                     }
                 }
             }
-            var own = NewRow(target: mapping.targets[0], sourceKey: key, item: item ?? WorkArea.noItem, unique: unique, values: values)
+            var own = NewRow(target: mapping.targets[0], sourceKey: key, item: item ?? WorkDatabase.noItem, unique: unique, values: values)
             own.externalFiles = files
             if let create = policy?.create {
                 result.rows += try applyPolicy(create, own: own, slots: slots, key: key, item: item)
@@ -195,7 +195,7 @@ struct Transformer: Sendable {
             for name in row.values.keys where !targets[target].attributes.contains(where: { $0.attribute.name == name }) {
                 throw RowFailure(key: key, expression: "policy \(mapping.policy!)", reason: "set '\(name)', which is not an attribute of \(entity)")
             }
-            var made = NewRow(target: target, sourceKey: key, item: item ?? WorkArea.noItem,
+            var made = NewRow(target: target, sourceKey: key, item: item ?? WorkDatabase.noItem,
                               unique: row.uniqueKey.flatMap { $0.isNull ? nil : $0.sqlValue }, values: values)
             made.keepsSourceKey = !declaredFound && target == mapping.targets[0] && made.unique == nil
             declaredFound = declaredFound || made.keepsSourceKey
@@ -204,10 +204,10 @@ struct Transformer: Sendable {
     }
 
     /// A row an end-of-mapping hook made: associated with no source row (`Loader` keeps its
-    /// association apart, `WorkArea.endOfMappingAssociations`; the source key is a placeholder).
+    /// association apart, `WorkDatabase.endOfMappingAssociations`; the source key is a placeholder).
     func endOfMappingRow(_ row: PolicyOutput.Row) throws -> NewRow {
         let rows = try applyPolicy({ _, output in output.rows = [row] },
-                                   own: NewRow(target: mapping.targets[0], sourceKey: .max, item: WorkArea.noItem, unique: nil,
+                                   own: NewRow(target: mapping.targets[0], sourceKey: .max, item: WorkDatabase.noItem, unique: nil,
                                                values: targets[mapping.targets[0]].attributes.map { _ in .null }),
                                    slots: [], key: .max, item: nil)
         var row = rows[0]

@@ -122,7 +122,7 @@ public struct Engine {
             let name = plan.steps.last!.name
             try ValidationProof.require(step: last - 1, run: identity, in: area.work, store: area.temporaryDestination, checkpoint: file.path)
             try snapshot.checkWhole()
-            try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, key: [], done: 0, total: 1), durable: true)
+            try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, progress: .nothingYet, done: 0, total: 1), durable: true)
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
             if options.replace != .refuse || !FileManager.default.fileExists(atPath: destination) {
                 try ExternalBinaryStorage.install(from: WorkArea.externalFolder(ofStore: area.temporaryDestination), at: destination,
@@ -227,7 +227,7 @@ public struct Engine {
             let execution = try stepExecutor(for: context, pushdown: options.pushdown).execute()
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
-            try run.save(.init(step: step.index, stage: .validate, mapping: 0, key: [], done: 0, total: 3), durable: false)
+            try run.save(.init(step: step.index, stage: .validate, mapping: 0, progress: .nothingYet, done: 0, total: 3), durable: false)
             try db.transaction {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }
@@ -285,7 +285,7 @@ public struct Engine {
             try configure(db, area: area)
             try db.transaction {
                 for sql in layout.tableSQL { try db.execute(sql) }
-                try db.execute(WorkArea.schema)
+                try db.execute(WorkDatabase.creation)
             }
             return db
         } catch let error as StoreError {

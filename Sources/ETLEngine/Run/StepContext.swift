@@ -66,9 +66,8 @@ final class StepContext {
         let total = priorRejects + counters.reduce(0) { $0 + $1.rejected }
         guard total > maxRejects else { return }
         let decoder = JSONDecoder()
-        let first = try destination.rows("SELECT record FROM work.reject ORDER BY rowid LIMIT 5").compactMap { row -> Reject? in
-            guard case .text(let json) = row[0] else { return nil }
-            return try? decoder.decode(Reject.self, from: Data(json.utf8))
+        let first = try WorkDatabase(attachedTo: destination).rejectRecords(limit: 5).compactMap {
+            try? decoder.decode(Reject.self, from: Data($0.utf8))
         }
         throw MigrationError.tooManyRejects(limit: maxRejects, first: first.isEmpty ? new : first)
     }
@@ -78,7 +77,7 @@ final class StepContext {
         guard !rejects.isEmpty else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let insert = try destination.prepare("INSERT INTO work.reject (mapping, source, record) VALUES (?, ?, ?)")
+        let insert = try WorkDatabase(attachedTo: destination).prepareReject()
         for record in rejects {
             try insert.run([.integer(Int64(mapping)), .integer(record.key), .text(String(decoding: try encoder.encode(record), as: UTF8.self))])
         }
@@ -118,8 +117,14 @@ final class StepContext {
 
     /// The resume position if it falls on this stage and mapping: where to continue.
     func resumePoint(_ stage: Stage, mapping: Int) -> Checkpoint.Position? {
-        guard let resume, resume.stage == stage, resume.mapping == mapping, !resume.key.isEmpty else { return nil }
+        guard let resume, resume.stage == stage, resume.mapping == mapping, resume.progress != .nothingYet else { return nil }
         return resume
+    }
+
+    /// Resuming the creation of mapping `mapping`: the last source key it loaded.
+    func lastSourceKeyLoaded(mapping: Int) -> Int64? {
+        guard case .loaded(let last)? = resumePoint(.create, mapping: mapping)?.progress else { return nil }
+        return last
     }
 
     /// True when the resume position is past this stage and mapping: it was done.

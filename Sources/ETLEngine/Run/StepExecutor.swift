@@ -13,7 +13,7 @@ protocol StepExecutor {
 struct StepOutcome {
     /// Lines for the summary: how the step ran, and why.
     var notes: [String]
-    /// Mappings whose rows were recorded in `work.association` (those made row by row);
+    /// Mappings whose rows were recorded in the work database's associations (those made row by row);
     /// validation counts their associations.
     var associationsKept: Set<Int>
 }

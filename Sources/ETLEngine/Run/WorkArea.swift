@@ -7,7 +7,7 @@ import ETLModel
 ///
 /// - `books-v3.sqlite.etl-tmp`: the destination being built (renamed into place at the end);
 /// - `books-v3.sqlite.etl-step1.tmp`: the store a step before the last produces;
-/// - `books-v3.sqlite.etl-work`: associations and uniqueBy keys of the current step;
+/// - `books-v3.sqlite.etl-work`: the current step's `WorkDatabase` (associations, uniqueBy keys, rejects);
 /// - `books-v3.sqlite.etl-tmp.external`: the external storage files of a store being built;
 /// - `books-v3.sqlite.etl-backup.external`: with a backup, the old store's external storage
 ///   files, gathered before the new ones join them in its folder.
@@ -59,34 +59,4 @@ public struct WorkArea {
         for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try? FileManager.default.removeItem(atPath: path + ".external")
     }
-
-    /// Creates the work database's tables in the connection's attached schema `work`.
-    ///
-    /// `association`: source row (and forEach item) → destination row, per mapping: Core
-    /// Data's associateSourceInstance. On disk, so memory never grows with the store.
-    /// `unique_key`: uniqueBy key → the destination row made for it, the first source row
-    /// with that key (whose values the row has) and, pushed down, how many rows have it.
-    /// `reject`: rejected source rows (JSON records), committed with their chunk.
-    static let schema = """
-        CREATE TABLE work.association (
-            mapping INTEGER NOT NULL, destination INTEGER NOT NULL,
-            source INTEGER NOT NULL, item INTEGER NOT NULL,
-            PRIMARY KEY (mapping, destination, source, item)) WITHOUT ROWID;
-        CREATE INDEX work.association_by_source ON association (mapping, source, destination);
-        CREATE TABLE work.unique_key (
-            mapping INTEGER NOT NULL, key BLOB NOT NULL, destination INTEGER NOT NULL, source INTEGER NOT NULL,
-            rows INTEGER, PRIMARY KEY (mapping, key)) WITHOUT ROWID;
-        CREATE TABLE work.reject (
-            mapping INTEGER NOT NULL, source INTEGER NOT NULL, record TEXT NOT NULL);
-        """
-
-    /// `item` of an association without a forEach. A real item may have this key too: an
-    /// association has an item exactly when its mapping has a forEach, never by its value.
-    static let noItem = Int64.min
-
-    /// The `mapping` of the associations of target `target`'s rows that an end-of-mapping
-    /// hook made. They have no source row, and every source key is a key a store may hold
-    /// (2⁶³−1 too), so they are told apart by mapping, not by a sentinel source key: no
-    /// relate, lookup or rollback by source key ever meets them.
-    static func endOfMappingAssociations(of target: Int) -> Int64 { -1 - Int64(target) }
 }

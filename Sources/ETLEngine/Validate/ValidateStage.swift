@@ -11,7 +11,7 @@ import ETLPipeline
 /// bookkeeping is counted where associations were kept.
 struct ValidateStage {
     let context: StepContext
-    /// Mappings whose rows were recorded in `work.association` (see `StepOutcome`).
+    /// Mappings whose rows were recorded in the work database's associations (see `StepOutcome`).
     let associationsKept: Set<Int>
 
     /// The expression type that reads a raw SQLite value as itself.
@@ -46,6 +46,7 @@ struct ValidateStage {
         var problems: [String] = []
         let plan = context.plan
         let db = context.destination
+        let workDatabase = WorkDatabase(attachedTo: db)
         let layout = plan.destinationLayout
         let q = Database.quote
 
@@ -57,8 +58,7 @@ struct ValidateStage {
             madeBy[target.entity, default: []].append(index)
             guard associationsKept.contains(target.mapping) else { continue }
             let counters = context.counters[index]
-            let ids = "\(index), \(WorkArea.endOfMappingAssociations(of: index))"
-            let associated = Int(try db.scalarInt("SELECT count(*) FROM work.association WHERE mapping IN (\(ids))"))
+            let associated = try workDatabase.associationCount(madeBy: index)
             if associated != counters.associated {
                 problems.append("mapping \(target.name): \(counters.associated) source rows passed, but \(associated) have a destination row")
             }
@@ -66,9 +66,8 @@ struct ValidateStage {
             // row another wrote.
             guard scopes[index] == index else { continue }
             let scope = plan.targets.indices.filter { scopes[$0] == index }
-            let list = scope.flatMap { ["\($0)", "\(WorkArea.endOfMappingAssociations(of: $0))"] }.joined(separator: ",")
             let written = scope.reduce(0) { $0 + context.counters[$1].written }
-            let distinct = Int(try db.scalarInt("SELECT count(DISTINCT destination) FROM work.association WHERE mapping IN (\(list))"))
+            let distinct = try workDatabase.destinationCount(madeBy: scope)
             if distinct != written {
                 problems.append("mapping \(scope.map { plan.targets[$0].name }.joined(separator: ", ")): wrote \(written) rows, but associations point at \(distinct)")
             }

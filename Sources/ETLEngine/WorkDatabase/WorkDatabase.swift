@@ -1,0 +1,199 @@
+import Foundation
+import ETLStore
+
+/// The work database of a step (`DESTINATION.etl-work`): the only code that names its
+/// tables. The stages ask it in the domain's words; the push-down gets SQL fragments from
+/// it to join the tables into its INSERT … SELECT statements.
+///
+/// - `association`: source row (and forEach item) → destination row, per mapping: Core
+///   Data's associateSourceInstance. On disk, so memory never grows with the store.
+/// - `unique_key`: uniqueBy key → the destination row made for it, the first source row
+///   with that key (whose values the row has) and, pushed down, how many rows have it.
+/// - `reject`: rejected source rows (JSON records), committed with their chunk.
+///
+/// The destination's connection attaches the file as schema `work`; the relate stage's
+/// readers open the file on its own (SQLite names it `main` there).
+struct WorkDatabase {
+    let database: Database
+    /// How the tables are named on this connection: `work.` attached, nothing on its own.
+    private let schema: String
+
+    /// The work database attached to the destination's connection as `work`.
+    init(attachedTo destination: Database) {
+        database = destination
+        schema = "work."
+    }
+
+    /// The work file opened on a connection of its own.
+    init(file: Database) {
+        database = file
+        schema = ""
+    }
+
+    /// Creates the tables, in the destination connection's attached schema `work`.
+    static let creation = """
+        CREATE TABLE work.association (
+            mapping INTEGER NOT NULL, destination INTEGER NOT NULL,
+            source INTEGER NOT NULL, item INTEGER NOT NULL,
+            PRIMARY KEY (mapping, destination, source, item)) WITHOUT ROWID;
+        CREATE INDEX work.association_by_source ON association (mapping, source, destination);
+        CREATE TABLE work.unique_key (
+            mapping INTEGER NOT NULL, key BLOB NOT NULL, destination INTEGER NOT NULL, source INTEGER NOT NULL,
+            rows INTEGER, PRIMARY KEY (mapping, key)) WITHOUT ROWID;
+        CREATE TABLE work.reject (
+            mapping INTEGER NOT NULL, source INTEGER NOT NULL, record TEXT NOT NULL);
+        """
+
+    /// `item` of an association without a forEach. A real item may have this key too: an
+    /// association has an item exactly when its mapping has a forEach, never by its value.
+    static let noItem = Int64.min
+
+    /// The `mapping` of the associations of target `target`'s rows that an end-of-mapping
+    /// hook made. They have no source row, and every source key is a key a store may hold
+    /// (2⁶³−1 too), so they are told apart by mapping, not by a sentinel source key: no
+    /// relate, lookup or rollback by source key ever meets them.
+    static func endOfMappingAssociations(of target: Int) -> Int64 { -1 - Int64(target) }
+
+    /// Target `target`'s ids in `association`: its rows' own and those its end-of-mapping hook made.
+    private static func madeBy(_ targets: [Int]) -> String {
+        targets.flatMap { ["\($0)", "\(endOfMappingAssociations(of: $0))"] }.joined(separator: ", ")
+    }
+
+    // MARK: Associations
+
+    /// Records that target `target` made a destination row: bound to (destination, source, item).
+    func prepareAssociate(target: Int) throws -> Statement {
+        try database.prepare("INSERT INTO \(schema)association (mapping, destination, source, item) VALUES (\(target), ?, ?, ?)")
+    }
+
+    /// Records a row target `target`'s end-of-mapping hook made: bound to (destination, source, item).
+    func prepareAssociateEndOfMapping(target: Int) throws -> Statement {
+        try database.prepare("INSERT INTO \(schema)association (mapping, destination, source, item) VALUES ("
+                             + "\(Self.endOfMappingAssociations(of: target)), ?, ?, ?)")
+    }
+
+    /// The destination rows a source row became, for destinations(): bound to (target, source).
+    func prepareDestinations() throws -> Statement {
+        try database.prepare("SELECT destination FROM \(schema)association WHERE mapping = ? AND source = ? ORDER BY destination")
+    }
+
+    /// Target `target`'s associations from source rows in (destination, source, item) order,
+    /// after (`inclusive`: from) the one bound, at most as many as bound last.
+    func prepareAssociationScan(target: Int, inclusive: Bool) throws -> Statement {
+        try database.prepare("""
+            SELECT destination, source, item FROM \(schema)association
+            WHERE mapping = \(target) AND (destination, source, item) \(inclusive ? ">=" : ">") (?, ?, ?)
+            ORDER BY destination, source, item LIMIT ?
+            """)
+    }
+
+    /// How many associations from source rows the targets have.
+    func associationCount(targets: [Int]) throws -> Int {
+        Int(try database.scalarInt("SELECT count(*) FROM \(schema)association WHERE mapping IN (\(targets.map(String.init).joined(separator: ", ")))"))
+    }
+
+    /// How many associations target `target` has, its end-of-mapping hook's included.
+    func associationCount(madeBy target: Int) throws -> Int {
+        Int(try database.scalarInt("SELECT count(*) FROM \(schema)association WHERE mapping IN (\(Self.madeBy([target])))"))
+    }
+
+    /// How many destination rows the targets' associations point at.
+    func destinationCount(madeBy targets: [Int]) throws -> Int {
+        Int(try database.scalarInt("SELECT count(DISTINCT destination) FROM \(schema)association WHERE mapping IN (\(Self.madeBy(targets)))"))
+    }
+
+    /// Target `target`'s associations, and whether each destination key is its source key.
+    func associationsKeepingSourceKeys(target: Int) throws -> (associations: Int64, keepingKeys: Bool)? {
+        let row = try database.rows("SELECT count(*), total(destination IS NOT source) FROM \(schema)association WHERE mapping = \(target)")[0]
+        guard case .integer(let made) = row[0], case .real(let moved) = row[1] else { return nil }
+        return (made, moved == 0)
+    }
+
+    // MARK: Unique keys
+
+    /// The destination row made for a uniqueBy key in scope `scope`: bound to (key).
+    func prepareFindUniqueKey(scope: Int) throws -> Statement {
+        try database.prepare("SELECT destination FROM \(schema)unique_key WHERE mapping = \(scope) AND key = ?")
+    }
+
+    /// Records the row made for a uniqueBy key in scope `scope`: bound to (key, destination, source).
+    func prepareAddUniqueKey(scope: Int) throws -> Statement {
+        try database.prepare("INSERT INTO \(schema)unique_key (mapping, key, destination, source) VALUES (\(scope), ?, ?, ?)")
+    }
+
+    // MARK: Rejects
+
+    /// Stores a reject record: bound to (mapping, source, record).
+    func prepareReject() throws -> Statement {
+        try database.prepare("INSERT INTO \(schema)reject (mapping, source, record) VALUES (?, ?, ?)")
+    }
+
+    /// The step's reject records (JSON), in the order they were rejected; the first `limit`.
+    func rejectRecords(limit: Int? = nil) throws -> [String] {
+        try database.rows("SELECT record FROM \(schema)reject ORDER BY rowid" + (limit.map { " LIMIT \($0)" } ?? "")).compactMap {
+            if case .text(let json) = $0[0] { return json } else { return nil }
+        }
+    }
+
+    // MARK: Rollback
+
+    /// Undoes in the work tables what came after a checkpoint in mapping `mapping` whose last
+    /// source key loaded is `lastKey` (nil: none yet): the associations of `current` targets
+    /// past it and all of `later` targets', the rejects past it. Returns how many source rows
+    /// had associations undone. Call inside the rollback's transaction.
+    func undo(mapping: Int, current: [Int], later: [Int], after lastKey: Int64?) throws -> Int {
+        let afterLast = lastKey.map { "source > \($0)" } ?? "1"
+        let currentIds = current.map(String.init).joined(separator: ",")
+        let laterIds = (later.map(Int64.init) + (current + later).map(Self.endOfMappingAssociations(of:)))
+            .map(String.init).joined(separator: ",")
+        let undone = Int(try database.scalarInt("SELECT count(DISTINCT source) FROM \(schema)association WHERE mapping IN (\(currentIds)) AND \(afterLast)"))
+        try database.execute("DELETE FROM \(schema)association WHERE (mapping IN (\(currentIds)) AND \(afterLast)) OR mapping IN (\(laterIds))")
+        try database.execute("DELETE FROM \(schema)reject WHERE mapping > \(mapping) OR (mapping = \(mapping) AND \(afterLast))")
+        return undone
+    }
+
+    /// Forgets the uniqueBy keys of scope `scope` whose rows have keys from `firstUndone` on.
+    func undoUniqueKeys(scope: Int, from firstUndone: Int64) throws {
+        try database.run("DELETE FROM \(schema)unique_key WHERE mapping = ? AND destination >= ?",
+                         [.integer(Int64(scope)), .integer(firstUndone)])
+    }
+
+    // MARK: SQL for the push-down (the destination's connection, `work` attached)
+
+    /// A query of how many source rows have the keys of scope `scope` whose rows are keyed from `from` on.
+    static func rowsWithUniqueKeys(scope: Int, from: String) -> String {
+        "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(scope) AND destination >= \(from)"
+    }
+
+    /// The start of an INSERT … SELECT of target `target`'s associations: the caller appends FROM ….
+    static func associateSelecting(target: Int, destination: String, source: String, item: String) -> String {
+        "INSERT INTO work.association (mapping, destination, source, item) SELECT \(target), \(destination), \(source), \(item) "
+    }
+
+    /// The start of an INSERT … SELECT of scope `scope`'s uniqueBy keys: the caller appends FROM ….
+    static func addUniqueKeysSelecting(scope: Int, key: String, destination: String, source: String, rows: String) -> String {
+        "INSERT INTO work.unique_key (mapping, key, destination, source, rows) SELECT \(scope), \(key), \(destination), \(source), \(rows) "
+    }
+
+    /// The keys of scope `scope` as table `alias` (columns key, destination, source), for a FROM
+    /// clause, with the condition that keeps the scope's rows keyed from `from` on.
+    static func uniqueKeys(scope: Int, alias: String, from: String) -> (table: String, condition: String) {
+        ("work.unique_key \(alias)", "\(alias).mapping = \(scope) AND \(alias).destination >= \(from)")
+    }
+
+    /// Joins the row made for uniqueBy key `key` in scope `scope` as `alias` (column destination).
+    static func joinUniqueKey(scope: Int, alias: String, key: String) -> String {
+        "CROSS JOIN work.unique_key \(alias) ON \(alias).mapping = \(scope) AND \(alias).key = \(key)"
+    }
+
+    /// Target `target`'s associations as table `alias` (columns destination, source, item),
+    /// for a FROM clause, with the condition that keeps the target's.
+    static func associations(target: Int, alias: String) -> (table: String, condition: String) {
+        ("work.association \(alias)", "\(alias).mapping = \(target)")
+    }
+
+    /// Joins the rows target `target` made of source row `source` as `alias` (column destination).
+    static func joinAssociations(target: Int, alias: String, source: String) -> String {
+        "CROSS JOIN work.association \(alias) ON \(alias).mapping = \(target) AND \(alias).source = \(source)"
+    }
+}
