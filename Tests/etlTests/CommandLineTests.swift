@@ -41,13 +41,8 @@ final class CommandLineTests: XCTestCase {
     /// Bookmarks V2 (same schema as V1): inspect shows, per version, which entity hashes
     /// match, and the digest; the version is told by the hashes.
     func testInspectShowsPerVersionWhetherEachEntitysHashMatches() throws {
-        let corpus = Self.root.appendingPathComponent("../shared/fixtures/coredata-corpus/ddg-bookmarks").standardizedFileURL
-        guard FileManager.default.fileExists(atPath: corpus.path) else {
-            if ProcessInfo.processInfo.environment["ETL_REQUIRE_FIXTURES"] == "1" { XCTFail("missing \(corpus.path)") }
-            throw XCTSkip("missing \(corpus.path): these tests need the shared fixtures beside the repository")
-        }
         for name in ["Bookmarks_V2.sqlite", "Bookmarks_V2.sqlite-wal", "BookmarksModel.xcdatamodeld"] {
-            try FileManager.default.copyItem(at: corpus.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+            _ = try FixtureSet.copy("coredata-corpus/ddg-bookmarks/\(name)", into: folder)
         }
         let result = try etl("inspect", "Bookmarks_V2.sqlite", "--models", "BookmarksModel.xcdatamodeld")
         XCTAssertEqual(result.status, 0, result.stderr)

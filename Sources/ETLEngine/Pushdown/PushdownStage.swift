@@ -195,14 +195,7 @@ struct PushdownStage {
                 try maxKey.bind([])
                 if try maxKey.step(), !maxKey.isNull(0) { _ = context.keepKey(maxKey.int64(0), table: table.name) }
                 maxKey.reset()
-                context.counters[index].read += read
-                context.counters[index].filtered += read - written
-                context.counters[index].associated += written
-                context.counters[index].written += written
-                done += read
-                next = SourceKeyRange.first(after: upper)
-                try context.commit(.init(step: step.index, stage: .create, mapping: index, progress: .loaded(lastSourceKey: upper), done: done, total: total))
-                context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
+                next = try chunkLoaded(index, read: read, passed: read, written: written, upTo: upper, done: &done, total: total)
             }
             // Kept by the next checkpoint; a resume before it passes here again.
             context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
@@ -266,16 +259,25 @@ struct PushdownStage {
             }
             guard read > 0 else { break }
             if written > 0 { _ = context.keepKey(first + Int64(written - 1), table: table) }
-            context.counters[index].read += read
-            context.counters[index].filtered += listed - written
-            context.counters[index].associated += written
-            context.counters[index].written += written
-            done += read
-            next = SourceKeyRange.first(after: upper)
-            try context.commit(.init(step: step.index, stage: .create, mapping: index, progress: .loaded(lastSourceKey: upper), done: done, total: total))
-            context.event(.advanced, .create, mapping: mapping.name, done: done, total: total)
+            next = try chunkLoaded(index, read: read, passed: listed, written: written, upTo: upper, done: &done, total: total)
         }
         context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
+    }
+
+    /// Counts a committed range of source keys up to `upper` (`passed`: the rows or forEach
+    /// pairs it offered, `written` of them made rows), checkpoints it, and returns where
+    /// the next range starts.
+    private func chunkLoaded(_ index: Int, read: Int, passed: Int, written: Int, upTo upper: Int64,
+                             done: inout Int, total: Int) throws -> Int64? {
+        context.counters[index].read += read
+        context.counters[index].filtered += passed - written
+        context.counters[index].associated += written
+        context.counters[index].written += written
+        done += read
+        try context.commit(.init(step: context.plan.index, stage: .create, mapping: index, progress: .loaded(lastSourceKey: upper),
+                                 done: done, total: total))
+        context.event(.advanced, .create, mapping: context.plan.mappings[index].name, done: done, total: total)
+        return SourceKeyRange.first(after: upper)
     }
 
     private func relate(_ index: Int, statements: [PushdownPlan.Relate]) throws {
