@@ -5,12 +5,10 @@ import ETLStore
 /// the run reads the store: on two cores the check costs no wall time. The engine waits
 /// for it before the new store is moved into place, so a damaged source never yields a
 /// result (what the run read from it is thrown away with the work files).
-final class SourceCheck: @unchecked Sendable {
+final class SourceCheck: Sendable {
     private let path: String
     private let database: Database
-    private let finished = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var outcome: Result<[String], Error>?
+    private let work: SideWork<[String]>
 
     init(path: String, busyTimeout: Int32) throws {
         self.path = path
@@ -19,25 +17,13 @@ final class SourceCheck: @unchecked Sendable {
         } catch let error as StoreError {
             throw MigrationError.badSource(path: path, reason: SourceStore.reason(for: error, size: Self.size(of: path), busyTimeout: busyTimeout))
         }
-        let database = self.database
-        Thread.detachNewThread { [self] in
-            let result = Result { try database.quickCheck(limit: 10) }
-            lock.lock()
-            outcome = result
-            lock.unlock()
-            finished.signal()
-        }
+        work = SideWork(on: database) { try $0.quickCheck(limit: 10) }
     }
 
     /// Waits for the check; throws `MigrationError.badSource` naming the damage it found.
     func wait() throws {
-        finished.wait()
-        finished.signal()  // later waits return at once
-        lock.lock()
-        let outcome = self.outcome!
-        lock.unlock()
         let problems: [String]
-        do { problems = try outcome.get() } catch let error as StoreError {
+        do { problems = try work.wait() } catch let error as StoreError {
             throw MigrationError.badSource(path: path, reason: SourceStore.reason(for: error, size: Self.size(of: path), busyTimeout: database.busyTimeout))
         }
         if !problems.isEmpty {
@@ -47,9 +33,7 @@ final class SourceCheck: @unchecked Sendable {
 
     /// Stops the check (the run failed anyway) and waits for its thread.
     func cancel() {
-        database.interrupt()
-        finished.wait()
-        finished.signal()
+        work.cancel()
     }
 
     private static func size(of path: String) -> Int {

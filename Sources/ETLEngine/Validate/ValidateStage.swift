@@ -28,20 +28,42 @@ struct ValidateStage {
     /// Runs the checks; a stop request (SIGINT, SIGTERM) interrupts the one running — they
     /// only read, and a resume starts validation again — so the run stops at once, and
     /// never goes on to install a store after it.
+    ///
+    /// The checks that read only the new store run on a second connection (`SideWork`),
+    /// on the second core, while this one counts rows and checks links: the store is
+    /// committed and nothing writes it until validation is over.
     func run() throws {
         let db = context.destination
         let cancellation = context.cancellation
-        db.onProgress(every: 20_000) { cancellation?.isCancelled ?? false }
+        let stop: @Sendable () -> Bool = { cancellation?.isCancelled ?? false }
+        let plan = context.plan
+        let links = LinkCheck.all(of: plan)
+        let sideDatabase = try Database(path: db.path, mode: .readOnly, busyTimeout: db.busyTimeout)
+        try sideDatabase.execute(PageCache.pragmas("main"))
+        let side = SideWork(on: sideDatabase) { database in
+            database.onProgress(every: 20_000, stop)
+            return try Self.storeProblems(plan: plan, links: links, database: database)
+        }
+        defer { side.cancel() }
+        db.onProgress(every: 20_000, stop)
         defer { db.onProgress(every: 0, nil) }
         do {
-            try check()
+            try check(links: links, side: side)
         } catch let error as StoreError where error.code & 0xff == SQLiteCode.interrupt {
             throw MigrationError.interrupted(checkpoint: nil)
         }
         try context.checkCancelled()
     }
 
-    private func check() throws {
+    /// What the checks of the second connection found, by kind, in the order they are reported.
+    struct StoreProblems: Sendable {
+        var required: [String] = []
+        var unique: [String] = []
+        var foreignKeys: [String] = []
+        var integrity: [String] = []
+    }
+
+    private func check(links: [LinkCheck], side: SideWork<StoreProblems>) throws {
         context.event(.started, .validate, total: 3)
         var problems: [String] = []
         let plan = context.plan
@@ -82,67 +104,20 @@ struct ValidateStage {
         }
         context.event(.advanced, .validate, done: 1, total: 3)
 
-        // 2. Required attributes and required to-one relationships have values.
-        for entity in plan.destinationModel.entities where !entity.isAbstract {
-            let table = layout.table(of: entity.name)
-            let condition = table.condition(alias: "t0").map { " AND \($0)" } ?? ""
-            func missing(_ column: String, what: String) throws {
-                let keys = try db.rows("SELECT t0.\(q(table.keyColumn)) FROM \(q(table.name)) t0 WHERE t0.\(q(column)) IS NULL\(condition) ORDER BY 1 LIMIT 5")
-                guard !keys.isEmpty else { return }
-                let count = try db.scalarInt("SELECT count(*) FROM \(q(table.name)) t0 WHERE t0.\(q(column)) IS NULL\(condition)")
-                problems.append("\(entity.name).\(what) is required but missing in \(count) rows (keys \(keys.map { $0[0].sqlLiteral }.joined(separator: ", "))\(count > 5 ? ", …" : "")): map it, give it a default in the model, or filter those rows")
-            }
-            for attribute in plan.destinationModel.attributes(of: entity.name) where !attribute.isOptional {
-                try missing(layout.column(ofAttribute: attribute.name, entity: entity.name), what: attribute.name)
-            }
-            for r in plan.destinationModel.relationships(of: entity.name) where !r.isOptional && !r.isToMany {
-                if case .foreignKey(_, let column) = layout.storage(ofRelationship: r.name, entity: entity.name) {
-                    try missing(column, what: r.name)
-                }
+        // 2. Every link points at an existing row.
+        var dangling: [String] = []
+        for link in links {
+            let keys = try db.rows(link.sql)
+            if !keys.isEmpty {
+                dangling.append("\(link.entity).\(link.relationship) links to rows that do not exist (keys \(keys.map { $0[0].sqlLiteral }.joined(separator: ", ")))")
             }
         }
-        // Values the model makes unique are (before the UNIQUE indexes are made).
-        problems += try UniquenessCheck(plan: plan, database: db).problems()
         context.event(.advanced, .validate, done: 2, total: 3)
 
-        // 3. Every link points at an existing row, whatever the layout declares (Core Data
-        //    declares no foreign keys), and SQLite finds the file sound.
-        var checked = Set<String>()
-        for entity in plan.destinationModel.entities {
-            for r in plan.destinationModel.relationships(of: entity.name) {
-                let target = layout.table(of: r.destination)
-                let own = layout.table(of: entity.name)
-                var queries: [String] = []
-                switch layout.storage(ofRelationship: r.name, entity: entity.name) {
-                case .foreignKey(let table, let column):
-                    queries.append("SELECT t.\(q(column)) FROM \(q(table)) t WHERE t.\(q(column)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(q(target.name)) x WHERE x.\(q(target.keyColumn)) = t.\(q(column))) LIMIT 5")
-                case .joinTable(let table, let ownColumn, let otherColumn):
-                    queries.append("SELECT t.\(q(ownColumn)) FROM \(q(table)) t WHERE NOT EXISTS (SELECT 1 FROM \(q(own.name)) x WHERE x.\(q(own.keyColumn)) = t.\(q(ownColumn))) LIMIT 5")
-                    queries.append("SELECT t.\(q(otherColumn)) FROM \(q(table)) t WHERE NOT EXISTS (SELECT 1 FROM \(q(target.name)) x WHERE x.\(q(target.keyColumn)) = t.\(q(otherColumn))) LIMIT 5")
-                case .inverseForeignKey:
-                    continue  // checked from the side that holds the column
-                }
-                for sql in queries where checked.insert(sql).inserted {
-                    let keys = try db.rows(sql)
-                    if !keys.isEmpty {
-                        problems.append("\(entity.name).\(r.name) links to rows that do not exist (keys \(keys.map { $0[0].sqlLiteral }.joined(separator: ", ")))")
-                    }
-                }
-            }
-        }
-        let dangling = try db.rows("SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 5")
-        for row in dangling {
-            problems.append("a row of \(row[0].sqlLiteral) (rowid \(row[1].sqlLiteral)) points at a missing row of \(row[2].sqlLiteral)")
-        }
-        // quick_check reads every page and checks its structure; integrity_check would also
-        // compare each index with its table, which costs as much again and only finds a
-        // fault in SQLite itself, which wrote both.
-        let integrity = try db.rows("PRAGMA main.quick_check(5)")
-        let messages = integrity.compactMap { row -> String? in
-            if case .text(let t) = row[0], t != "ok" { return t }
-            return nil
-        }
-        problems += messages.map { "integrity check: \($0)" }
+        // 3. What the second connection found: required values, unique values, declared
+        //    foreign keys, the file's structure.
+        let found = try side.wait()
+        problems += found.required + found.unique + dangling + found.foreignKeys + found.integrity
 
         // 4. The policies' own checks.
         for mapping in plan.mappings {
@@ -160,5 +135,52 @@ struct ValidateStage {
         if !problems.isEmpty {
             throw MigrationError.validationFailed(step: plan.name, problems: problems)
         }
+    }
+
+    /// The checks that read only the destination store, on `database` (the second connection).
+    static func storeProblems(plan: StepPlan, links: [LinkCheck], database db: Database) throws -> StoreProblems {
+        var found = StoreProblems()
+        let layout = plan.destinationLayout
+        let q = Database.quote
+        // Required attributes and required to-one relationships have values.
+        for entity in plan.destinationModel.entities where !entity.isAbstract {
+            let table = layout.table(of: entity.name)
+            let condition = table.condition(alias: "t0").map { " AND \($0)" } ?? ""
+            func missing(_ column: String, what: String) throws {
+                let keys = try db.rows("SELECT t0.\(q(table.keyColumn)) FROM \(q(table.name)) t0 WHERE t0.\(q(column)) IS NULL\(condition) ORDER BY 1 LIMIT 5")
+                guard !keys.isEmpty else { return }
+                let count = try db.scalarInt("SELECT count(*) FROM \(q(table.name)) t0 WHERE t0.\(q(column)) IS NULL\(condition)")
+                found.required.append("\(entity.name).\(what) is required but missing in \(count) rows (keys \(keys.map { $0[0].sqlLiteral }.joined(separator: ", "))\(count > 5 ? ", …" : "")): map it, give it a default in the model, or filter those rows")
+            }
+            for attribute in plan.destinationModel.attributes(of: entity.name) where !attribute.isOptional {
+                try missing(layout.column(ofAttribute: attribute.name, entity: entity.name), what: attribute.name)
+            }
+            for r in plan.destinationModel.relationships(of: entity.name) where !r.isOptional && !r.isToMany {
+                if case .foreignKey(_, let column) = layout.storage(ofRelationship: r.name, entity: entity.name) {
+                    try missing(column, what: r.name)
+                }
+            }
+        }
+        // Values the model makes unique are (before the UNIQUE indexes are made).
+        found.unique = try UniquenessCheck(plan: plan, database: db).problems()
+        // The foreign keys the tables declare, where no link check proves them already.
+        let tables = try db.rows("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name")
+        for case .text(let table) in tables.map({ $0[0] }) {
+            let declared = try db.rows("SELECT \"table\", \"from\", \"to\" FROM main.pragma_foreign_key_list(?)", [.text(table)])
+            let proven = declared.allSatisfy { key in
+                guard case .text(let parent) = key[0], case .text(let from) = key[1] else { return false }
+                let to: String? = if case .text(let to) = key[2] { to } else { nil }
+                return links.contains { $0.covers(table: table, from: from, parent: parent, to: to) }
+            }
+            if proven { continue }
+            for row in try db.rows("SELECT \"table\", rowid, parent FROM pragma_foreign_key_check(?, 'main') LIMIT 5", [.text(table)]) {
+                found.foreignKeys.append("a row of \(row[0].sqlLiteral) (rowid \(row[1].sqlLiteral)) points at a missing row of \(row[2].sqlLiteral)")
+            }
+        }
+        // quick_check reads every page and checks its structure; integrity_check would also
+        // compare each index with its table, which costs as much again and only finds a
+        // fault in SQLite itself, which wrote both.
+        found.integrity = try db.quickCheck(limit: 5).map { "integrity check: \($0)" }
+        return found
     }
 }

@@ -1,0 +1,44 @@
+import Foundation
+import ETLStore
+
+/// Work on a connection and a thread of its own: what the second core does while the
+/// run's connection goes on (the source's quick check during the whole run; half of the
+/// checks of validation). SQLite runs the statements of one connection one at a time, so
+/// a second connection is the only way to use both cores on one store.
+///
+/// The body only reads: with the rollback journal the run uses, readers of a file share
+/// it, and a writer's commit waits for them.
+final class SideWork<Result: Sendable>: @unchecked Sendable {
+    let database: Database
+    private let finished = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var outcome: Swift.Result<Result, Error>?
+
+    init(on database: Database, _ body: @escaping @Sendable (Database) throws -> Result) {
+        self.database = database
+        Thread.detachNewThread { [self] in
+            let result = Swift.Result { try body(database) }
+            lock.lock()
+            outcome = result
+            lock.unlock()
+            finished.signal()
+        }
+    }
+
+    /// Waits for the body; its result, or the error it threw.
+    func wait() throws -> Result {
+        finished.wait()
+        finished.signal()  // later waits return at once
+        lock.lock()
+        defer { lock.unlock() }
+        return try outcome!.get()
+    }
+
+    /// Stops the body (its result is not wanted) and waits for its thread, so that nothing
+    /// reads the file once the caller goes on.
+    func cancel() {
+        database.interrupt()
+        finished.wait()
+        finished.signal()
+    }
+}
