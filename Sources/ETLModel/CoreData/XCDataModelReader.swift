@@ -223,21 +223,23 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
         current!.uniquenessConstraints[current!.uniquenessConstraints.count - 1].append(value)
     }
 
-    private func checkNewProperty(_ name: String, _ here: Place) throws {
-        guard let entity = current else { return }
+    /// The entity, name and place of a new `<attribute>` or `<relationship>` (`element`) of
+    /// the current entity; nil for a transient one (not stored) or outside an entity.
+    private func newProperty(_ element: String, _ parser: XMLParser, _ attributes: [String: String]) throws -> (entity: Entity, name: String, here: Place)? {
+        guard let entity = current, let entityPlace = currentPlace else { return nil }
+        guard let name = attributes["name"], !name.isEmpty else {
+            let article = element.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+            throw error(place(parser, entityPlace.path + "/" + element), "\(article) <\(element)> without a name in entity \(entity.name)")
+        }
+        let here = place(parser, entityPlace.path + "/\(element)[@name='\(name)']")
         if entity.attributes.contains(where: { $0.name == name }) || entity.relationships.contains(where: { $0.name == name }) {
             throw error(here, "duplicate property '\(name)' in entity \(entity.name)")
         }
+        return Self.flag(attributes["transient"]) ? nil : (entity, name, here)
     }
 
     private func addAttribute(_ parser: XMLParser, _ attributes: [String: String]) throws {
-        guard let entity = current, let entityPlace = currentPlace else { return }
-        guard let name = attributes["name"], !name.isEmpty else {
-            throw error(place(parser, entityPlace.path + "/attribute"), "an <attribute> without a name in entity \(entity.name)")
-        }
-        let here = place(parser, entityPlace.path + "/attribute[@name='\(name)']")
-        try checkNewProperty(name, here)
-        if Self.flag(attributes["transient"]) { return }
+        guard let (entity, name, here) = try newProperty("attribute", parser, attributes) else { return }
         guard let typeName = attributes["attributeType"] else {
             throw error(here, "attribute \(entity.name).\(name) has no attributeType")
         }
@@ -268,13 +270,7 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
     }
 
     private func addRelationship(_ parser: XMLParser, _ attributes: [String: String]) throws {
-        guard let entity = current, let entityPlace = currentPlace else { return }
-        guard let name = attributes["name"], !name.isEmpty else {
-            throw error(place(parser, entityPlace.path + "/relationship"), "a <relationship> without a name in entity \(entity.name)")
-        }
-        let here = place(parser, entityPlace.path + "/relationship[@name='\(name)']")
-        try checkNewProperty(name, here)
-        if Self.flag(attributes["transient"]) { return }
+        guard let (entity, name, here) = try newProperty("relationship", parser, attributes) else { return }
         guard let destination = attributes["destinationEntity"], !destination.isEmpty else {
             throw error(here, "relationship \(entity.name).\(name) has no destinationEntity")
         }

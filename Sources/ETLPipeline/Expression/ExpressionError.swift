@@ -1,9 +1,21 @@
 import ETLModel
 
+/// A problem in an expression, at a 1-based character `column` of its text: what
+/// `ExpressionError` and `EvaluationError` share.
+public protocol ExpressionProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    var message: String { get }
+    var column: Int { get }
+}
+
+extension ExpressionProblem {
+    /// "column 12: unknown attribute 'titel' of Book (did you mean 'title'?)"
+    public var description: String { "column \(column): \(message)" }
+}
+
 /// A problem found while compiling an expression: a syntax error, an unknown name,
-/// or a type error. `column` is the 1-based character column in the expression text
-/// where the problem starts (one past the end for "unexpected end of expression").
-public struct ExpressionError: Error, Sendable, Hashable, CustomStringConvertible {
+/// or a type error. `column` is where the problem starts (one past the end for
+/// "unexpected end of expression").
+public struct ExpressionError: ExpressionProblem {
     public var message: String
     public var column: Int
 
@@ -11,15 +23,12 @@ public struct ExpressionError: Error, Sendable, Hashable, CustomStringConvertibl
         self.message = message
         self.column = column
     }
-
-    /// "column 12: unknown attribute 'titel' of Book (did you mean 'title'?)"
-    public var description: String { "column \(column): \(message)" }
 }
 
 /// A problem while evaluating a compiled expression for one row: integer overflow,
 /// or `destination()` finding more than one row. The message names the operator or
 /// function; `column` is where that operator or call starts in the expression text.
-public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct EvaluationError: ExpressionProblem {
     public var message: String
     public var column: Int
 
@@ -27,8 +36,6 @@ public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertibl
         self.message = message
         self.column = column
     }
-
-    public var description: String { "column \(column): \(message)" }
 }
 
 /// " (did you mean 'x'?)" when a close candidate exists, else "".
