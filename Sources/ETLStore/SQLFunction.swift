@@ -26,6 +26,7 @@ extension Database {
             { context, count, arguments in
                 let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
                 var values: [SQLValue] = []
+                values.reserveCapacity(Int(count))
                 for index in 0..<Int(count) {
                     values.append(SQLValue(argument: arguments![index]))
                 }

@@ -81,6 +81,17 @@ final class FunctionExpressionTests: XCTestCase {
         XCTAssertEqual(compileError("lower('a', 'b')")?.message, "lower takes 1 argument, found 2")
     }
 
+    /// trim's ASCII shortcut answers as Unicode's White_Space property does, for every
+    /// ASCII scalar; beyond ASCII the property itself answers (no-break space, NEL, U+3000).
+    func testTrimsWhiteSpaceExactlyAsUnicodeDefinesIt() throws {
+        for value in UInt32(0)..<0x80 {
+            let scalar = Unicode.Scalar(value)!
+            XCTAssertEqual(TextOperations.isWhiteSpace(scalar), scalar.properties.isWhitespace, "U+\(String(value, radix: 16))")
+        }
+        XCTAssertEqual(TextOperations.trim("\u{A0}\u{85}\u{3000} a b\u{2028}\t\u{0B}"), "a b")
+        XCTAssertEqual(TextOperations.trim("\u{1C}x\u{1F}"), "\u{1C}x\u{1F}", "separators U+1C–U+1F are not White_Space")
+    }
+
     func testTrimReplaceLength() throws {
         XCTAssertEqual(try evaluate("trim('  a b  ')"), .string("a b"))
         XCTAssertEqual(try evaluate("trim('\ta\n\r ')"), .string("a"), "tabs and line breaks too")

@@ -47,9 +47,9 @@ struct SQLTranslator {
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "coalesce(\(parts.joined(separator: ", ")))" : nil
         case .convert(let conversion, let argument, let type, let orNull):
-            return sql(argument).map { "etl_convert('\(conversion.rawValue)', '\(type)', \(orNull ? 1 : 0), \($0))" }
+            return sql(argument).map { "\(Self.convertFunction(conversion, type))(\(orNull ? 1 : 0), \($0))" }
         case .text(let function, let argument):
-            return sql(argument).map { "etl_text('\(function.rawValue)', \($0))" }
+            return sql(argument).map { "\(Self.textFunction(function))(\($0))" }
         case .function(let name, let list):
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "\(Self.functionName(name))(\(parts.joined(separator: ", ")))" : nil
@@ -117,7 +117,7 @@ struct SQLTranslator {
         case .binary: usual = ("\(column) >= x''", column)
         default: return nil
         }
-        let value = "(CASE WHEN \(usual.test) THEN \(usual.sql) WHEN \(column) IS NULL THEN NULL ELSE etl_value(\(column), '\(type)') END)"
+        let value = "(CASE WHEN \(usual.test) THEN \(usual.sql) WHEN \(column) IS NULL THEN NULL ELSE \(Self.valueFunction(type))(\(column)) END)"
         return type == .date && epoch != 0 ? "(\(value) + \(literal(.double(epoch))))" : value
     }
 
@@ -146,40 +146,51 @@ struct SQLTranslator {
         }
     }
 
-    /// Registers `etl_value(x, type)`: `x` read as a value of the expression type named
-    /// (`integer`, `double`, `string`, `boolean`, `date`, `binary`), as the extractor reads
-    /// it, before any epoch shift; a value the extractor rejects (`Value.unreadable`) fails
-    /// the statement. Also the built-ins SQLite has no twin of, running the evaluator's own
-    /// code: `etl_convert(conversion, type, orNull, x)` (fails the statement where the
-    /// evaluator rejects the row, unless orNull is 1) and `etl_text(function, x)`.
-    /// `nulls` counts the values `etl_convert` made null because orNull was 1.
+    /// Registers the built-ins SQLite has no twin of, running the evaluator's own code,
+    /// one SQL function per name and type, so that nothing is looked up per value:
+    ///
+    /// - `etl_value_<type>(x)`: `x` read as a value of that expression type, as the
+    ///   extractor reads it, before any epoch shift; a value the extractor rejects
+    ///   (`Value.unreadable`) fails the statement;
+    /// - `etl_convert_<conversion>_<type>(orNull, x)`: the conversion of `x`, read as
+    ///   `type`; fails the statement where the evaluator rejects the row, unless orNull is 1;
+    /// - `etl_text_<function>(x)`.
+    ///
+    /// `nulls` counts the values a conversion made null because orNull was 1.
     static func registerValueFunction(on database: Database, nulls: NullCount = NullCount()) throws {
-        let types: [String: ExprType] = ["integer": .integer, "double": .double, "string": .string,
-                                         "boolean": .boolean, "date": .date, "binary": .binary]
-        try database.createFunction("etl_value", arity: 2) { arguments in
-            guard case .text(let name) = arguments[1], let type = types[name] else { return .null }
-            if let reason = Value.unreadable(sql: arguments[0], as: type) { throw ValueRejected(reason: reason) }
-            return Value(sql: arguments[0], as: type).sqlValue
-        }
-        try database.createFunction("etl_convert", arity: 4) { arguments in
-            guard case .text(let name) = arguments[0], let conversion = Conversion(rawValue: name),
-                  case .text(let typeName) = arguments[1], let type = types[typeName] else { return .null }
-            do {
-                return try conversion.convert(Value(sql: arguments[3], as: type)).sqlValue
-            } catch {
-                if case .integer(1) = arguments[2] {
-                    nulls.add()
-                    return .null
+        for type in valueTypes {
+            try database.createFunction(valueFunction(type), arity: 1) { arguments in
+                if let reason = Value.unreadable(sql: arguments[0], as: type) { throw ValueRejected(reason: reason) }
+                return Value(sql: arguments[0], as: type).sqlValue
+            }
+            for conversion in Conversion.allCases {
+                try database.createFunction(convertFunction(conversion, type), arity: 2) { arguments in
+                    do {
+                        return try conversion.convert(Value(sql: arguments[1], as: type)).sqlValue
+                    } catch {
+                        if case .integer(1) = arguments[0] {
+                            nulls.add()
+                            return .null
+                        }
+                        throw ValueRejected(reason: "\(error)")
+                    }
                 }
-                throw ValueRejected(reason: "\(error)")
             }
         }
-        try database.createFunction("etl_text", arity: 2) { arguments in
-            guard case .text(let name) = arguments[0], let function = TextFunction(rawValue: name),
-                  case .string(let text) = Value(sql: arguments[1], as: .string) else { return .null }
-            return .text(function.apply(text))
+        for function in TextFunction.allCases {
+            try database.createFunction(textFunction(function), arity: 1) { arguments in
+                guard case .string(let text) = Value(sql: arguments[0], as: .string) else { return .null }
+                return .text(function.apply(text))
+            }
         }
     }
+
+    /// The types a value function reads values as.
+    static let valueTypes: [ExprType] = [.integer, .double, .string, .boolean, .date, .binary]
+
+    static func valueFunction(_ type: ExprType) -> String { "etl_value_\(type)" }
+    static func convertFunction(_ conversion: Conversion, _ type: ExprType) -> String { "etl_convert_\(conversion.rawValue)_\(type)" }
+    static func textFunction(_ function: TextFunction) -> String { "etl_text_\(function.rawValue)" }
 
     /// Why a pushed statement stopped: a value the row-by-row engine would reject.
     struct ValueRejected: Error, CustomStringConvertible {

@@ -7,7 +7,7 @@
 /// a migration then loses values without a word. Text must be the whole of a number (or
 /// a boolean word, or a date), with only white space around it.
 ///
-/// The engine runs the same code inside SQLite (`etl_convert`), so a step pushed down
+/// The engine runs the same code inside SQLite (`etl_convert_…`), so a step pushed down
 /// gives the same values and rejects the same rows.
 public enum Conversion: String, Sendable, Hashable, CaseIterable {
     case integer, double, boolean, date

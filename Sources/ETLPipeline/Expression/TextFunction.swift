@@ -1,5 +1,5 @@
 /// The text functions without an SQLite twin, by name: the engine registers them in
-/// SQLite (`etl_text`) so that a step pushed down computes exactly what the evaluator does.
+/// SQLite (`etl_text_…`) so that a step pushed down computes exactly what the evaluator does.
 public enum TextFunction: String, Sendable, Hashable, CaseIterable {
     case trim, normalize, casefold
 
