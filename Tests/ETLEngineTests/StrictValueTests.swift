@@ -3,6 +3,7 @@ import Foundation
 import ETLStore
 import ETLModel
 import ETL
+@testable import ETLEngine
 
 /// Given a notes store whose `createdAt` is text written by hand (empty, 'yesterday',
 /// slashes, impossible fields, Feb 30, seconds since 1970), when migrated to a store whose
@@ -22,7 +23,8 @@ final class StrictValueTests: XCTestCase {
 
     /// 30 notes: good ISO dates, one '1712345678' (seconds since 1970, which converts), a
     /// null, and the bad ones above.
-    func writeNotes(titles: [Int64: String] = [:]) throws -> String {
+    func writeNotes(titles: [Int64: String] = [:], count: Int64 = 30, bad: [Int64: String]? = nil) throws -> String {
+        let badDates = bad ?? self.badDates
         let models = """
             { "version": "VERSION", "entities": [
               { "name": "Note", "attributes": [
@@ -36,7 +38,8 @@ final class StrictValueTests: XCTestCase {
         let db = try Database(path: source, mode: .create)
         for sql in PlainLayout(model: try ModelFile.load(path: folder.path("notes-v1.json"))).schemaSQL() { try db.execute(sql) }
         let insert = try db.prepare("INSERT INTO Note (id, title, createdAt) VALUES (?, ?, ?)")
-        for key in Int64(1)...30 {
+        try db.execute("BEGIN")
+        for key in Int64(1)...count {
             let created: SQLValue
             if let bad = badDates[key] {
                 created = .text(bad)
@@ -45,10 +48,11 @@ final class StrictValueTests: XCTestCase {
             } else if key == 6 {
                 created = .null
             } else {
-                created = .text(String(format: "2024-01-%02dT10:00:00Z", key))
+                created = .text(String(format: "2024-01-%02dT10:00:00Z", key <= 30 ? key : key % 28 + 1))
             }
             try insert.run([.integer(key), .text(titles[key] ?? " note \(key)\t"), created])
         }
+        try db.execute("COMMIT")
         db.close()
         return source
     }
@@ -119,6 +123,26 @@ final class StrictValueTests: XCTestCase {
         }
         let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Note WHERE createdAt IS NULL"), 6, "five on purpose, one null already")
+    }
+
+    /// Over `RejectScan.wholeUpTo` notes, the values are checked before the create in two
+    /// halves, on two connections: the nulls of both halves are counted, and the value
+    /// reported is the first bad one in key order, as one scan would find.
+    func testTheCheckSplitBetweenTwoConnectionsCountsAndReportsAsOneScan() throws {
+        let count = Int64(RejectScan.wholeUpTo) + 10_000
+        let bad: [Int64: String] = [9: "yesterday", count / 2 + 100: "", count - 1: "2024-02-30T00:00:00Z"]
+        _ = try writeNotes(count: count, bad: bad)
+        let nulled = try pipeline(createdAt: "orNull(date($source.createdAt))", maxRejects: 0)
+        let pushed = try run(nulled, into: "pushed.sqlite", pushdown: true)
+        XCTAssertEqual(pushed.notes, [], "pushed down")
+        XCTAssertEqual(pushed.mappings[0].nullsOnPurpose, 3, "both halves counted")
+        XCTAssertEqual(pushed.mappings[0].written, Int(count))
+
+        let rejected = try pipeline(createdAt: "date($source.createdAt)", maxRejects: 10)
+        let fallback = try run(rejected, into: "rows.sqlite", pushdown: true)
+        XCTAssertEqual(fallback.notes.count, 1)
+        XCTAssertTrue(fallback.notes[0].contains("mapping Notes has values that are rejected (date('yesterday')"), fallback.notes[0])
+        XCTAssertEqual(fallback.mappings[0].rejected, 3)
     }
 
     /// A blob in a string attribute arrives byte for byte when it is UTF-8 text, and is

@@ -65,7 +65,8 @@ struct PushdownPlan {
         /// rejects those rows and loads the others. Counts the values `orNull` makes null
         /// on the way (as the row-by-row engine does, for every passing row, where the
         /// insert of a uniqueBy mapping evaluates first rows only). Nil when no value can
-        /// be rejected or made null.
+        /// be rejected or made null. Over the source keys in [?1, ?2] (`RejectScan` splits
+        /// them between two connections).
         var rejects: String? = nil
         /// When `rejects` is there only for string attributes read: finds a blob in one of
         /// their columns, a cheap scan without which `rejects` need not run.
@@ -238,8 +239,9 @@ private struct StatementBuilder {
         // CASE: the values are evaluated only for passing rows, as row by row. Each value is
         // only tested for null, in SQL: Swift is called only where the value needs it.
         let each = "(" + (evaluated + [unique].compactMap { $0 }).map { "(\($0) IS NULL)" }.joined(separator: " + ") + ") >= 0"
+        let inKeys = "\(key) >= ?1 AND \(key) <= ?2 AND "
         let rejects = mayReject
-            ? "SELECT count(*) FROM \(rows) WHERE " + (passing.isEmpty ? each : "CASE WHEN " + passing.joined(separator: " AND ") + " THEN \(each) END")
+            ? "SELECT count(*) FROM \(rows) WHERE " + inKeys + (passing.isEmpty ? each : "CASE WHEN " + passing.joined(separator: " AND ") + " THEN \(each) END")
             : nil
         // The string attributes read, when no conversion is: only a blob in one can be rejected.
         let forms = ([mapping.filter, mapping.uniqueBy] + mapping.attributes.map { assignment -> CompiledExpression? in

@@ -46,13 +46,12 @@ struct PushdownStage {
                 let mapping = context.plan.mappings[create.mapping]
                 return (nil, "mapping \(mapping.name) has rows whose uniqueBy key is null")
             }
-            if let query = create.rejects {
+            if create.rejects != nil {
                 // Blobs in text columns are rare: when there is none, no value can be rejected.
                 if let blobs = create.blobs, try db.rows(blobs).isEmpty { continue }
                 do {
-                    nulls.count = 0
-                    _ = try db.rows(query)
-                    nullsOnPurpose[create.mapping] = nulls.count
+                    let scan = RejectScan(create: create, sourcePath: context.sourcePath, functions: context.policies.functions)
+                    nullsOnPurpose[create.mapping] = try scan.run(on: db, nulls: nulls)
                 } catch let error as StoreError {
                     try detach(db)
                     let mapping = context.plan.mappings[create.mapping]
