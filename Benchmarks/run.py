@@ -845,9 +845,9 @@ def etl_info(etl):
 # Report: RESULTS.md and results.png from results.json
 
 TARGETS_TEXT = """\
-Targets of issue 6 (and, last in the table, of issue 18: the whole books pipeline at
-≤ 1.15 × its hand-written SQL script, the conversion at ≤ 1.3 × its own, a batch of small
-stores at ≥ 150 stores/s):
+Targets of issue 6, and those of issue 18 (marked so in the table): the declarative run
+at ≤ 1.0 × (a) at 1M and 5M books, the whole books pipeline at ≤ 1.15 × its hand-written
+SQL script, the conversion at ≤ 1.3 × its own, a batch of small stores at ≥ 150 stores/s:
 
 - declarative etl ≤ 1.15 × (a) time;
 - closure etl ≤ 1.5 × (a) time;
@@ -1032,6 +1032,20 @@ def targets(results):
 
     figures, verdict = each_size(declarative_vs_a)
     lines.append(("declarative etl ≤ 1.15 × (a) time", figures, verdict))
+
+    # Issue 18 asks more of the same run at 1M and 5M books: no slower than the floor.
+    big = [size for size in sizes if size["rows"] >= 1_000_000]
+    if big:
+        parts, verdicts = [], []
+        for size in big:
+            c, a = usable(size, "etl"), usable(size, BASELINE)
+            if c and a:
+                ratio = c["median_seconds"] / a["median_seconds"]
+                parts.append(f"{size_label(size['rows'])}: {ratio:.2f} ×")
+                verdicts.append(ratio <= 1.0)
+        lines.append(("declarative etl ≤ 1.0 × (a) time at 1M and 5M books (issue 18)",
+                      "; ".join(parts) or "not measured",
+                      ("**met**" if all(verdicts) else "**missed**") if verdicts else "not measured"))
 
     closure_kinds = [("etl-closure", "closure etl (d, policy)"), ("etl-functions", "closure etl (d2, functions)")]
 
