@@ -1,3 +1,4 @@
+import Foundation
 import ETLStore
 import ETLModel
 import ETLPipeline
@@ -57,5 +58,47 @@ struct LinkCheck: Hashable {
     /// nil for its primary key).
     func covers(table: String, from: String, parent: String, to: String?) -> Bool {
         table == self.table && from == column && parent == target && (to == nil || to == targetKey)
+    }
+}
+
+/// The link checks of one validation, taken one at a time by both connections: whichever
+/// is free takes the next, so that the two cores finish together.
+final class LinkCheckQueue: @unchecked Sendable {
+    let checks: [LinkCheck]
+    private let lock = NSLock()
+    private var next = 0
+    /// Per check, the dangling keys it found, once it ran.
+    private var found: [[SQLValue]?]
+
+    init(_ checks: [LinkCheck]) {
+        self.checks = checks
+        found = Array(repeating: nil, count: checks.count)
+    }
+
+    /// Runs checks on `database` until none is left to take.
+    func drain(on database: Database) throws {
+        while let index = take() {
+            let keys = try database.rows(checks[index].sql).map { $0[0] }
+            lock.withLock { found[index] = keys }
+        }
+    }
+
+    private func take() -> Int? {
+        lock.withLock {
+            guard next < checks.count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
+
+    /// One problem per check that found dangling links, in the checks' order; once every
+    /// connection that drains the queue has returned.
+    var problems: [String] {
+        lock.withLock {
+            zip(checks, found).compactMap { check, keys in
+                guard let keys, !keys.isEmpty else { return nil }
+                return "\(check.entity).\(check.relationship) links to rows that do not exist (keys \(keys.map(\.sqlLiteral).joined(separator: ", ")))"
+            }
+        }
     }
 }

@@ -30,19 +30,21 @@ struct ValidateStage {
     /// never goes on to install a store after it.
     ///
     /// The checks that read only the new store run on a second connection (`SideWork`),
-    /// on the second core, while this one counts rows and checks links: the store is
-    /// committed and nothing writes it until validation is over.
+    /// on the second core, while this one counts rows and checks links; then it takes link
+    /// checks too. The store is committed and nothing writes it until validation is over.
     func run() throws {
         let db = context.destination
         let cancellation = context.cancellation
         let stop: @Sendable () -> Bool = { cancellation?.isCancelled ?? false }
         let plan = context.plan
-        let links = LinkCheck.all(of: plan)
+        let links = LinkCheckQueue(LinkCheck.all(of: plan))
         let sideDatabase = try Database(path: db.path, mode: .readOnly, busyTimeout: db.busyTimeout)
         try sideDatabase.execute(PageCache.pragmas("main"))
         let side = SideWork(on: sideDatabase) { database in
             database.onProgress(every: 20_000, stop)
-            return try Self.storeProblems(plan: plan, links: links, database: database)
+            let found = try Self.storeProblems(plan: plan, links: links.checks, database: database)
+            try links.drain(on: database)
+            return found
         }
         defer { side.cancel() }
         db.onProgress(every: 20_000, stop)
@@ -63,7 +65,7 @@ struct ValidateStage {
         var integrity: [String] = []
     }
 
-    private func check(links: [LinkCheck], side: SideWork<StoreProblems>) throws {
+    private func check(links: LinkCheckQueue, side: SideWork<StoreProblems>) throws {
         context.event(.started, .validate, total: 3)
         var problems: [String] = []
         let plan = context.plan
@@ -104,20 +106,15 @@ struct ValidateStage {
         }
         context.event(.advanced, .validate, done: 1, total: 3)
 
-        // 2. Every link points at an existing row.
-        var dangling: [String] = []
-        for link in links {
-            let keys = try db.rows(link.sql)
-            if !keys.isEmpty {
-                dangling.append("\(link.entity).\(link.relationship) links to rows that do not exist (keys \(keys.map { $0[0].sqlLiteral }.joined(separator: ", ")))")
-            }
-        }
+        // 2. Every link points at an existing row: the checks are shared with the second
+        //    connection, which takes them once its own are done.
+        try links.drain(on: db)
         context.event(.advanced, .validate, done: 2, total: 3)
 
         // 3. What the second connection found: required values, unique values, declared
         //    foreign keys, the file's structure.
         let found = try side.wait()
-        problems += found.required + found.unique + dangling + found.foreignKeys + found.integrity
+        problems += found.required + found.unique + links.problems + found.foreignKeys + found.integrity
 
         // 4. The policies' own checks.
         for mapping in plan.mappings {
