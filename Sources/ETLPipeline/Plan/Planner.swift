@@ -347,7 +347,7 @@ public struct Planner {
         var signatures: [String: MappingSignature] = [:]
         // Targets: each mapping's own entity first (same index), then its policy's extra entities.
         var targets: [TargetPlan] = []
-        var extra: [(mapping: Int, entity: String, name: String)] = []
+        var extra: [(mapping: MappingID, entity: String, name: String)] = []
         for (index, m) in step.mappings.enumerated() {
             try checkEntity(m.source, in: source, cursor: m.sourceCursor, side: "source")
             try checkEntity(m.destination, in: destination, cursor: m.destinationCursor, side: "destination")
@@ -366,16 +366,16 @@ public struct Planner {
                     throw (m.policyCursor ?? m.cursor).error("policy '\(name)' creates rows of '\(entity)', which is not a concrete entity of model \(destination.version)")
                 }
                 signatures["\(m.name)/\(entity)"] = MappingSignature(sourceEntity: m.source, destinationEntity: entity)
-                extra.append((index, entity, "\(m.name)/\(entity)"))
+                extra.append((MappingID(index), entity, "\(m.name)/\(entity)"))
             }
         }
         var mappings = try step.mappings.map { try planMapping($0, source: source, destination: destination, signatures: signatures) }
         for (index, m) in mappings.enumerated() {
-            targets.append(TargetPlan(name: m.name, mapping: index, entity: m.destinationEntity, attributes: m.attributes))
-            mappings[index].targets = [index]
+            mappings[index].targets = [TargetID(targets.count)]
+            targets.append(TargetPlan(name: m.name, mapping: MappingID(index), entity: m.destinationEntity, attributes: m.attributes))
         }
         for e in extra {
-            mappings[e.mapping].targets.append(targets.count)
+            mappings[e.mapping].targets.append(TargetID(targets.count))
             let attributes = destination.attributes(of: e.entity).map {
                 AttributeAssignment(attribute: $0, source: .constant($0.defaultValue ?? .null))
             }
