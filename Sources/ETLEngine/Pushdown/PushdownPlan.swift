@@ -433,6 +433,8 @@ private struct StatementBuilder {
             let relationship = assignment.relationship
             let what = "the relationship \(mapping.destinationEntity).\(relationship.name) in mapping \(mapping.name)"
             let ownerIsPair = kind(index) == .forEach
+            // `target`: the mapping whose rows the relationship points at (a policy's extra
+            // rows, 'Mapping/Entity', are no mapping's: such a relationship is not pushed down).
             guard case .destinations(let targetName, let argument, let many)? = assignment.expression.form,
                   let target = step.mappingIDs.first(where: { step.mappings[$0].name == targetName }),
                   case .path(let path, _) = argument, path.root == .source || ownerIsPair,

@@ -6,8 +6,8 @@
 /// code that reads a target where it means a mapping does not compile.
 ///
 ///     for id in step.mappingIDs {
-///         let own = step.mappings[id].ownTarget   // a TargetID
-///         counters[own].read += 1                 // counters are per target
+///         let mapping = step.mappings[id]
+///         let entities = mapping.targets.map { step.targets[$0].entity }   // its own, then what its policy creates
 ///     }
 ///
 /// The number itself (`index`) leaves the plan only where a file or a table stores it: the
