@@ -60,7 +60,7 @@ final class CraftedCheckpointTests: XCTestCase {
         XCTAssertEqual(checkpoint.position.step, 1)
         try assertRefused(checkpoint, ["names step 7 of a pipeline with 2 steps"]) { $0.position.step = 6 }
         try assertRefused(checkpoint, ["names step"]) { $0.position.step = -1 }
-        try assertRefused(checkpoint, ["names mapping 100 of step v2 to v3"]) { $0.position.mapping = 99 }
+        try assertRefused(checkpoint, ["names mapping 100 of step v2 to v3"]) { $0.position.mapping = MappingID(99) }
         try assertRefused(checkpoint, ["its next key of File, 9223372036854775807, leaves no key"]) { $0.nextKeys["File"] = .max }
         try assertRefused(checkpoint, ["its next key of File, 0"]) { $0.nextKeys["File"] = 0 }
         try assertRefused(checkpoint, ["next key for Nowhere"]) { $0.nextKeys["Nowhere"] = 5 }
@@ -68,7 +68,7 @@ final class CraftedCheckpointTests: XCTestCase {
         try assertRefused(checkpoint, ["is negative"]) { $0.position.done = -5 }
         try assertRefused(checkpoint, ["relate position names target 99"]) {
             $0.position.stage = .relate
-            $0.position.progress = .linked(target: 99, destination: 1, source: 1, item: 1)
+            $0.position.progress = .linked(target: TargetID(99), destination: 1, source: 1, item: 1)
         }
         // The untouched checkpoint still resumes: the checks refuse only what is out of range.
         try CheckpointFile(destination: destination).write(checkpoint, durable: false)
@@ -98,12 +98,12 @@ final class CraftedCheckpointTests: XCTestCase {
         let cases: [(Stage, Checkpoint.Progress, [Int64])] = [
             (.create, .nothingYet, []),
             (.create, .loaded(lastSourceKey: -5), [-5]),
-            (.relate, .linked(target: 2, destination: .min, source: 7, item: .max), [2, .min, 7, .max]),
+            (.relate, .linked(target: TargetID(2), destination: .min, source: 7, item: .max), [2, .min, 7, .max]),
             (.relate, .statementsDone(3), [3]),
             (.validate, .nothingYet, []),
         ]
         for (stage, progress, key) in cases {
-            let position = Checkpoint.Position(step: 1, stage: stage, mapping: 0, progress: progress, done: 4, total: 9)
+            let position = Checkpoint.Position(step: 1, stage: stage, mapping: MappingID(0), progress: progress, done: 4, total: 9)
             let json = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder.checkpoint.encode(position)) as? [String: Any])
             XCTAssertEqual(json["key"] as? [Int64], key, "\(progress)")
             let earlier = #"{"step": 1, "stage": "\#(stage.rawValue)", "mapping": 0, "key": \#(key), "done": 4, "total": 9}"#
@@ -125,10 +125,10 @@ final class CraftedCheckpointTests: XCTestCase {
     func testAFinalizeStageMidRunInstallsNothing() throws {
         let checkpoint = try stop(inStep: 2, mapping: "Files")
         try assertRefused(checkpoint, ["but \(destination!).etl-tmp was never validated"]) {
-            $0.position = .init(step: 1, stage: .finalize, mapping: 0, progress: .nothingYet, done: 0, total: 1)
+            $0.position = .init(step: 1, stage: .finalize, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 1)
         }
         try assertRefused(checkpoint, ["says step 1 of 2 is being installed"]) {
-            $0.position = .init(step: 0, stage: .finalize, mapping: 0, progress: .nothingYet, done: 0, total: 1)
+            $0.position = .init(step: 0, stage: .finalize, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 1)
             $0.mappings = ["Users", "Books", "Authors"]
         }
     }

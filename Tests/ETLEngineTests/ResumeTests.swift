@@ -91,7 +91,7 @@ final class ResumeTests: XCTestCase {
         try interrupted { try run(destination, stopWhen: stop(step: 1, stage: .create, mapping: "Authors", atLeast: 0.5)) }
         let checkpoint = try XCTUnwrap(CheckpointFile(destination: destination).read())
         XCTAssertEqual(checkpoint.position.stage, .create)
-        XCTAssertEqual(checkpoint.mappings[checkpoint.position.mapping], "Authors")
+        XCTAssertEqual(checkpoint.mappingName, "Authors")
         _ = try run(destination)
         let db = try Database(path: destination, mode: .readOnly)
         try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS v1")

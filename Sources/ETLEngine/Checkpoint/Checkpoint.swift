@@ -1,4 +1,5 @@
 import Foundation
+import ETLPipeline
 
 /// Where a run is, written after every loaded chunk so that running the same command
 /// again continues from there.
@@ -19,15 +20,15 @@ public struct Checkpoint: Codable, Sendable {
         /// 0-based step index.
         public var step: Int
         public var stage: Stage
-        /// 0-based mapping index within the step (create and relate).
-        public var mapping: Int
+        /// The mapping within the step (create and relate; the first at validate and finalize).
+        public var mapping: MappingID
         /// How far the stage got in the mapping.
         public var progress: Progress
         /// Units done and expected in this stage and mapping, for `etl status`.
         public var done: Int
         public var total: Int
 
-        public init(step: Int, stage: Stage, mapping: Int, progress: Progress, done: Int, total: Int) {
+        public init(step: Int, stage: Stage, mapping: MappingID, progress: Progress, done: Int, total: Int) {
             self.step = step
             self.stage = stage
             self.mapping = mapping
@@ -37,11 +38,11 @@ public struct Checkpoint: Codable, Sendable {
         }
 
         public static func start(ofStep step: Int) -> Position {
-            Position(step: step, stage: .create, mapping: 0, progress: .nothingYet, done: 0, total: 0)
+            Position(step: step, stage: .create, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 0)
         }
 
         /// True at the very beginning of a step, before anything of it was written.
-        var isStartOfStep: Bool { stage == .create && mapping == 0 && progress == .nothingYet }
+        var isStartOfStep: Bool { stage == .create && mapping == MappingID(0) && progress == .nothingYet }
     }
 
     /// How far a stage got in its mapping: what a resume continues after.
@@ -52,7 +53,7 @@ public struct Checkpoint: Codable, Sendable {
         /// mapping's rows are all in).
         case loaded(lastSourceKey: Int64)
         /// relate row by row: the last association linked, of target `target`.
-        case linked(target: Int, destination: Int64, source: Int64, item: Int64)
+        case linked(target: TargetID, destination: Int64, source: Int64, item: Int64)
         /// relate pushed down: how many of the mapping's statements ran.
         case statementsDone(Int)
     }
@@ -66,7 +67,7 @@ public struct Checkpoint: Codable, Sendable {
     public var mappings: [String]
     /// Counters of the steps already finished.
     public var finished: [MappingCounters]
-    /// Counters of the current step's mappings.
+    /// Counters of the current step's targets, in target order (`StepPlan.targets`).
     public var counters: [MappingCounters]
     /// Next free key of every destination table of the current step: the watermark above
     /// which rows were loaded after this checkpoint.
@@ -77,14 +78,20 @@ public struct Checkpoint: Codable, Sendable {
     /// "step 2/2 (v2 to v3), relate Files, 61 % done".
     public var summary: String {
         var text = "step \(position.step + 1)/\(steps.count) (\(steps[position.step])), \(position.stage.rawValue)"
-        if position.stage == .create || position.stage == .relate, position.mapping < mappings.count {
-            text += " \(mappings[position.mapping])"
+        if let mapping = mappingName {
+            text += " \(mapping)"
         }
         if position.total > 0 {
             // Clamped: the numbers come from a file, and Int(_:) of a huge Double traps.
             text += ", \(Int(min(100, max(0, Double(position.done) / Double(position.total) * 100)))) % done"
         }
         return text
+    }
+
+    /// The name of the mapping the position is in (create and relate), if the step has it.
+    public var mappingName: String? {
+        guard position.stage == .create || position.stage == .relate else { return nil }
+        return mappings.indices.contains(position.mapping.index) ? mappings[position.mapping.index] : nil
     }
 }
 
@@ -105,7 +112,7 @@ extension Checkpoint.Position: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         step = try c.decode(Int.self, forKey: .step)
         stage = try c.decode(Stage.self, forKey: .stage)
-        mapping = try c.decode(Int.self, forKey: .mapping)
+        mapping = MappingID(try c.decode(Int.self, forKey: .mapping))
         done = try c.decode(Int.self, forKey: .done)
         total = try c.decode(Int.self, forKey: .total)
         let key = try c.decode([Int64].self, forKey: .key)
@@ -119,7 +126,7 @@ extension Checkpoint.Position: Codable {
         case (.relate, 1):
             progress = .statementsDone(Int(key[0]))
         case (.relate, 4):
-            progress = .linked(target: Int(key[0]), destination: key[1], source: key[2], item: key[3])
+            progress = .linked(target: TargetID(Int(key[0])), destination: key[1], source: key[2], item: key[3])
         case (.relate, _):
             throw Unreadable(reason: "its relate position has \(key.count) keys")
         case (.validate, _), (.finalize, _):
@@ -131,14 +138,14 @@ extension Checkpoint.Position: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(step, forKey: .step)
         try c.encode(stage, forKey: .stage)
-        try c.encode(mapping, forKey: .mapping)
+        try c.encode(mapping.index, forKey: .mapping)
         try c.encode(done, forKey: .done)
         try c.encode(total, forKey: .total)
         let key: [Int64]
         switch progress {
         case .nothingYet: key = []
         case .loaded(let last): key = [last]
-        case .linked(let target, let destination, let source, let item): key = [Int64(target), destination, source, item]
+        case .linked(let target, let destination, let source, let item): key = [Int64(target.index), destination, source, item]
         case .statementsDone(let count): key = [Int64(count)]
         }
         try c.encode(key, forKey: .key)

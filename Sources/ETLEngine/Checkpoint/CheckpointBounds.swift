@@ -29,14 +29,14 @@ extension Checkpoint {
         }
         switch p.stage {
         case .create, .relate:
-            guard step.mappings.indices.contains(p.mapping) else {
-                throw refuse("it names mapping \(p.mapping + 1) of step \(step.name), which has \(step.mappings.count)")
+            guard step.mappingIDs.contains(p.mapping) else {
+                throw refuse("it names mapping \(p.mapping.index + 1) of step \(step.name), which has \(step.mappings.count)")
             }
             let targets = step.mappings[p.mapping].targets
             switch (p.stage, p.progress) {
             case (.relate, .linked(let target, _, _, _)):
                 guard targets.contains(target) else {
-                    throw refuse("its relate position names target \(target), not one of mapping \(step.mappings[p.mapping].name)")
+                    throw refuse("its relate position names target \(target.index), not one of mapping \(step.mappings[p.mapping].name)")
                 }
             case (.relate, .statementsDone(let count)):
                 guard count >= 0, count <= step.mappings[p.mapping].relationships.count else {
@@ -47,7 +47,7 @@ extension Checkpoint {
                 break
             }
         case .validate, .finalize:
-            guard p.mapping == 0, p.progress == .nothingYet else { throw refuse("its \(p.stage.rawValue) position names a mapping or a key") }
+            guard p.mapping == MappingID(0), p.progress == .nothingYet else { throw refuse("its \(p.stage.rawValue) position names a mapping or a key") }
             if p.stage == .finalize, p.step != plan.steps.count - 1 {
                 throw refuse("it says step \(p.step + 1) of \(plan.steps.count) is being installed; only the last step's store is")
             }

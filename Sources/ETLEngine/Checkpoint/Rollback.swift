@@ -33,7 +33,7 @@ struct Rollback {
         // Targets (association ids) of this mapping and of the ones after it; rows an
         // end-of-mapping hook made come after every chunk of their mapping.
         let currentTargets = plan.mappings[mapping].targets
-        let laterTargets = plan.targets.indices.filter { plan.targets[$0].mapping > mapping }
+        let laterTargets = plan.targetIDs.filter { plan.targets[$0].mapping > mapping }
         // The highest source key a table may keep (`StepPlan.firstNewKeys` is one above it,
         // saturated at 2⁶³−1, where no new key can be handed out at all).
         let keptMax = firstNewKeys.mapValues { $0 == .max ? Int64.max : $0 - 1 }
@@ -53,17 +53,17 @@ struct Rollback {
             }
             // Kept keys loaded after the checkpoint: past its source key in its mapping, all
             // of a later mapping's (only that entity's rows, in a table a hierarchy shares).
-            for index in plan.sourceKeyTargets.sorted() where plan.targets[index].mapping >= mapping {
-                let table = layout.table(of: plan.targets[index].entity)
+            for target in plan.sourceKeyTargets.sorted() where plan.targets[target].mapping >= mapping {
+                let table = layout.table(of: plan.targets[target].entity)
                 var conditions = ["\(q(table.keyColumn)) <= \(keptMax[table.name] ?? .max)"]
-                if plan.targets[index].mapping == mapping, let lastKey { conditions.append("\(q(table.keyColumn)) > \(lastKey)") }
+                if plan.targets[target].mapping == mapping, let lastKey { conditions.append("\(q(table.keyColumn)) > \(lastKey)") }
                 conditions += table.condition(alias: q(table.name)).map { [$0] } ?? []
                 try database.execute("DELETE FROM \(q(table.name)) WHERE " + conditions.joined(separator: " AND "))
             }
             let scopes = plan.uniqueKeyScopes
-            for index in plan.targets.indices where plan.targets[index].mapping >= mapping {
-                let table = layout.table(of: plan.targets[index].entity).name
-                try work.undoUniqueKeys(scope: scopes[index], from: nextKeys[table] ?? 1)
+            for target in plan.targetIDs where plan.targets[target].mapping >= mapping {
+                let table = layout.table(of: plan.targets[target].entity).name
+                try work.undoUniqueKeys(scope: scopes[target], from: nextKeys[table] ?? 1)
             }
             return undone
         }

@@ -1,3 +1,5 @@
+import ETLPipeline
+
 /// A step inside SQLite (`PushdownStage`): mappings with a policy are still created row
 /// by row, and only they keep associations.
 struct PushdownExecutor: StepExecutor {

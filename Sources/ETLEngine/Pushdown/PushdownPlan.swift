@@ -43,7 +43,7 @@ struct PushdownPlan {
     }
 
     struct Create {
-        let mapping: Int
+        let mapping: MappingID
         let kind: Kind
         let table: String
         /// The source rows of the mapping (`s`), before the filter: for counts.
@@ -96,10 +96,10 @@ struct PushdownPlan {
 
     /// The mappings pushed down (not `rowByRow`), in order.
     let creates: [Create]
-    /// Mappings created row by row, by index, with the reason.
-    let rowByRow: [Int: String]
-    /// Per mapping, its relationship statements.
-    let relates: [[Relate]]
+    /// Mappings created row by row, with the reason.
+    let rowByRow: [MappingID: String]
+    /// Per mapping, its relationship statements (none: no entry).
+    let relates: [MappingID: [Relate]]
 
     struct NotPushable: Error {
         let reason: String
@@ -111,16 +111,19 @@ struct PushdownPlan {
     /// - Parameter keptRows: mappings made by a policy in which every source row (of the
     ///   source entity) made exactly one row of the mapping's table, under the source
     ///   row's key, and the table has no other rows.
-    static func make(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<Int> = [],
+    static func make(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID> = [],
                      primaryKey: @escaping (String) throws -> [String]) throws -> PushdownPlan {
+        // By mapping, in order.
         var kinds: [Kind] = []
-        var rowByRow: [Int: String] = [:]
+        var rowByRow: [MappingID: String] = [:]
         let keeping = step.sourceKeyTargets
         let scopes = step.uniqueKeyScopes
-        for (index, mapping) in step.mappings.enumerated() {
+        for index in step.mappingIDs {
+            let mapping = step.mappings[index]
             let name = "mapping \(mapping.name)"
-            if scopes[index] != index {
-                throw NotPushable(reason: "\(name) shares its uniqueBy keys with mapping \(step.targets[scopes[index]].name)")
+            let own = mapping.ownTarget
+            if scopes[own] != own {
+                throw NotPushable(reason: "\(name) shares its uniqueBy keys with mapping \(step.targets[scopes[own]].name)")
             }
             if mapping.forEach != nil {
                 if mapping.policy != nil { throw NotPushable(reason: "\(name) has a forEach and a policy") }
@@ -137,16 +140,17 @@ struct PushdownPlan {
                 kinds.append(.rowByRow)
                 continue
             }
-            kinds.append(keeping.contains(index) ? .sourceKeys : mapping.uniqueBy != nil ? .unique : .nextKeys)
+            kinds.append(keeping.contains(own) ? .sourceKeys : mapping.uniqueBy != nil ? .unique : .nextKeys)
         }
         // Those rows are linked like rows that keep their source keys by rule, every source row passing.
-        let linking = kinds.indices.map { keptRows.contains($0) && kinds[$0] == .rowByRow ? Kind.sourceKeys : kinds[$0] }
+        let linking = zip(step.mappingIDs, kinds).map { keptRows.contains($0) && $1 == .rowByRow ? Kind.sourceKeys : $1 }
         let builder = StatementBuilder(step: step, kinds: linking, everyRow: keptRows, primaryKey: primaryKey)
         var creates: [Create] = []
-        var relates: [[Relate]] = []
-        for index in step.mappings.indices {
-            if kinds[index] != .rowByRow { creates.append(try builder.create(index)) }
-            relates.append(try builder.relates(index))
+        var relates: [MappingID: [Relate]] = [:]
+        for (index, kind) in zip(step.mappingIDs, kinds) {
+            if kind != .rowByRow { creates.append(try builder.create(index)) }
+            let statements = try builder.relates(index)
+            if !statements.isEmpty { relates[index] = statements }
         }
         return PushdownPlan(creates: creates, rowByRow: rowByRow, relates: relates)
     }
@@ -155,18 +159,21 @@ struct PushdownPlan {
 /// Writes the statements of `PushdownPlan`.
 private struct StatementBuilder {
     let step: StepPlan
+    /// By mapping, in order: `kind(_:)`.
     let kinds: [PushdownPlan.Kind]
     /// Mappings whose every source row made a row (`keptRows`): their filter is passed.
-    let everyRow: Set<Int>
+    let everyRow: Set<MappingID>
     let primaryKey: (String) throws -> [String]
     let q = Database.quote
 
     typealias NotPushable = PushdownPlan.NotPushable
 
-    private func source(_ index: Int, alias: String) -> (translator: SQLTranslator, table: EntityTable) {
+    func kind(_ mapping: MappingID) -> PushdownPlan.Kind { kinds[mapping.index] }
+
+    private func source(_ index: MappingID, alias: String) -> (translator: SQLTranslator, table: EntityTable) {
         let mapping = step.mappings[index]
         return (SQLTranslator(layout: step.sourceLayout, entity: mapping.sourceEntity, alias: alias,
-                              itemEntity: kinds[index] == .forEach ? mapping.itemEntity : nil),
+                              itemEntity: kind(index) == .forEach ? mapping.itemEntity : nil),
                 step.sourceLayout.table(of: mapping.sourceEntity))
     }
 
@@ -179,19 +186,19 @@ private struct StatementBuilder {
     }
 
     /// The WHERE conditions selecting mapping `index`'s passing source rows under `alias`.
-    func passing(_ index: Int, alias: String) throws(NotPushable) -> [String] {
+    func passing(_ index: MappingID, alias: String) throws(NotPushable) -> [String] {
         let (translator, table) = source(index, alias: alias)
         let mapping = step.mappings[index]
         if everyRow.contains(index) { return [table.condition(alias: alias)].compactMap { $0 } }
         return [table.condition(alias: alias), try translate(mapping.filter, translator, "the filter of mapping \(mapping.name)")].compactMap { $0 }
     }
 
-    func uniqueKey(_ index: Int, alias: String) throws(NotPushable) -> String {
+    func uniqueKey(_ index: MappingID, alias: String) throws(NotPushable) -> String {
         let mapping = step.mappings[index]
         return try translate(mapping.uniqueBy, source(index, alias: alias).translator, "the uniqueBy of mapping \(mapping.name)")!
     }
 
-    func create(_ index: Int) throws(NotPushable) -> PushdownPlan.Create {
+    func create(_ index: MappingID) throws(NotPushable) -> PushdownPlan.Create {
         let mapping = step.mappings[index]
         let (translator, table) = source(index, alias: "s")
         let key = "s.\(q(table.keyColumn))"
@@ -200,7 +207,7 @@ private struct StatementBuilder {
         var columns = [destination.keyColumn] + destination.insertDefaults.map(\.column)
         var values = destination.insertDefaults.map(\.value.sqlLiteral)
         // `.unique`: values that are the uniqueBy key itself are read from the work database's uniqueBy keys.
-        let unique = kinds[index] == .unique ? try uniqueKey(index, alias: "s") : nil
+        let unique = kind(index) == .unique ? try uniqueKey(index, alias: "s") : nil
         var readsSource = false
         var evaluated: [String] = []
         var mayReject = [mapping.filter, mapping.uniqueBy].contains { $0?.form.map(Self.mayReject) ?? false }
@@ -227,7 +234,7 @@ private struct StatementBuilder {
         }
         let into = "INSERT INTO main.\(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ")"
         let sourceRows = "src.\(q(table.name)) s"
-        let pairs = kinds[index] == .forEach ? try forEachPairs(index) : nil
+        let pairs = kind(index) == .forEach ? try forEachPairs(index) : nil
         // A forEach mapping's rows are its pairs; its counts and chunk bounds stay the source rows'.
         let rows = pairs.map { "\(sourceRows) \($0.joins)" } ?? sourceRows
         let all = table.condition(alias: "s")
@@ -258,7 +265,7 @@ private struct StatementBuilder {
                 return false
             }
         }
-        var create = try self.create(index, kind: kinds[index], destination: destination.name, into: into, values: values,
+        var create = try self.create(index, kind: kind(index), destination: destination.name, into: into, values: values,
                                      rows: rows, key: key, passing: passing, unique: unique, readsSource: readsSource,
                                      count: count, passed: passed, bound: bound)
         create.rejects = rejects
@@ -291,7 +298,7 @@ private struct StatementBuilder {
         }
     }
 
-    private func create(_ index: Int, kind: PushdownPlan.Kind, destination: String, into: String, values: [String],
+    private func create(_ index: MappingID, kind: PushdownPlan.Kind, destination: String, into: String, values: [String],
                         rows: String, key: String, passing: [String], unique: String?, readsSource: Bool,
                         count: String, passed: String, bound: String) throws(NotPushable) -> PushdownPlan.Create {
         let mapping = step.mappings[index]
@@ -299,10 +306,10 @@ private struct StatementBuilder {
         case .sourceKeys, .nextKeys:
             // New keys numbered from ?3 in source key order, as the loader hands them out: above
             // every kept key of the table (`StepPlan.firstNewKeys`), whatever ran before.
-            let newKey = kinds[index] == .sourceKeys ? key : "?3 - 1 + row_number() OVER (ORDER BY \(key))"
+            let newKey = kind == .sourceKeys ? key : "?3 - 1 + row_number() OVER (ORDER BY \(key))"
             let insert = into + " SELECT " + ([newKey] + values).joined(separator: ", ") + " FROM \(rows) WHERE "
                 + (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
-            return .init(mapping: index, kind: kinds[index], table: destination, count: count, passed: passed,
+            return .init(mapping: index, kind: kind, table: destination, count: count, passed: passed,
                          bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
         case .unique:
             let unique = unique!
@@ -338,7 +345,7 @@ private struct StatementBuilder {
     /// the item's key: the rows of `$source.r`'s storage naming each source row, in the
     /// item order row by row reads them (`SourceQuery`), and the item's own row (`i`) when
     /// an expression reads it (left joined: a missing item reads as nulls, as row by row).
-    func forEachPairs(_ index: Int) throws(NotPushable) -> (joins: String, item: String) {
+    func forEachPairs(_ index: MappingID) throws(NotPushable) -> (joins: String, item: String) {
         let mapping = step.mappings[index]
         let layout = step.sourceLayout
         let key = "s.\(q(layout.table(of: mapping.sourceEntity).keyColumn))"
@@ -373,12 +380,12 @@ private struct StatementBuilder {
     /// the joins to add, the destination key, and conditions.
     /// - Parameter inRange: a source-keyed mapping's row is found by a range test on the
     ///   key (bound as ?1, ?2), not a lookup: right when its table's keys are contiguous.
-    private func destinationKey(of index: Int, row alias: String, prefix: String,
-                                sameRowAs owner: (alias: String, mapping: Int)?,
+    private func destinationKey(of index: MappingID, row alias: String, prefix: String,
+                                sameRowAs owner: (alias: String, mapping: MappingID)?,
                                 inRange: Bool = false) throws(NotPushable) -> (joins: [String], key: String, conditions: [String]) {
         let mapping = step.mappings[index]
         let layout = step.destinationLayout
-        switch kinds[index] {
+        switch kind(index) {
         case .sourceKeys:
             // This mapping's rows are under their source keys; a table shared by an inheritance
             // hierarchy holds other entities' kept rows too, told apart by the discriminator.
@@ -415,7 +422,7 @@ private struct StatementBuilder {
         }
     }
 
-    func relates(_ index: Int) throws -> [PushdownPlan.Relate] {
+    func relates(_ index: MappingID) throws -> [PushdownPlan.Relate] {
         let mapping = step.mappings[index]
         guard !mapping.relationships.isEmpty else { return [] }
         let sourceLayout = step.sourceLayout
@@ -427,19 +434,21 @@ private struct StatementBuilder {
         for assignment in mapping.relationships {
             let relationship = assignment.relationship
             let what = "the relationship \(mapping.destinationEntity).\(relationship.name) in mapping \(mapping.name)"
-            let ownerIsPair = kinds[index] == .forEach
+            let ownerIsPair = kind(index) == .forEach
+            // `target`: the mapping whose rows the relationship points at (a policy's extra
+            // rows, 'Mapping/Entity', are no mapping's: such a relationship is not pushed down).
             guard case .destinations(let targetName, let argument, let many)? = assignment.expression.form,
-                  let target = step.mappings.firstIndex(where: { $0.name == targetName }),
+                  let target = step.mappingIDs.first(where: { step.mappings[$0].name == targetName }),
                   case .path(let path, _) = argument, path.root == .source || ownerIsPair,
                   path.segments.count <= (ownerIsPair ? 0 : 1) else {
                 throw NotPushable(reason: ownerIsPair ? "\(what) is not destination(s)('Mapping', $source) or ($item)"
                                                 : "\(what) is not destination(s)('Mapping', $source) or ($source.relationship)")
             }
             let storage = layout.storage(ofRelationship: relationship.name, entity: mapping.destinationEntity)
-            if kinds[target] == .rowByRow || kinds[target] == .forEach {
+            if kind(target) == .rowByRow || kind(target) == .forEach {
                 // A policy may make several rows of one source row: destination() fails the row
                 // then, and a key column holds one; only sets of links are written alike in SQL.
-                let maker = kinds[target] == .forEach ? "a forEach" : "a policy"
+                let maker = kind(target) == .forEach ? "a forEach" : "a policy"
                 if case .foreignKey = storage { throw NotPushable(reason: "\(what) is a to-one to the rows of mapping \(targetName), which \(maker) makes") }
                 if !many { throw NotPushable(reason: "\(what) uses destination() on the rows of mapping \(targetName), which \(maker) makes") }
             }
@@ -453,7 +462,7 @@ private struct StatementBuilder {
             var from = "src.\(q(ownerTable.name)) a"
             var joins: [String] = []
             // A policy's rows have an association exactly when their source row passed.
-            var conditions = kinds[index] == .rowByRow ? [] : try passing(index, alias: "a")
+            var conditions = kind(index) == .rowByRow ? [] : try passing(index, alias: "a")
             var ownerSourceKey = ownerKeyColumn
             let argumentRow: String
             var singleValued = true
@@ -489,7 +498,7 @@ private struct StatementBuilder {
 
             // The owner's destination keys.
             let ownerKey: String
-            switch kinds[index] {
+            switch kind(index) {
             case .sourceKeys:
                 ownerKey = ownerSourceKey
             case .unique:
@@ -517,7 +526,7 @@ private struct StatementBuilder {
                 let rows = "FROM \(from) " + joins.joined(separator: " ") + (unique.isEmpty ? "" : " WHERE " + unique.joined(separator: " AND "))
                 // A kept source key is the destination key: read it where it is, so the order of
                 // the scan is the order of the output.
-                let targetKey = kinds[target] == .sourceKeys ? argumentRow : found.key
+                let targetKey = kind(target) == .sourceKeys ? argumentRow : found.key
 
                 switch storage {
                 case .joinTable(let table, let own, let other):
@@ -529,7 +538,7 @@ private struct StatementBuilder {
                     guard singleValued else { throw NotPushable(reason: "\(what) is a to-one given a to-many path") }
                     let key = layout.table(of: mapping.destinationEntity).keyColumn
                     // One value per destination row: the first source row's (lowest key) when several made it.
-                    let pairs = kinds[index] == .unique || kinds[index] == .rowByRow
+                    let pairs = kind(index) == .unique || kind(index) == .rowByRow
                         ? "SELECT \(ownerKey) AS o, \(targetKey) AS t, min(\(ownerKeyColumn)) \(rows) GROUP BY 1"
                         : "SELECT \(ownerKey) AS o, \(targetKey) AS t \(rows)"
                     return "UPDATE main.\(q(table)) SET \(q(column)) = x.t FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.o AND main.\(q(table)).\(q(column)) IS NULL"
@@ -542,7 +551,7 @@ private struct StatementBuilder {
             }
             var dense: PushdownPlan.DenseTarget?
             // Contiguous keys say a row exists, not whose it is: not for a shared table.
-            if kinds[target] == .sourceKeys, layout.table(of: step.mappings[target].destinationEntity).discriminator == nil {
+            if kind(target) == .sourceKeys, layout.table(of: step.mappings[target].destinationEntity).discriminator == nil {
                 let table = layout.table(of: step.mappings[target].destinationEntity)
                 dense = .init(table: table.name, key: table.keyColumn, sql: try statement(inRange: true))
             }

@@ -19,7 +19,7 @@ struct PushdownStage {
     let plan: PushdownPlan
     /// Per mapping, the values `orNull` makes null (counted by `Create.rejects`), added to
     /// its counters with its last checkpoint.
-    var nullsOnPurpose: [Int: Int] = [:]
+    var nullsOnPurpose: [MappingID: Int] = [:]
 
     /// Source rows per transaction of the create stage.
     var rowsPerChunk: Int { max(1, context.chunkSize) * 100 }
@@ -39,7 +39,7 @@ struct PushdownStage {
         try SQLTranslator.register(context.policies.functions, on: db)
         try db.execute("ATTACH DATABASE \(SQLValue.text(readOnlyURI(context.sourcePath)).sqlLiteral) AS src")
         try db.execute(PageCache.pragmas("src", "main", "work"))
-        var nullsOnPurpose: [Int: Int] = [:]
+        var nullsOnPurpose: [MappingID: Int] = [:]
         for create in plan.creates {
             if let query = create.nullKey, try !db.rows(query).isEmpty {
                 try detach(db)
@@ -63,7 +63,7 @@ struct PushdownStage {
     }
 
     /// The step's plan; `keptRows`: see `PushdownPlan.make`.
-    private static func makePlan(_ context: StepContext, keptRows: Set<Int> = []) throws -> PushdownPlan {
+    private static func makePlan(_ context: StepContext, keptRows: Set<MappingID> = []) throws -> PushdownPlan {
         try PushdownPlan.make(context.plan, policy: context.policy(of:), keptRows: keptRows) { table in
             try context.destination.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
                 if case .text(let name) = row[0] { return name }
@@ -87,8 +87,8 @@ struct PushdownStage {
     /// Runs the step. Returns the mappings made by a policy whose rows were then found by
     /// key (`keptSourceKeys`).
     @discardableResult
-    func run() throws -> Set<Int> {
-        for index in context.plan.mappings.indices where !context.isDone(.create, mapping: index) {
+    func run() throws -> Set<MappingID> {
+        for index in context.plan.mappingIDs where !context.isDone(.create, mapping: index) {
             if let create = plan.creates.first(where: { $0.mapping == index }) {
                 try inSQLite { try self.create(create) }
             } else {
@@ -99,8 +99,9 @@ struct PushdownStage {
         // same statements in the same order, so a checkpoint's count of them holds for either.
         let kept = try Set(plan.rowByRow.keys.filter(keptSourceKeys))
         let relates = kept.isEmpty ? plan.relates : try Self.makePlan(context, keptRows: kept).relates
-        for index in relates.indices where !relates[index].isEmpty && !context.isDone(.relate, mapping: index) {
-            try inSQLite { try relate(index, statements: relates[index]) }
+        for index in context.plan.mappingIDs where !context.isDone(.relate, mapping: index) {
+            guard let statements = relates[index] else { continue }
+            try inSQLite { try relate(index, statements: statements) }
         }
         try Self.detach(context.destination)
         return kept
@@ -111,7 +112,7 @@ struct PushdownStage {
     /// policy leaves of each source row keeps the source key by rule, `StepPlan.sourceKeyTargets`;
     /// this checks that the policy removed none, merged none and added none.) Then links to
     /// and from those rows need no join through the associations.
-    private func keptSourceKeys(_ index: Int) throws -> Bool {
+    private func keptSourceKeys(_ index: MappingID) throws -> Bool {
         let step = context.plan
         let db = context.destination
         let mapping = step.mappings[index]
@@ -121,7 +122,7 @@ struct PushdownStage {
         let all = source.condition(alias: "s").map { " WHERE \($0)" } ?? ""
         let sourceRows = try db.scalarInt("SELECT count(*) FROM src.\(Database.quote(source.name)) s\(all)")
         let rows = try db.scalarInt("SELECT count(*) FROM main.\(Database.quote(table.name))")
-        guard let associations = try WorkDatabase(attachedTo: db).associationsKeepingSourceKeys(target: mapping.targets[0]) else { return false }
+        guard let associations = try WorkDatabase(attachedTo: db).associationsKeepingSourceKeys(target: mapping.ownTarget) else { return false }
         return associations.associations == sourceRows && rows == sourceRows && associations.keepingKeys
     }
 
@@ -168,9 +169,10 @@ struct PushdownStage {
         let index = create.mapping
         let step = context.plan
         let mapping = step.mappings[index]
+        let own = mapping.ownTarget
         let total = Int(try db.scalarInt(create.count))
         context.event(.started, .create, mapping: mapping.name, total: total)
-        var done = context.counters[index].read
+        var done = context.counters[own].read
         switch create.kind {
         case .sourceKeys, .nextKeys:
             var next = SourceKeyRange.first(after: context.lastSourceKeyLoaded(mapping: index))
@@ -197,7 +199,7 @@ struct PushdownStage {
                 next = try chunkLoaded(index, read: read, passed: read, written: written, upTo: upper, done: &done, total: total)
             }
             // Kept by the next checkpoint; a resume before it passes here again.
-            context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
+            context.counters[own].nullsOnPurpose += nullsOnPurpose[index] ?? 0
         case .unique:
             // One transaction: a checkpoint inside the mapping means it is done.
             guard context.resumePoint(.create, mapping: index) == nil else { done = total; break }
@@ -210,11 +212,11 @@ struct PushdownStage {
                 return (Int(try db.scalarInt(create.passed, [.integer(first)])), written)
             }
             context.nextKey[table] = first + Int64(written)
-            context.counters[index].read += total
-            context.counters[index].filtered += total - passed
-            context.counters[index].associated += passed
-            context.counters[index].written += written
-            context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
+            context.counters[own].read += total
+            context.counters[own].filtered += total - passed
+            context.counters[own].associated += passed
+            context.counters[own].written += written
+            context.counters[own].nullsOnPurpose += nullsOnPurpose[index] ?? 0
             done = total
             try context.commit(.init(step: step.index, stage: .create, mapping: index, progress: .loaded(lastSourceKey: .max), done: done, total: total))
         case .forEach:
@@ -222,7 +224,7 @@ struct PushdownStage {
         case .rowByRow:
             preconditionFailure("mapping \(mapping.name) is created by CreateStage")
         }
-        context.counters[index].seconds += Date().timeIntervalSince(started)
+        context.counters[own].seconds += Date().timeIntervalSince(started)
         context.event(.finished, .create, mapping: mapping.name, done: done, total: total)
     }
 
@@ -234,6 +236,7 @@ struct PushdownStage {
         let index = create.mapping
         let step = context.plan
         let mapping = step.mappings[index]
+        let own = mapping.ownTarget
         let table = step.destinationLayout.table(of: mapping.destinationEntity).name
         var next = SourceKeyRange.first(after: context.lastSourceKeyLoaded(mapping: index))
         let bound = try db.prepare(create.bound)
@@ -260,18 +263,19 @@ struct PushdownStage {
             if written > 0 { _ = context.keepKey(first + Int64(written - 1), table: table) }
             next = try chunkLoaded(index, read: read, passed: listed, written: written, upTo: upper, done: &done, total: total)
         }
-        context.counters[index].nullsOnPurpose += nullsOnPurpose[index] ?? 0
+        context.counters[own].nullsOnPurpose += nullsOnPurpose[index] ?? 0
     }
 
     /// Counts a committed range of source keys up to `upper` (`passed`: the rows or forEach
     /// pairs it offered, `written` of them made rows), checkpoints it, and returns where
     /// the next range starts.
-    private func chunkLoaded(_ index: Int, read: Int, passed: Int, written: Int, upTo upper: Int64,
+    private func chunkLoaded(_ index: MappingID, read: Int, passed: Int, written: Int, upTo upper: Int64,
                              done: inout Int, total: Int) throws -> Int64? {
-        context.counters[index].read += read
-        context.counters[index].filtered += passed - written
-        context.counters[index].associated += written
-        context.counters[index].written += written
+        let own = context.plan.mappings[index].ownTarget
+        context.counters[own].read += read
+        context.counters[own].filtered += passed - written
+        context.counters[own].associated += written
+        context.counters[own].written += written
         done += read
         try context.commit(.init(step: context.plan.index, stage: .create, mapping: index, progress: .loaded(lastSourceKey: upper),
                                  done: done, total: total))
@@ -279,11 +283,12 @@ struct PushdownStage {
         return SourceKeyRange.first(after: upper)
     }
 
-    private func relate(_ index: Int, statements: [PushdownPlan.Relate]) throws {
+    private func relate(_ index: MappingID, statements: [PushdownPlan.Relate]) throws {
         let started = Date()
         let db = context.destination
         let step = context.plan
         let mapping = step.mappings[index]
+        let own = mapping.ownTarget
         let resume = context.resumePoint(.relate, mapping: index)
         // A row-by-row relate's position (a run that decided otherwise) starts over: links are idempotent.
         var done = 0
@@ -300,14 +305,14 @@ struct PushdownStage {
                 }
                 return db.changes
             }
-            context.counters[index].related += linked
+            context.counters[own].related += linked
             done += 1
             try context.commit(.init(step: step.index, stage: .relate, mapping: index, progress: .statementsDone(done),
                                      done: done, total: statements.count))
             context.event(.advanced, .relate, mapping: mapping.name, done: done, total: statements.count)
         }
-        context.counters[index].seconds += Date().timeIntervalSince(started)
-        context.event(.finished, .relate, mapping: mapping.name, done: done, total: statements.count, links: context.counters[index].related)
+        context.counters[own].seconds += Date().timeIntervalSince(started)
+        context.event(.finished, .relate, mapping: mapping.name, done: done, total: statements.count, links: context.counters[own].related)
     }
 
     /// The keys of a target table when they are contiguous (every key from the lowest to

@@ -53,7 +53,7 @@ public struct StepExecution: Sendable, Equatable {
             return StepExecution(insideSQLite: false, reason: error.reason, mappings: mappings)
         }
         let kinds = Dictionary(uniqueKeysWithValues: plan.creates.map { ($0.mapping, $0.kind) })
-        let mappings = step.mappings.enumerated().map { index, mapping -> Mapping in
+        let mappings = zip(step.mappingIDs, step.mappings).map { index, mapping -> Mapping in
             if let why = plan.rowByRow[index] {
                 return Mapping(name: mapping.name, insideSQLite: false,
                                why: "\(why): created row by row, its closures on the workers; its links are set inside SQLite")

@@ -7,7 +7,7 @@ import ETLPipeline
 /// transaction per chunk.
 struct CreateStage {
     let context: StepContext
-    let index: Int
+    let index: MappingID
 
     func run() throws {
         guard !context.isDone(.create, mapping: index) else { return }
@@ -27,7 +27,7 @@ struct CreateStage {
 
         // Resuming: continue after the last source key the checkpoint saw loaded.
         var next = SourceKeyRange.first(after: context.lastSourceKeyLoaded(mapping: index))
-        var done = context.counters[index].read
+        var done = context.counters[mapping.ownTarget].read
         let chunkSize = context.chunkSize
         try ChunkPipeline<ExtractedChunk, Transformer.Result>.run(
             workers: context.workers, maxInFlight: context.workers + 2,
@@ -52,13 +52,13 @@ struct CreateStage {
         if let end = policy?.endOfMapping {
             // Rows of the whole mapping. A resume after this point redoes it: its rows sit
             // above the checkpoint's key watermark and are rolled back first.
-            let rows = try end(PolicyMappingContext(mapping: mapping.name, read: context.counters[index].read,
-                                                    written: context.counters[index].written))
+            let rows = try end(PolicyMappingContext(mapping: mapping.name, read: context.counters[mapping.ownTarget].read,
+                                                    written: context.counters[mapping.ownTarget].written))
             try loader.load(endOfMapping: try rows.map { row in
                 try transformer.endOfMappingRow(row)
             })
         }
-        context.counters[index].seconds += Date().timeIntervalSince(started)
+        context.counters[mapping.ownTarget].seconds += Date().timeIntervalSince(started)
         context.event(.finished, .create, mapping: mapping.name, done: done, total: total)
     }
 }

@@ -22,10 +22,10 @@ final class Loader {
     }
 
     private let context: StepContext
-    private let index: Int
-    private var targets: [Int: TargetStatements] = [:]
+    private let index: MappingID
+    private var targets: [TargetID: TargetStatements] = [:]
 
-    init(context: StepContext, index: Int) throws {
+    init(context: StepContext, index: MappingID) throws {
         self.context = context
         self.index = index
         let layout = context.plan.destinationLayout
@@ -67,10 +67,11 @@ final class Loader {
             for row in result.rows { try load(row) }
             try context.keep(result.rejects, mapping: index)
         }
-        context.counters[index].read += result.read
-        context.counters[index].filtered += result.filtered
-        context.counters[index].rejected += result.rejects.count
-        context.counters[index].nullsOnPurpose += result.nullsOnPurpose
+        let own = context.plan.mappings[index].ownTarget
+        context.counters[own].read += result.read
+        context.counters[own].filtered += result.filtered
+        context.counters[own].rejected += result.rejects.count
+        context.counters[own].nullsOnPurpose += result.nullsOnPurpose
         try context.checkRejects(result.rejects)
     }
 

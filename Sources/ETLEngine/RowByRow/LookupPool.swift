@@ -7,29 +7,31 @@ import ETLPipeline
 /// one per concurrent worker, reused across chunks.
 final class LookupPool: @unchecked Sendable {
     private let path: String
-    private let mappingIndex: [String: Int]
+    /// Targets by name: what destination('Mapping', …) and destination('Mapping/Entity', …) name.
+    private let targets: [String: TargetID]
     private let lock = NSLock()
     private var idle: [Statement] = []
     // Statements keep their connection alive through `database`; keep both.
     private var connections: [Database] = []
 
-    init(path: String, mappingIndex: [String: Int]) {
+    init(path: String, targets: [String: TargetID]) {
         self.path = path
-        self.mappingIndex = mappingIndex
+        self.targets = targets
     }
 
     func with<T>(_ body: (@escaping @Sendable (String, [Int64]) throws -> [Int64]) throws -> T) throws -> T {
         let statement = try take()
         defer { give(statement) }
-        let mappingIndex = self.mappingIndex
+        let targets = self.targets
         let transfer = UnsafeTransfer(statement)
         return try body { @Sendable mapping, sources in
             let statement = transfer.value
             var result: [Int64] = []
             var seen = Set<Int64>()
-            let index = Int64(mappingIndex[mapping] ?? -1)
+            // The planner resolved every name (`ExpressionScope.mappings`): an unknown one finds nothing.
+            guard let target = targets[mapping] else { return [] }
             for source in sources {
-                try statement.bind([.integer(index), .integer(source)])
+                try statement.bind([.integer(Int64(target.index)), .integer(source)])
                 defer { statement.reset() }
                 while try statement.step() {
                     let key = statement.int64(0)

@@ -12,7 +12,7 @@ import ETLPipeline
 /// associations of the destination row.
 struct RelateStage {
     let context: StepContext
-    let index: Int
+    let index: MappingID
 
     func run() throws {
         let plan = context.plan
@@ -25,7 +25,7 @@ struct RelateStage {
         // The work file is not written during relate, so a second connection reads it freely.
         let workDatabase = WorkDatabase(file: try Database(path: context.workPath, mode: .readOnly))
         let lookups = LookupPool(path: context.workPath,
-                                 mappingIndex: Dictionary(uniqueKeysWithValues: plan.targets.enumerated().map { ($1.name, $0) }))
+                                 targets: Dictionary(uniqueKeysWithValues: plan.targetIDs.map { (plan.targets[$0].name, $0) }))
         var writers: [String: LinkWriter] = [:]
         let total = try workDatabase.associationCount(targets: mapping.targets)
         context.event(.started, .relate, mapping: mapping.name, total: total)
@@ -43,7 +43,7 @@ struct RelateStage {
                 if linkedTarget > target { continue }
                 if linkedTarget == target { last = .init(destination: destination, source: source, item: item) }
             }
-            let resolver = RelationResolver(mapping: mapping, target: target, entity: entity, declared: target == mapping.targets[0],
+            let resolver = RelationResolver(mapping: mapping, target: target, entity: entity, declared: target == mapping.ownTarget,
                                             policy: policy, step: plan.name)
             let scans = try [false, true].map { try workDatabase.prepareAssociationScan(target: target, inclusive: $0) }
             let chunkSize = context.chunkSize
@@ -79,8 +79,8 @@ struct RelateStage {
                         }
                         try context.keep(result.rejects, mapping: index)
                     }
-                    context.counters[index].related += linked
-                    context.counters[index].rejected += result.rejects.count
+                    context.counters[mapping.ownTarget].related += linked
+                    context.counters[mapping.ownTarget].rejected += result.rejects.count
                     try context.checkRejects(result.rejects)
                     done += result.count
                     try context.commit(.init(step: plan.index, stage: .relate, mapping: index,
@@ -91,7 +91,7 @@ struct RelateStage {
                 })
             writers = [:]
         }
-        context.counters[index].seconds += Date().timeIntervalSince(started)
+        context.counters[mapping.ownTarget].seconds += Date().timeIntervalSince(started)
         context.event(.finished, .relate, mapping: mapping.name, done: done, total: total)
     }
 }

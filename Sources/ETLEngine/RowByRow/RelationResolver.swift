@@ -7,7 +7,7 @@ import ETLPipeline
 struct RelationResolver: Sendable {
     let mapping: MappingPlan
     /// The target whose associations are resolved, and its entity.
-    let target: Int
+    let target: TargetID
     let entity: String
     /// Declared relationship expressions apply to the mapping's own rows only.
     let declared: Bool

@@ -1,3 +1,5 @@
+import ETLPipeline
+
 /// A step row by row: every mapping's create stage (extract → transform → load), then
 /// every mapping's relate stage, each chunked and checkpointed.
 struct RowByRowExecutor: StepExecutor {
@@ -6,13 +8,13 @@ struct RowByRowExecutor: StepExecutor {
     let reason: String?
 
     func execute() throws -> StepOutcome {
-        for index in context.plan.mappings.indices {
+        for index in context.plan.mappingIDs {
             try CreateStage(context: context, index: index).run()
         }
-        for index in context.plan.mappings.indices {
+        for index in context.plan.mappingIDs {
             try RelateStage(context: context, index: index).run()
         }
         let notes = reason.map { ["step \(context.plan.name) ran row by row, not inside SQLite: \($0)"] } ?? []
-        return StepOutcome(notes: notes, associationsKept: Set(context.plan.mappings.indices))
+        return StepOutcome(notes: notes, associationsKept: Set(context.plan.mappingIDs))
     }
 }

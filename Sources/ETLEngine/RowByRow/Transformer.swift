@@ -40,8 +40,8 @@ struct Transformer: Sendable {
 
     /// One destination row to insert, and the source row it comes from.
     struct NewRow {
-        /// Index into the step's targets.
-        var target: Int
+        /// Where the row goes.
+        var target: TargetID
         var sourceKey: Int64
         var item: Int64
         /// The uniqueBy key; nil without uniqueBy or when the key is null (not deduplicated).

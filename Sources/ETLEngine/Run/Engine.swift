@@ -122,7 +122,7 @@ public struct Engine {
             let name = plan.steps.last!.name
             try ValidationProof.require(step: last - 1, run: identity, in: area.work, store: area.temporaryDestination, checkpoint: file.path)
             try snapshot.checkWhole()
-            try run.save(.init(step: last - 1, stage: .finalize, mapping: 0, progress: .nothingYet, done: 0, total: 1), durable: true)
+            try run.save(.init(step: last - 1, stage: .finalize, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 1), durable: true)
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
             if options.replace != .refuse || !FileManager.default.fileExists(atPath: destination) {
                 try ExternalBinaryStorage.install(from: WorkArea.externalFolder(ofStore: area.temporaryDestination), at: destination,
@@ -217,8 +217,8 @@ public struct Engine {
                                       stage: .create, mapping: nil, done: removed.count, total: removed.count)
             event.removed = removed.name
             progress(event)
-            let mapping = step.mappings.firstIndex { $0.sourceEntity == removed.entity }
-            if !resuming, let mapping { context.counters[mapping].dropped += removed.count }
+            let mapping = step.mappings.first { $0.sourceEntity == removed.entity }
+            if !resuming, let mapping { context.counters[mapping.ownTarget].dropped += removed.count }
             let what = removed.name.contains(".") ? "\(removed.count) non-null values" : "\(removed.count) rows"
             let declared = plan.spec.drop.contains { $0.name == removed.name } ? " (as the pipeline's \"drop\" says)" : ""
             run.notes.append("step \(step.name) dropped \(removed.name): \(what) not carried over\(declared)")
@@ -227,7 +227,7 @@ public struct Engine {
             let execution = try stepExecutor(for: context, pushdown: options.pushdown).execute()
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
-            try run.save(.init(step: step.index, stage: .validate, mapping: 0, progress: .nothingYet, done: 0, total: 3), durable: false)
+            try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
             try db.transaction {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }
@@ -271,7 +271,7 @@ public struct Engine {
         let position = checkpoint.position
         var event = ProgressEvent(kind: .resumed, step: position.step + 1, stepCount: plan.steps.count,
                                   stepName: plan.steps[position.step].name, stage: position.stage,
-                                  mapping: position.stage == .create || position.stage == .relate ? checkpoint.mappings[safe: position.mapping] : nil,
+                                  mapping: checkpoint.mappingName,
                                   done: position.done, total: position.total)
         event.redone = redone
         return event
@@ -401,8 +401,4 @@ public struct Engine {
         let entities = step.mappings.flatMap { [$0.sourceEntity] + ($0.itemEntity.map { [$0] } ?? []) }
         try SourceSchemaCheck.checkTables(db, path: plan.sourcePath, layout: step.sourceLayout, entities: entities)
     }
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

@@ -17,6 +17,8 @@ final class StepContext {
     let chunkSize: Int
     let workers: Int
     let report: (ProgressEvent) -> Void
+    /// One per target (`StepPlan.targets`), subscripted by `TargetID`: a mapping's rows
+    /// read, filtered and rejected are its own target's.
     var counters: [MappingCounters]
     /// Next free key per destination table: keys are handed out in load order, which is
     /// source order, so they are the same on every run. Also the resume watermark.
@@ -44,7 +46,7 @@ final class StepContext {
         self.chunkSize = chunkSize
         self.workers = workers
         self.report = report
-        // One counter per target: each mapping's own (same index), then policies' extra entities.
+        // One counter per target: each mapping's own, then policies' extra entities.
         self.counters = counters ?? plan.targets.map {
             MappingCounters(step: plan.name, mapping: $0.name, source: plan.mappings[$0.mapping].sourceEntity, destination: $0.entity)
         }
@@ -73,13 +75,13 @@ final class StepContext {
     }
 
     /// Stores reject records in the work file, inside the caller's transaction.
-    func keep(_ rejects: [Reject], mapping: Int) throws {
+    func keep(_ rejects: [Reject], mapping: MappingID) throws {
         guard !rejects.isEmpty else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let insert = try WorkDatabase(attachedTo: destination).prepareReject()
+        let insert = try WorkDatabase(attachedTo: destination).prepareReject(mapping: mapping)
         for record in rejects {
-            try insert.run([.integer(Int64(mapping)), .integer(record.key), .text(String(decoding: try encoder.encode(record), as: UTF8.self))])
+            try insert.run([.integer(record.key), .text(String(decoding: try encoder.encode(record), as: UTF8.self))])
         }
     }
 
@@ -116,23 +118,31 @@ final class StepContext {
     }
 
     /// The resume position if it falls on this stage and mapping: where to continue.
-    func resumePoint(_ stage: Stage, mapping: Int) -> Checkpoint.Position? {
+    func resumePoint(_ stage: Stage, mapping: MappingID) -> Checkpoint.Position? {
         guard let resume, resume.stage == stage, resume.mapping == mapping, resume.progress != .nothingYet else { return nil }
         return resume
     }
 
     /// Resuming the creation of mapping `mapping`: the last source key it loaded.
-    func lastSourceKeyLoaded(mapping: Int) -> Int64? {
+    func lastSourceKeyLoaded(mapping: MappingID) -> Int64? {
         guard case .loaded(let last)? = resumePoint(.create, mapping: mapping)?.progress else { return nil }
         return last
     }
 
     /// True when the resume position is past this stage and mapping: it was done.
-    func isDone(_ stage: Stage, mapping: Int) -> Bool {
+    func isDone(_ stage: Stage, mapping: MappingID) -> Bool {
         guard let resume else { return false }
         let order = Stage.allCases
         let (a, b) = (order.firstIndex(of: resume.stage)!, order.firstIndex(of: stage)!)
         return a > b || (a == b && resume.mapping > mapping)
+    }
+}
+
+extension Array where Element == MappingCounters {
+    /// The counters of target `target` (a step's counters are one per target).
+    subscript(target: TargetID) -> MappingCounters {
+        get { self[target.index] }
+        set { self[target.index] = newValue }
     }
 }
 

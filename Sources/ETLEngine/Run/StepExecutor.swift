@@ -1,4 +1,5 @@
 import ETLStore
+import ETLPipeline
 
 /// How a step's create and relate stages run: row by row on the worker queues
 /// (`RowByRowExecutor`) or inside SQLite (`PushdownExecutor`). The engine asks
@@ -15,7 +16,7 @@ struct StepOutcome {
     var notes: [String]
     /// Mappings whose rows were recorded in the work database's associations (those made row by row);
     /// validation counts their associations.
-    var associationsKept: Set<Int>
+    var associationsKept: Set<MappingID>
 }
 
 /// The step inside SQLite when its mappings translate exactly and `pushdown` allows it;

@@ -74,14 +74,14 @@ struct UnmodeledTables {
             }
             for step in plan.steps {
                 let keeping = step.sourceKeyTargets
-                let mappings = step.mappings.indices.filter { step.mappings[$0].sourceEntity == entity }
-                guard mappings.count == 1, keeping.contains(mappings[0]) else {
+                let mappings = step.mappings.filter { $0.sourceEntity == entity }
+                guard mappings.count == 1, keeping.contains(mappings[0].ownTarget) else {
                     let why = mappings.isEmpty ? "no mapping of step \(step.name) carries \(entity)"
-                        : "the rows of \(entity) do not keep their keys in step \(step.name) (\(mappings.map { step.mappings[$0].name }.joined(separator: ", ")))"
+                        : "the rows of \(entity) do not keep their keys in step \(step.name) (\(mappings.map(\.name).joined(separator: ", ")))"
                     throw MigrationError.badSource(path: path, reason: "its persistent history refers to rows by entity and key, and \(why): "
                         + "carried, it would point at other rows. Say \"history\": \"drop\", or map \(entity) with one mapping that keeps its keys")
                 }
-                entity = step.mappings[mappings[0]].destinationEntity
+                entity = mappings[0].destinationEntity
             }
             result[number] = entity
         }

@@ -12,7 +12,7 @@ import ETLPipeline
 struct ValidateStage {
     let context: StepContext
     /// Mappings whose rows were recorded in the work database's associations (see `StepOutcome`).
-    let associationsKept: Set<Int>
+    let associationsKept: Set<MappingID>
 
     /// The expression type that reads a raw SQLite value as itself.
     static func type(of value: SQLValue) -> ExprType {
@@ -76,9 +76,9 @@ struct ValidateStage {
 
         // 1. Every source row that passed the filter has its association (times fan-out),
         //    and every destination row was made by a mapping.
-        var madeBy: [String: [Int]] = [:]
+        var madeBy: [String: [TargetID]] = [:]
         let scopes = plan.uniqueKeyScopes
-        for (index, target) in plan.targets.enumerated() {
+        for (index, target) in zip(plan.targetIDs, plan.targets) {
             madeBy[target.entity, default: []].append(index)
             guard associationsKept.contains(target.mapping) else { continue }
             let counters = context.counters[index]
@@ -89,7 +89,7 @@ struct ValidateStage {
             // Targets sharing unique keys are counted together: one may be associated with a
             // row another wrote.
             guard scopes[index] == index else { continue }
-            let scope = plan.targets.indices.filter { scopes[$0] == index }
+            let scope = scopes.targets(sharing: index)
             let written = scope.reduce(0) { $0 + context.counters[$1].written }
             let distinct = try workDatabase.destinationCount(madeBy: scope)
             if distinct != written {

@@ -1,5 +1,6 @@
 import Foundation
 import ETLStore
+import ETLPipeline
 
 /// The work database of a step (`DESTINATION.etl-work`): the only code that names its
 /// tables. The stages ask it in the domain's words; the push-down gets SQL fragments from
@@ -13,6 +14,9 @@ import ETLStore
 ///
 /// The destination's connection attaches the file as schema `work`; the relate stage's
 /// readers open the file on its own (SQLite names it `main` there).
+///
+/// The tables' `mapping` columns hold a `TargetID`'s number (associations, uniqueBy keys:
+/// a scope is a target) or a `MappingID`'s (rejects): the ids become numbers here only.
 struct WorkDatabase {
     let database: Database
     /// How the tables are named on this connection: `work.` attached, nothing on its own.
@@ -52,59 +56,64 @@ struct WorkDatabase {
     /// hook made. They have no source row, and every source key is a key a store may hold
     /// (2⁶³−1 too), so they are told apart by mapping, not by a sentinel source key: no
     /// relate, lookup or rollback by source key ever meets them.
-    static func endOfMappingAssociations(of target: Int) -> Int64 { -1 - Int64(target) }
+    static func endOfMappingAssociations(of target: TargetID) -> Int64 { -1 - Int64(target.index) }
 
-    /// Target `target`'s ids in `association`: its rows' own and those its end-of-mapping hook made.
-    private static func madeBy(_ targets: [Int]) -> String {
-        targets.flatMap { ["\($0)", "\(endOfMappingAssociations(of: $0))"] }.joined(separator: ", ")
+    /// The targets' ids in `association`.
+    private static func ids(_ targets: [TargetID]) -> String {
+        targets.map { "\($0.index)" }.joined(separator: ", ")
+    }
+
+    /// The targets' ids in `association`: their rows' own and those their end-of-mapping hooks made.
+    private static func madeBy(_ targets: [TargetID]) -> String {
+        targets.flatMap { ["\($0.index)", "\(endOfMappingAssociations(of: $0))"] }.joined(separator: ", ")
     }
 
     // MARK: Associations
 
     /// Records that target `target` made a destination row: bound to (destination, source, item).
-    func prepareAssociate(target: Int) throws -> Statement {
-        try database.prepare("INSERT INTO \(schema)association (mapping, destination, source, item) VALUES (\(target), ?, ?, ?)")
+    func prepareAssociate(target: TargetID) throws -> Statement {
+        try database.prepare("INSERT INTO \(schema)association (mapping, destination, source, item) VALUES (\(target.index), ?, ?, ?)")
     }
 
     /// Records a row target `target`'s end-of-mapping hook made: bound to (destination, source, item).
-    func prepareAssociateEndOfMapping(target: Int) throws -> Statement {
+    func prepareAssociateEndOfMapping(target: TargetID) throws -> Statement {
         try database.prepare("INSERT INTO \(schema)association (mapping, destination, source, item) VALUES ("
                              + "\(Self.endOfMappingAssociations(of: target)), ?, ?, ?)")
     }
 
-    /// The destination rows a source row became, for destinations(): bound to (target, source).
+    /// The destination rows a source row became, for destinations(): bound to (target's number, source).
     func prepareDestinations() throws -> Statement {
         try database.prepare("SELECT destination FROM \(schema)association WHERE mapping = ? AND source = ? ORDER BY destination")
     }
 
     /// Target `target`'s associations from source rows in (destination, source, item) order,
     /// after (`inclusive`: from) the one bound, at most as many as bound last.
-    func prepareAssociationScan(target: Int, inclusive: Bool) throws -> Statement {
+    func prepareAssociationScan(target: TargetID, inclusive: Bool) throws -> Statement {
         try database.prepare("""
             SELECT destination, source, item FROM \(schema)association
-            WHERE mapping = \(target) AND (destination, source, item) \(inclusive ? ">=" : ">") (?, ?, ?)
+            WHERE mapping = \(target.index) AND (destination, source, item) \(inclusive ? ">=" : ">") (?, ?, ?)
             ORDER BY destination, source, item LIMIT ?
             """)
     }
 
     /// How many associations from source rows the targets have.
-    func associationCount(targets: [Int]) throws -> Int {
-        Int(try database.scalarInt("SELECT count(*) FROM \(schema)association WHERE mapping IN (\(targets.map(String.init).joined(separator: ", ")))"))
+    func associationCount(targets: [TargetID]) throws -> Int {
+        Int(try database.scalarInt("SELECT count(*) FROM \(schema)association WHERE mapping IN (\(Self.ids(targets)))"))
     }
 
     /// How many associations target `target` has, its end-of-mapping hook's included.
-    func associationCount(madeBy target: Int) throws -> Int {
+    func associationCount(madeBy target: TargetID) throws -> Int {
         Int(try database.scalarInt("SELECT count(*) FROM \(schema)association WHERE mapping IN (\(Self.madeBy([target])))"))
     }
 
     /// How many destination rows the targets' associations point at.
-    func destinationCount(madeBy targets: [Int]) throws -> Int {
+    func destinationCount(madeBy targets: [TargetID]) throws -> Int {
         Int(try database.scalarInt("SELECT count(DISTINCT destination) FROM \(schema)association WHERE mapping IN (\(Self.madeBy(targets)))"))
     }
 
     /// Target `target`'s associations, and whether each destination key is its source key.
-    func associationsKeepingSourceKeys(target: Int) throws -> (associations: Int64, keepingKeys: Bool)? {
-        let row = try database.rows("SELECT count(*), total(destination IS NOT source) FROM \(schema)association WHERE mapping = \(target)")[0]
+    func associationsKeepingSourceKeys(target: TargetID) throws -> (associations: Int64, keepingKeys: Bool)? {
+        let row = try database.rows("SELECT count(*), total(destination IS NOT source) FROM \(schema)association WHERE mapping = \(target.index)")[0]
         guard case .integer(let made) = row[0], case .real(let moved) = row[1] else { return nil }
         return (made, moved == 0)
     }
@@ -112,20 +121,20 @@ struct WorkDatabase {
     // MARK: Unique keys
 
     /// The destination row made for a uniqueBy key in scope `scope`: bound to (key).
-    func prepareFindUniqueKey(scope: Int) throws -> Statement {
-        try database.prepare("SELECT destination FROM \(schema)unique_key WHERE mapping = \(scope) AND key = ?")
+    func prepareFindUniqueKey(scope: TargetID) throws -> Statement {
+        try database.prepare("SELECT destination FROM \(schema)unique_key WHERE mapping = \(scope.index) AND key = ?")
     }
 
     /// Records the row made for a uniqueBy key in scope `scope`: bound to (key, destination, source).
-    func prepareAddUniqueKey(scope: Int) throws -> Statement {
-        try database.prepare("INSERT INTO \(schema)unique_key (mapping, key, destination, source) VALUES (\(scope), ?, ?, ?)")
+    func prepareAddUniqueKey(scope: TargetID) throws -> Statement {
+        try database.prepare("INSERT INTO \(schema)unique_key (mapping, key, destination, source) VALUES (\(scope.index), ?, ?, ?)")
     }
 
     // MARK: Rejects
 
-    /// Stores a reject record: bound to (mapping, source, record).
-    func prepareReject() throws -> Statement {
-        try database.prepare("INSERT INTO \(schema)reject (mapping, source, record) VALUES (?, ?, ?)")
+    /// Stores a reject record of mapping `mapping`: bound to (source, record).
+    func prepareReject(mapping: MappingID) throws -> Statement {
+        try database.prepare("INSERT INTO \(schema)reject (mapping, source, record) VALUES (\(mapping.index), ?, ?)")
     }
 
     /// The step's reject records (JSON), in the order they were rejected; the first `limit`.
@@ -141,59 +150,59 @@ struct WorkDatabase {
     /// source key loaded is `lastKey` (nil: none yet): the associations of `current` targets
     /// past it and all of `later` targets', the rejects past it. Returns how many source rows
     /// had associations undone. Call inside the rollback's transaction.
-    func undo(mapping: Int, current: [Int], later: [Int], after lastKey: Int64?) throws -> Int {
+    func undo(mapping: MappingID, current: [TargetID], later: [TargetID], after lastKey: Int64?) throws -> Int {
         let afterLast = lastKey.map { "source > \($0)" } ?? "1"
-        let currentIds = current.map(String.init).joined(separator: ",")
-        let laterIds = (later.map(Int64.init) + (current + later).map(Self.endOfMappingAssociations(of:)))
+        let currentIds = Self.ids(current)
+        let laterIds = (later.map { Int64($0.index) } + (current + later).map(Self.endOfMappingAssociations(of:)))
             .map(String.init).joined(separator: ",")
         let undone = Int(try database.scalarInt("SELECT count(DISTINCT source) FROM \(schema)association WHERE mapping IN (\(currentIds)) AND \(afterLast)"))
         try database.execute("DELETE FROM \(schema)association WHERE (mapping IN (\(currentIds)) AND \(afterLast)) OR mapping IN (\(laterIds))")
-        try database.execute("DELETE FROM \(schema)reject WHERE mapping > \(mapping) OR (mapping = \(mapping) AND \(afterLast))")
+        try database.execute("DELETE FROM \(schema)reject WHERE mapping > \(mapping.index) OR (mapping = \(mapping.index) AND \(afterLast))")
         return undone
     }
 
     /// Forgets the uniqueBy keys of scope `scope` whose rows have keys from `firstUndone` on.
-    func undoUniqueKeys(scope: Int, from firstUndone: Int64) throws {
+    func undoUniqueKeys(scope: TargetID, from firstUndone: Int64) throws {
         try database.run("DELETE FROM \(schema)unique_key WHERE mapping = ? AND destination >= ?",
-                         [.integer(Int64(scope)), .integer(firstUndone)])
+                         [.integer(Int64(scope.index)), .integer(firstUndone)])
     }
 
     // MARK: SQL for the push-down (the destination's connection, `work` attached)
 
     /// A query of how many source rows have the keys of scope `scope` whose rows are keyed from `from` on.
-    static func rowsWithUniqueKeys(scope: Int, from: String) -> String {
-        "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(scope) AND destination >= \(from)"
+    static func rowsWithUniqueKeys(scope: TargetID, from: String) -> String {
+        "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(scope.index) AND destination >= \(from)"
     }
 
     /// The start of an INSERT … SELECT of target `target`'s associations: the caller appends FROM ….
-    static func associateSelecting(target: Int, destination: String, source: String, item: String) -> String {
-        "INSERT INTO work.association (mapping, destination, source, item) SELECT \(target), \(destination), \(source), \(item) "
+    static func associateSelecting(target: TargetID, destination: String, source: String, item: String) -> String {
+        "INSERT INTO work.association (mapping, destination, source, item) SELECT \(target.index), \(destination), \(source), \(item) "
     }
 
     /// The start of an INSERT … SELECT of scope `scope`'s uniqueBy keys: the caller appends FROM ….
-    static func addUniqueKeysSelecting(scope: Int, key: String, destination: String, source: String, rows: String) -> String {
-        "INSERT INTO work.unique_key (mapping, key, destination, source, rows) SELECT \(scope), \(key), \(destination), \(source), \(rows) "
+    static func addUniqueKeysSelecting(scope: TargetID, key: String, destination: String, source: String, rows: String) -> String {
+        "INSERT INTO work.unique_key (mapping, key, destination, source, rows) SELECT \(scope.index), \(key), \(destination), \(source), \(rows) "
     }
 
     /// The keys of scope `scope` as table `alias` (columns key, destination, source), for a FROM
     /// clause, with the condition that keeps the scope's rows keyed from `from` on.
-    static func uniqueKeys(scope: Int, alias: String, from: String) -> (table: String, condition: String) {
-        ("work.unique_key \(alias)", "\(alias).mapping = \(scope) AND \(alias).destination >= \(from)")
+    static func uniqueKeys(scope: TargetID, alias: String, from: String) -> (table: String, condition: String) {
+        ("work.unique_key \(alias)", "\(alias).mapping = \(scope.index) AND \(alias).destination >= \(from)")
     }
 
     /// Joins the row made for uniqueBy key `key` in scope `scope` as `alias` (column destination).
-    static func joinUniqueKey(scope: Int, alias: String, key: String) -> String {
-        "CROSS JOIN work.unique_key \(alias) ON \(alias).mapping = \(scope) AND \(alias).key = \(key)"
+    static func joinUniqueKey(scope: TargetID, alias: String, key: String) -> String {
+        "CROSS JOIN work.unique_key \(alias) ON \(alias).mapping = \(scope.index) AND \(alias).key = \(key)"
     }
 
     /// Target `target`'s associations as table `alias` (columns destination, source, item),
     /// for a FROM clause, with the condition that keeps the target's.
-    static func associations(target: Int, alias: String) -> (table: String, condition: String) {
-        ("work.association \(alias)", "\(alias).mapping = \(target)")
+    static func associations(target: TargetID, alias: String) -> (table: String, condition: String) {
+        ("work.association \(alias)", "\(alias).mapping = \(target.index)")
     }
 
     /// Joins the rows target `target` made of source row `source` as `alias` (column destination).
-    static func joinAssociations(target: Int, alias: String, source: String) -> String {
-        "CROSS JOIN work.association \(alias) ON \(alias).mapping = \(target) AND \(alias).source = \(source)"
+    static func joinAssociations(target: TargetID, alias: String, source: String) -> String {
+        "CROSS JOIN work.association \(alias) ON \(alias).mapping = \(target.index) AND \(alias).source = \(source)"
     }
 }

@@ -29,7 +29,11 @@ public struct MappingPlan: Sendable {
     public var policyCreateSlots: [String: Int] = [:]
     public var policyRelateSlots: [String: Int] = [:]
     /// The step's targets this mapping writes: its own first, then one per entity its policy creates.
-    public var targets: [Int] = []
+    public var targets: [TargetID] = []
+
+    /// The target of the mapping's destination entity: its rows, and its counts of rows read,
+    /// filtered and rejected.
+    public var ownTarget: TargetID { targets[0] }
 }
 
 /// Where created rows go: a mapping's own destination entity, or another entity its policy
@@ -37,7 +41,7 @@ public struct MappingPlan: Sendable {
 public struct TargetPlan: Sendable {
     /// The mapping's name, or "Mapping/Entity".
     public var name: String
-    public var mapping: Int
+    public var mapping: MappingID
     public var entity: String
     /// Every attribute of the entity, in model order, with what fills it by default.
     public var attributes: [AttributeAssignment]

@@ -26,8 +26,10 @@ public struct StepPlan: Sendable {
     public var destinationModel: Model
     public var sourceLayout: any StoreLayout
     public var destinationLayout: any StoreLayout
+    /// Indexed by `MappingID`.
     public var mappings: [MappingPlan]
-    /// Where rows go: one target per mapping (same index), then the policies' extra entities.
+    /// Where rows go, indexed by `TargetID`: each mapping's own target, in mapping order,
+    /// then the policies' extra entities.
     public var targets: [TargetPlan] = []
     /// True for a lightweight step derived from the two versions alone.
     public var isInferred: Bool = false

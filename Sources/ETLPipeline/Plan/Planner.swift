@@ -347,7 +347,7 @@ public struct Planner {
         var signatures: [String: MappingSignature] = [:]
         // Targets: each mapping's own entity first (same index), then its policy's extra entities.
         var targets: [TargetPlan] = []
-        var extra: [(mapping: Int, entity: String, name: String)] = []
+        var extra: [(mapping: MappingID, entity: String, name: String)] = []
         for (index, m) in step.mappings.enumerated() {
             try checkEntity(m.source, in: source, cursor: m.sourceCursor, side: "source")
             try checkEntity(m.destination, in: destination, cursor: m.destinationCursor, side: "destination")
@@ -361,21 +361,31 @@ public struct Planner {
                     : "registered policies: " + policies.map(\.name).sorted().joined(separator: ", ")
                 throw (m.policyCursor ?? m.cursor).error("unknown policy '\(name)': \(known)")
             }
-            for entity in policy.creates where entity != m.destination {
+            // Each entity once: an entity listed twice is still one target (one name for destination()).
+            var created: Set<String> = []
+            for entity in policy.creates where entity != m.destination && created.insert(entity).inserted {
                 guard let e = destination.entity(named: entity), !e.isAbstract else {
                     throw (m.policyCursor ?? m.cursor).error("policy '\(name)' creates rows of '\(entity)', which is not a concrete entity of model \(destination.version)")
                 }
                 signatures["\(m.name)/\(entity)"] = MappingSignature(sourceEntity: m.source, destinationEntity: entity)
-                extra.append((index, entity, "\(m.name)/\(entity)"))
+                extra.append((MappingID(index), entity, "\(m.name)/\(entity)"))
+            }
+        }
+        // A target's name is what destination() and the summary call it: one name, one target.
+        for e in extra {
+            if let clash = step.mappings.first(where: { $0.name == e.name }) {
+                let maker = step.mappings[e.mapping.index]
+                throw clash.cursor.error("mapping name '\(e.name)' is also the name of the \(e.entity) rows that policy '\(maker.policy!)' "
+                                         + "of mapping \(maker.name) creates, so destination('\(e.name)', …) would name both: rename the mapping")
             }
         }
         var mappings = try step.mappings.map { try planMapping($0, source: source, destination: destination, signatures: signatures) }
         for (index, m) in mappings.enumerated() {
-            targets.append(TargetPlan(name: m.name, mapping: index, entity: m.destinationEntity, attributes: m.attributes))
-            mappings[index].targets = [index]
+            mappings[index].targets = [TargetID(targets.count)]
+            targets.append(TargetPlan(name: m.name, mapping: MappingID(index), entity: m.destinationEntity, attributes: m.attributes))
         }
         for e in extra {
-            mappings[e.mapping].targets.append(targets.count)
+            mappings[e.mapping].targets.append(TargetID(targets.count))
             let attributes = destination.attributes(of: e.entity).map {
                 AttributeAssignment(attribute: $0, source: .constant($0.defaultValue ?? .null))
             }

@@ -20,16 +20,17 @@ extension StepPlan {
     /// (`x-coredata://UUID/Car/p14`) stay valid. It also makes the destination's links the
     /// source's links, so a pushed-down step can copy a join table instead of translating
     /// every key. Both engines follow this rule, so they write the same store.
-    public var sourceKeyTargets: Set<Int> {
-        var candidates: [String: [Int]] = [:]
-        for (index, target) in targets.enumerated() {
+    public var sourceKeyTargets: Set<TargetID> {
+        var candidates: [String: [TargetID]] = [:]
+        for id in targetIDs {
+            let target = targets[id]
             let mapping = mappings[target.mapping]
-            if mapping.targets.first == index, mapping.targets.count == 1 || mapping.policy != nil,
+            if mapping.ownTarget == id, mapping.targets.count == 1 || mapping.policy != nil,
                mapping.uniqueBy == nil, mapping.forEach == nil {
-                candidates[destinationLayout.table(of: target.entity).name, default: []].append(index)
+                candidates[destinationLayout.table(of: target.entity).name, default: []].append(id)
             }
         }
-        var result = Set<Int>()
+        var result = Set<TargetID>()
         for indices in candidates.values {
             let sources = indices.map { mappings[targets[$0].mapping].sourceEntity }
             let destinations = indices.map { targets[$0].entity }
@@ -60,10 +61,10 @@ extension StepPlan {
     /// never changes: the same on every resume.
     public func firstNewKeys(source: Database) throws -> [String: Int64] {
         var result: [String: Int64] = [:]
-        for index in sourceKeyTargets.sorted() {
-            let from = sourceLayout.table(of: mappings[targets[index].mapping].sourceEntity)
+        for id in sourceKeyTargets.sorted() {
+            let from = sourceLayout.table(of: mappings[targets[id].mapping].sourceEntity)
             let highest = try source.scalarInt("SELECT coalesce(max(\(Database.quote(from.keyColumn))), 0) FROM \(Database.quote(from.name))")
-            let table = destinationLayout.table(of: targets[index].entity).name
+            let table = destinationLayout.table(of: targets[id].entity).name
             result[table] = max(result[table] ?? 1, highest == .max ? highest : highest + 1)
         }
         return result
