@@ -61,6 +61,12 @@ final class CraftedCheckpointTests: XCTestCase {
         try assertRefused(checkpoint, ["names step 7 of a pipeline with 2 steps"]) { $0.position.step = 6 }
         try assertRefused(checkpoint, ["names step"]) { $0.position.step = -1 }
         try assertRefused(checkpoint, ["names mapping 100 of step v2 to v3"]) { $0.position.mapping = MappingID(99) }
+        // The largest numbers a file can hold are refused too, never an overflow trap.
+        try assertRefused(checkpoint, ["names step 9223372036854775808 of a pipeline with 2 steps"]) { $0.position.step = .max }
+        try assertRefused(checkpoint, ["names mapping 9223372036854775808 of step v2 to v3"]) { $0.position.mapping = MappingID(.max) }
+        var beyond = checkpoint
+        beyond.position.step = .max
+        XCTAssertTrue(beyond.summary.hasPrefix("step 9223372036854775808/2 (not in this checkpoint), create"), beyond.summary)
         try assertRefused(checkpoint, ["its next key of File, 9223372036854775807, leaves no key"]) { $0.nextKeys["File"] = .max }
         try assertRefused(checkpoint, ["its next key of File, 0"]) { $0.nextKeys["File"] = 0 }
         try assertRefused(checkpoint, ["next key for Nowhere"]) { $0.nextKeys["Nowhere"] = 5 }

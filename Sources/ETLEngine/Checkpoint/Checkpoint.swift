@@ -77,7 +77,9 @@ public struct Checkpoint: Codable, Sendable {
 
     /// "step 2/2 (v2 to v3), relate Files, 61 % done".
     public var summary: String {
-        var text = "step \(position.step + 1)/\(steps.count) (\(steps[position.step])), \(position.stage.rawValue)"
+        // The file may name a step it does not list: `etl status` shows it rather than trapping.
+        let name = steps.indices.contains(position.step) ? steps[position.step] : "not in this checkpoint"
+        var text = "step \(Self.ordinal(position.step))/\(steps.count) (\(name)), \(position.stage.rawValue)"
         if let mapping = mappingName {
             text += " \(mapping)"
         }

@@ -11,7 +11,7 @@ extension Checkpoint {
         func refuse(_ reason: String) -> MigrationError { .badCheckpoint(path: path, reason: reason) }
         let p = position
         guard plan.steps.indices.contains(p.step) else {
-            throw refuse("it names step \(p.step + 1) of a pipeline with \(plan.steps.count) steps")
+            throw refuse("it names step \(Self.ordinal(p.step)) of a pipeline with \(plan.steps.count) steps")
         }
         let step = plan.steps[p.step]
         guard steps.count == plan.steps.count, mappings.count == step.mappings.count else {
@@ -30,7 +30,7 @@ extension Checkpoint {
         switch p.stage {
         case .create, .relate:
             guard step.mappingIDs.contains(p.mapping) else {
-                throw refuse("it names mapping \(p.mapping.index + 1) of step \(step.name), which has \(step.mappings.count)")
+                throw refuse("it names mapping \(Self.ordinal(p.mapping.index)) of step \(step.name), which has \(step.mappings.count)")
             }
             let targets = step.mappings[p.mapping].targets
             switch (p.stage, p.progress) {
@@ -49,7 +49,7 @@ extension Checkpoint {
         case .validate, .finalize:
             guard p.mapping == MappingID(0), p.progress == .nothingYet else { throw refuse("its \(p.stage.rawValue) position names a mapping or a key") }
             if p.stage == .finalize, p.step != plan.steps.count - 1 {
-                throw refuse("it says step \(p.step + 1) of \(plan.steps.count) is being installed; only the last step's store is")
+                throw refuse("it says step \(Self.ordinal(p.step)) of \(plan.steps.count) is being installed; only the last step's store is")
             }
         }
         if inStep {
@@ -63,5 +63,11 @@ extension Checkpoint {
                 }
             }
         }
+    }
+
+    /// The 1-based number of a 0-based index read from the file, for a message: any Int,
+    /// `Int.max` included, without an overflow trap.
+    static func ordinal(_ index: Int) -> String {
+        index < 0 ? String(index + 1) : String(UInt(index) + 1)
     }
 }
