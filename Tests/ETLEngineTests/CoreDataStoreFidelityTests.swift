@@ -51,13 +51,10 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// the run refuses before any work, naming the entity and asking for a template.
     func testADerivedAttributeWithoutATemplateIsRefused() throws {
         let bundle = folder.url.appendingPathComponent("Notes.xcdatamodeld")
-        for (version, extra) in [("n1", ""), ("n2", "<attribute name=\"length\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" derivationExpression=\"body.length\"/>")] {
-            let dir = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            try Data("""
-                <model><entity name="Note"><attribute name="body" optional="YES" attributeType="String"/>\(extra)</entity></model>
-                """.utf8).write(to: dir.appendingPathComponent("contents"))
-        }
+        let length = "<attribute name=\"length\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" derivationExpression=\"body.length\"/>"
+        try ModelBundleFiles.write(bundle, versions: [("n1", ""), ("n2", length)].map { version, extra in
+            (version, #"<model><entity name="Note"><attribute name="body" optional="YES" attributeType="String"/>\#(extra)</entity></model>"#)
+        })
         let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
         let layout = CoreDataLayout(model: n1)
         let store = try Database(path: folder.path("notes.sqlite"), mode: .create)

@@ -274,22 +274,13 @@ final class ExternalStorageKillResumeTests: XCTestCase {
             #"<attribute name="size" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>"#,
             #"<attribute name="caption" optional="YES" attributeType="String"/>"#,
         ]
-        for (version, count) in [("v1", 2), ("v2", 3), ("v3", 4)] {
-            let url = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            try Data("""
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+        try ModelBundleFiles.write(bundle, versions: [("v1", 2), ("v2", 3), ("v3", 4)].map { version, count in
+            (version, ModelBundleFiles.model("""
                 <entity name="Photo" representedClassName="Photo">
                 \(attributes.prefix(count).joined(separator: "\n"))
                 </entity>
-                </model>
-                """.utf8).write(to: url.appendingPathComponent("contents"))
-        }
-        try Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>v3.xcdatamodel</string></dict></plist>
-            """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+                """))
+        }, current: "v3")
     }
 
     /// A store `name` at v1 in `sourceFolder`, of `photos` photos, with its files.
