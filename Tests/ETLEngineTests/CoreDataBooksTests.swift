@@ -138,11 +138,7 @@ final class CoreDataBooksTests: XCTestCase {
                 """))
         })
         let n1 = try ModelBundle.load(path: bundle.path).version(named: "n1")!
-        let layout = CoreDataLayout(model: n1)
-        let store = try Database(path: folder.path("notes.sqlite"), mode: .create)
-        for sql in layout.schemaSQL() { try store.execute(sql) }
-        try layout.finish(store)
-        store.close()
+        try writeEmptyCoreDataStore(of: n1, to: folder.path("notes.sqlite"))
         let pipeline = try folder.pipeline("notes.json", """
             { "format": 1, "models": "Notes.xcdatamodeld",
               "source": { "store": "notes.sqlite", "layout": "coredata", "version": "n1" },

@@ -56,11 +56,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
             (version, #"<model><entity name="Note"><attribute name="body" optional="YES" attributeType="String"/>\#(extra)</entity></model>"#)
         })
         let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
-        let layout = CoreDataLayout(model: n1)
-        let store = try Database(path: folder.path("notes.sqlite"), mode: .create)
-        for sql in layout.schemaSQL() { try store.execute(sql) }
-        try layout.finish(store)
-        store.close()
+        try writeEmptyCoreDataStore(of: n1, to: folder.path("notes.sqlite"))
         let path = try folder.coreDataPipeline(bundle: bundle, source: URL(fileURLWithPath: folder.path("notes.sqlite")),
                                                destination: folder.path("n2.sqlite"), version: "n2")
         XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in

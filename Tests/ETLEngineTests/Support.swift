@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ETLStore
+import ETLModel
 import ETL
 // Temporary folders, repository paths, store dumps, seeds: shared by every test target,
 // and visible in every file of this one.
@@ -68,6 +69,16 @@ struct BooksResumeFixture {
         try migrateBooks(source: source, destination: reference)
         migration = booksMigration(source: source, destination: destination)
     }
+}
+
+/// Writes an empty store of `model` at `path` in Core Data's layout, as Core Data leaves a
+/// new store: the schema, the metadata and the key table.
+func writeEmptyCoreDataStore(of model: Model, to path: String) throws {
+    let layout = CoreDataLayout(model: model)
+    let store = try Database(path: path, mode: .create)
+    defer { store.close() }
+    for sql in layout.schemaSQL() { try store.execute(sql) }
+    try layout.finish(store)
 }
 
 extension TemporaryFolder {
