@@ -9,12 +9,7 @@ final class BadInputTests: XCTestCase {
     var source: String!
     var destination: String!
 
-    override func setUpWithError() throws {
-        folder = try TemporaryFolder()
-        source = folder.path("v1.sqlite")
-        destination = folder.path("v3.sqlite")
-        try BooksSample.write(rows: 400, seed: 5, to: source)
-    }
+    override func setUpWithError() throws { (folder, source, destination) = try givenBooksStore(rows: 400, seed: 5) }
 
     override func tearDown() { folder = nil }
 
@@ -55,12 +50,8 @@ final class BadInputTests: XCTestCase {
         // row is read, naming what is missing.
         try migrateBooks(source: source, destination: destination)
         let before = try bytes(destination)
-        let pipeline = try folder.pipeline("v1-v2.json", """
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
-              "destination": { "store": "v2.sqlite", "model": "MODELS/books-v2.json" },
-              "steps": [ { "mappings": [
-                { "name": "Books", "source": "Book", "destination": "Book", "attributes": { "title": "$source.title" } } ] } ] }
+        let pipeline = try folder.booksStepPipeline("v1-v2.json", mappings: """
+            { "name": "Books", "source": "Book", "destination": "Book", "attributes": { "title": "$source.title" } }
             """)
         var migration = Migration(pipeline: pipeline)
         migration.source = destination
@@ -109,12 +100,8 @@ final class BadInputTests: XCTestCase {
 
     func testValidationFailureReplacesNothing() throws {
         // Users.name is required in v2 but left unmapped: every User row lacks it.
-        let pipeline = try folder.pipeline("bad.json", """
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
-              "destination": { "store": "v2.sqlite", "model": "MODELS/books-v2.json" },
-              "steps": [ { "mappings": [
-                { "name": "Users", "source": "User", "destination": "User", "attributes": { "userId": "$source.userId" } } ] } ] }
+        let pipeline = try folder.booksStepPipeline("bad.json", mappings: """
+            { "name": "Users", "source": "User", "destination": "User", "attributes": { "userId": "$source.userId" } }
             """)
         try Data("old v2".utf8).write(to: URL(fileURLWithPath: folder.path("v2.sqlite")))
         let before = try bytes(source)
@@ -127,14 +114,9 @@ final class BadInputTests: XCTestCase {
     }
 
     func testExpressionFailingOnARowNamesMappingAndKey() throws {
-        let pipeline = try folder.pipeline("overflow.json", """
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
-              "destination": { "store": "v2.sqlite", "model": "MODELS/books-v2.json" },
-              "options": { "chunkSize": 7, "workers": 2 },
-              "steps": [ { "mappings": [
-                { "name": "Users", "source": "User", "destination": "User",
-                  "attributes": { "userId": "if($source.userId == 1013, $source.userId * 9223372036854775807, $source.userId)", "name": "$source.name" } } ] } ] }
+        let pipeline = try folder.booksStepPipeline("overflow.json", options: #""chunkSize": 7, "workers": 2"#, mappings: """
+            { "name": "Users", "source": "User", "destination": "User",
+              "attributes": { "userId": "if($source.userId == 1013, $source.userId * 9223372036854775807, $source.userId)", "name": "$source.name" } }
             """)
         assertMigrationError(try Migration(pipeline: pipeline).run(),
                              contains: ["mapping Users", "source User row 13", "$source.userId * 9223372036854775807"])

@@ -11,10 +11,7 @@ final class BooksMigrationTests: XCTestCase {
     var v3: Database!
 
     override func setUpWithError() throws {
-        folder = try TemporaryFolder()
-        source = folder.path("books-v1.sqlite")
-        destination = folder.path("books-v3.sqlite")
-        try BooksSample.write(rows: 3000, seed: 42, to: source)
+        (folder, source, destination) = try givenBooksStore(rows: 3000, seed: 42, source: "books-v1.sqlite", destination: "books-v3.sqlite")
         try migrateBooks(source: source, destination: destination, chunkSize: 250, workers: 3)
         v3 = try Database(path: destination, mode: .readOnly)
         try v3.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS v1")

@@ -21,10 +21,7 @@ final class ConcurrentWriterTests: XCTestCase {
                 try BooksSample.write(rows: 3000, seed: 8, to: source)
                 try Database(path: source, mode: .readWrite).execute("PRAGMA journal_mode = \(journal)")
                 let destination = folder.path("v3-\(journal)-\(pushdown).sqlite")
-                var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-                migration.source = source
-                migration.destination = destination
-                migration.chunkSize = 10
+                var migration = booksMigration(source: source, destination: destination, chunkSize: 10)
                 migration.pushdown = pushdown
                 var wrote = false
                 assertMigrationError(try migration.run { event in

@@ -132,22 +132,13 @@ final class CoreDataBooksTests: XCTestCase {
     /// and showing the explicit step to write.
     func testAChangeThatCannotBeInferredIsRefusedWithTheMappingToWrite() throws {
         let bundle = folder.url.appendingPathComponent("Notes.xcdatamodeld")
-        for (version, type) in [("n1", "String"), ("n2", "Integer 64")] {
-            let dir = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            try Data("""
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                    <entity name="Note"><attribute name="body" optional="YES" attributeType="String"/><attribute name="rank" optional="YES" attributeType="\(type)"/></entity>
-                </model>
-                """.utf8).write(to: dir.appendingPathComponent("contents"))
-        }
+        try ModelBundleFiles.write(bundle, versions: [("n1", "String"), ("n2", "Integer 64")].map { version, type in
+            (version, ModelBundleFiles.model("""
+                <entity name="Note"><attribute name="body" optional="YES" attributeType="String"/><attribute name="rank" optional="YES" attributeType="\(type)"/></entity>
+                """))
+        })
         let n1 = try ModelBundle.load(path: bundle.path).version(named: "n1")!
-        let layout = CoreDataLayout(model: n1)
-        let store = try Database(path: folder.path("notes.sqlite"), mode: .create)
-        for sql in layout.schemaSQL() { try store.execute(sql) }
-        try layout.finish(store)
-        store.close()
+        try writeEmptyCoreDataStore(of: n1, to: folder.path("notes.sqlite"))
         let pipeline = try folder.pipeline("notes.json", """
             { "format": 1, "models": "Notes.xcdatamodeld",
               "source": { "store": "notes.sqlite", "layout": "coredata", "version": "n1" },

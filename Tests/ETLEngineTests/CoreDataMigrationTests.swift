@@ -19,13 +19,8 @@ final class CoreDataMigrationTests: XCTestCase {
     }
 
     func bundlePipeline(in chain: URL, source: String, version: String?, template: String? = nil) throws -> String {
-        let versionKey = version.map { ", \"version\": \"\($0)\"" } ?? ""
-        let templateKey = template.map { ", \"template\": \"\($0)\"" } ?? ""
-        return try folder.pipeline("upgrade-\(UUID().uuidString.prefix(6)).json", """
-            { "format": 1, "models": "\(chain.path)/Model.xcdatamodeld",
-              "source": { "store": "\(chain.path)/\(source)", "layout": "coredata" },
-              "destination": { "store": "\(folder.path("out.sqlite"))", "layout": "coredata"\(versionKey)\(templateKey) } }
-            """)
+        try folder.coreDataPipeline(bundle: chain.appendingPathComponent("Model.xcdatamodeld"), source: chain.appendingPathComponent(source),
+                                    destination: folder.path("out.sqlite"), version: version, template: template)
     }
 
     func testEveryFixtureStoreUpgradesToTheCurrentVersion() throws {

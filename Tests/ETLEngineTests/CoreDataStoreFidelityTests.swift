@@ -14,22 +14,6 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     override func setUpWithError() throws { folder = try TemporaryFolder() }
     override func tearDown() { folder = nil }
 
-    /// Copies a corpus folder (stores with their -wal/-shm, model bundles).
-    func corpus(_ name: String) throws -> URL {
-        try FixtureSet.copy("coredata-corpus/\(name)", into: folder.url.appendingPathComponent("fixtures"))
-    }
-
-    func pipeline(bundle: URL, source: URL, destination: String, version: String? = nil, template: String? = nil,
-                  extra: String = "") throws -> String {
-        let versionKey = version.map { ", \"version\": \"\($0)\"" } ?? ""
-        let templateKey = template.map { ", \"template\": \"\($0)\"" } ?? ""
-        return try folder.pipeline("p-\(UUID().uuidString.prefix(6)).json", """
-            { "format": 1, "models": "\(bundle.path)",
-              "source": { "store": "\(source.path)", "layout": "coredata" },
-              "destination": { "store": "\(destination)", "layout": "coredata"\(versionKey)\(templateKey) }\(extra) }
-            """)
-    }
-
     // MARK: Version hashes
 
     /// Given the books Core Data pipeline and no template, when run, then the new store
@@ -49,11 +33,11 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// Bookmarks V1 and V2 have the same schema but not the same hashes: a V1 store as the
     /// template of version 2 is refused, naming the entity.
     func testATemplateOfAnotherVersionIsRefusedNamingTheEntity() throws {
-        let bookmarks = try corpus("ddg-bookmarks")
+        let bookmarks = try folder.corpus("ddg-bookmarks")
         let out = folder.path("out.sqlite")
-        let path = try pipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
-                                source: bookmarks.appendingPathComponent("Bookmarks_V1.sqlite"), destination: out,
-                                version: "BookmarksModel 2", template: bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path)
+        let path = try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                               source: bookmarks.appendingPathComponent("Bookmarks_V1.sqlite"), destination: out,
+                                               version: "BookmarksModel 2", template: bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path)
         XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("not created at model version BookmarksModel 2"), text)
@@ -67,21 +51,14 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// the run refuses before any work, naming the entity and asking for a template.
     func testADerivedAttributeWithoutATemplateIsRefused() throws {
         let bundle = folder.url.appendingPathComponent("Notes.xcdatamodeld")
-        for (version, extra) in [("n1", ""), ("n2", "<attribute name=\"length\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" derivationExpression=\"body.length\"/>")] {
-            let dir = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            try Data("""
-                <model><entity name="Note"><attribute name="body" optional="YES" attributeType="String"/>\(extra)</entity></model>
-                """.utf8).write(to: dir.appendingPathComponent("contents"))
-        }
+        let length = "<attribute name=\"length\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" derivationExpression=\"body.length\"/>"
+        try ModelBundleFiles.write(bundle, versions: [("n1", ""), ("n2", length)].map { version, extra in
+            (version, #"<model><entity name="Note"><attribute name="body" optional="YES" attributeType="String"/>\#(extra)</entity></model>"#)
+        })
         let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
-        let layout = CoreDataLayout(model: n1)
-        let store = try Database(path: folder.path("notes.sqlite"), mode: .create)
-        for sql in layout.schemaSQL() { try store.execute(sql) }
-        try layout.finish(store)
-        store.close()
-        let path = try pipeline(bundle: bundle, source: URL(fileURLWithPath: folder.path("notes.sqlite")),
-                                destination: folder.path("n2.sqlite"), version: "n2")
+        try writeEmptyCoreDataStore(of: n1, to: folder.path("notes.sqlite"))
+        let path = try folder.coreDataPipeline(bundle: bundle, source: URL(fileURLWithPath: folder.path("notes.sqlite")),
+                                               destination: folder.path("n2.sqlite"), version: "n2")
         XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("entity Note"), text)
@@ -96,7 +73,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// SampleModel V1 → SampleModel2 by an explicit step whose first mapping makes one new
     /// Car per maker (uniqueBy) in ZCAR, the table every car entity shares.
     func sampleStepPipeline(source: URL, bundle: URL, destination: String) throws -> String {
-        try pipeline(bundle: bundle, source: source, destination: destination, version: "SampleModel2", extra: """
+        try folder.coreDataPipeline(bundle: bundle, source: source, destination: destination, version: "SampleModel2", extra: """
             , "steps": [ { "from": "SampleModel", "to": "SampleModel2", "mappings": [
                 { "name": "Makers", "source": "Car", "destination": "Car", "uniqueBy": "$source.maker",
                   "filter": "$source.maker != null",
@@ -122,7 +99,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// the new cars get keys above 125, Z_MAX covers them, and row by row and pushed down
     /// write the same store.
     func testKeysSurviveInASharedTableAndNewRowsGoAboveThem() throws {
-        let sample = try corpus("coredataplus-samplemodel")
+        let sample = try folder.corpus("coredataplus-samplemodel")
         let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
         let bundle = sample.appendingPathComponent("SampleModel.xcdatamodeld")
         var outputs: [String] = []
@@ -151,7 +128,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// Stopped inside the create stage of a kept-key mapping of the shared table, then run
     /// again: the same store as a run never stopped.
     func testAStoppedRunResumesToTheSameKeys() throws {
-        let sample = try corpus("coredataplus-samplemodel")
+        let sample = try folder.corpus("coredataplus-samplemodel")
         let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
         let bundle = sample.appendingPathComponent("SampleModel.xcdatamodeld")
         for pushdown in [true, false] {
@@ -201,7 +178,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// Data's stale name; Z_MODELCACHE is Core Data's cache of its compiled model, which it
     /// rebuilds when absent.) Pushed down and row by row: dates keep every bit either way.
     func testSampleModelV1MigratedIsWhatCoreDataWrote() throws {
-        let sample = try corpus("coredataplus-samplemodel")
+        let sample = try folder.corpus("coredataplus-samplemodel")
         for pushdown in [true, false] {
             try assertSampleModelV1Migrated(sample, pushdown: pushdown)
         }
@@ -211,8 +188,8 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
         let before = try bytes(source.path)
         let out = folder.path("V2-\(pushdown).sqlite")
-        var migration = Migration(pipeline: try pipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
-                                                         source: source, destination: out, version: "SampleModel2"))
+        var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
+                                                                        source: source, destination: out, version: "SampleModel2"))
         migration.pushdown = pushdown
         let summary = try migration.run()
         XCTAssertFalse(summary.notes.contains { $0.contains("version hashes") }, "\(summary.notes)")
@@ -247,7 +224,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// version found by its hashes, every row under its key, 6's hashes and indexes, and
     /// the source files byte for byte as they were.
     func testEveryBookmarksStoreUpgradesToTheCurrentVersion() throws {
-        let bookmarks = try corpus("ddg-bookmarks")
+        let bookmarks = try folder.corpus("ddg-bookmarks")
         let bundle = bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld")
         let target = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "BookmarksModel 6"))
         let expected = try VersionHashes(model: target)
@@ -261,7 +238,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
             let out = folder.path("bookmarks-\(n).sqlite")
             // Only the stores before 3 hold isFavorite (a "drop" naming nothing a hop removes is an error).
             let drop = n <= 2 ? Self.dropIsFavorite : ""
-            let migration = Migration(pipeline: try pipeline(bundle: bundle, source: store, destination: out, extra: drop))
+            let migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: store, destination: out, extra: drop))
             XCTAssertEqual(try migration.plan().sourceVersion, n == 1 ? "BookmarksModel" : "BookmarksModel \(n)")
             let summary = try migration.run()
             XCTAssertEqual(summary.mappings.map(\.dropped).reduce(0, +), n <= 2 ? 10 : 0,
@@ -290,7 +267,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// A store whose metadata carries an app's own key keeps it, and its UUID, through a
     /// progressive migration (Bookmarks V1 → 6, five hops); only the model keys change.
     func testAnAppMetadataKeySurvivesAProgressiveMigration() throws {
-        let bookmarks = try corpus("ddg-bookmarks")
+        let bookmarks = try folder.corpus("ddg-bookmarks")
         let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite")
         let writer = try Database(path: store.path, mode: .readWrite)
         let original = try CoreDataMetadata.read(writer)
@@ -303,9 +280,9 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         writer.close()
 
         let out = folder.path("out.sqlite")
-        let summary = try Migration(pipeline: try pipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
-                                                           source: store, destination: out, version: "BookmarksModel 6",
-                                                           extra: Self.dropIsFavorite)).run()
+        let summary = try Migration(pipeline: try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                                                          source: store, destination: out, version: "BookmarksModel 6",
+                                                                          extra: Self.dropIsFavorite)).run()
         XCTAssertEqual(summary.mappings.count, 5, "one inferred hop per version")
         XCTAssertEqual(summary.mappings.map(\.dropped), [0, 10, 0, 0, 0], "2 → 3 drops the 10 isFavorite values")
         XCTAssertTrue(summary.notes.contains(#"step BookmarksModel 2 to BookmarksModel 3 (inferred) dropped BookmarkEntity.isFavorite: 10 non-null values not carried over (as the pipeline's "drop" says)"#),
@@ -324,7 +301,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// `"newStoreUUID": true` gives the destination a UUID of its own; without it the
     /// source's is kept. On a plain destination the key is refused by name.
     func testANewStoreUUIDWhenThePipelineSaysSo() throws {
-        let bookmarks = try corpus("ddg-bookmarks")
+        let bookmarks = try folder.corpus("ddg-bookmarks")
         let store = bookmarks.appendingPathComponent("Bookmarks_V5.sqlite")
         let sourceUUID = try CoreDataMetadata.read(try Database(path: store.path, mode: .readOnly)).storeUUID
         for (fresh, layout) in [(true, "coredata"), (false, "coredata"), (true, "plain")] {
@@ -353,12 +330,12 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// number plate fails validation naming the entity, the values and keys, and the old
     /// destination stays as it was.
     func testAViolatedUniquenessConstraintFailsNamingTheDuplicates() throws {
-        let sample = try corpus("coredataplus-samplemodel")
+        let sample = try folder.corpus("coredataplus-samplemodel")
         let out = folder.path("out.sqlite")
         try Data("the old destination".utf8).write(to: URL(fileURLWithPath: out))
-        let path = try pipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
-                                source: sample.appendingPathComponent("SampleModel_V1.sqlite"), destination: out, version: "SampleModel2",
-                                extra: """
+        let path = try folder.coreDataPipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
+                                               source: sample.appendingPathComponent("SampleModel_V1.sqlite"), destination: out, version: "SampleModel2",
+                                               extra: """
             , "steps": [ { "from": "SampleModel", "to": "SampleModel2", "mappings": [
                 { "name": "Cars", "source": "Car", "destination": "Car", "attributes": { "numberPlate": "$source.maker" } },
                 { "name": "Persons", "source": "Person", "destination": "Person",
@@ -383,8 +360,8 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// its hashes, upgraded one version of one bundle at a time to both current versions,
     /// with the merged model's hashes and every row under its key.
     func testAStoreOfAMergedModelUpgradesOverTheMergedModel() throws {
-        let bookmarks = try corpus("ddg-bookmarks").appendingPathComponent("BookmarksModel.xcdatamodeld")
-        let sync = try corpus("ddg-syncmetadata").appendingPathComponent("SyncMetadata.xcdatamodeld")
+        let bookmarks = try folder.corpus("ddg-bookmarks").appendingPathComponent("BookmarksModel.xcdatamodeld")
+        let sync = try folder.corpus("ddg-syncmetadata").appendingPathComponent("SyncMetadata.xcdatamodeld")
         let (b, s) = (try ModelBundle.load(path: bookmarks.path), try ModelBundle.load(path: sync.path))
         let start = try MergedModel.merge([try XCTUnwrap(b.version(named: "BookmarksModel 2")), try XCTUnwrap(s.version(named: "SyncMetadata 3"))])
         let layout = CoreDataLayout(model: start)
@@ -434,7 +411,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// Steps cannot be given with several bundles, and two bundles with an entity of one
     /// name cannot be merged: both said before any row is read.
     func testMergedBundlesRefuseStepsAndClashingEntities() throws {
-        let bookmarks = try corpus("ddg-bookmarks")
+        let bookmarks = try folder.corpus("ddg-bookmarks")
         let bundle = bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld").path
         let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path
         let withSteps = try folder.pipeline("steps.json", """

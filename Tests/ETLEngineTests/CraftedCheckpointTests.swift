@@ -13,21 +13,12 @@ final class CraftedCheckpointTests: XCTestCase {
     var source: String!
     var destination: String!
 
-    override func setUpWithError() throws {
-        folder = try TemporaryFolder()
-        source = folder.path("v1.sqlite")
-        destination = folder.path("v3.sqlite")
-        try BooksSample.write(rows: 600, seed: 3, to: source)
-    }
+    override func setUpWithError() throws { (folder, source, destination) = try givenBooksStore(rows: 600, seed: 3) }
 
     override func tearDown() { folder = nil }
 
     func migration() -> Migration {
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = destination
-        migration.chunkSize = 20
-        migration.workers = 1
+        var migration = booksMigration(source: source, destination: destination, chunkSize: 20, workers: 1)
         migration.pushdown = false
         return migration
     }

@@ -33,20 +33,9 @@ final class ExternalStorageTests: XCTestCase {
                 <attribute name="name" optional="YES" attributeType="String"/>
                 <attribute name="data" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>
             """#
-        for (version, extra) in [("v1", ""), ("v2", #"<attribute name="size" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>"#)] {
-            let url = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            try Data("""
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                \(photo)\(extra)</entity>
-                </model>
-                """.utf8).write(to: url.appendingPathComponent("contents"))
-        }
-        try Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>v2.xcdatamodel</string></dict></plist>
-            """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        let size = #"<attribute name="size" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>"#
+        try ModelBundleFiles.write(bundle, versions: [("v1", ModelBundleFiles.model(photo + "</entity>")),
+                                                      ("v2", ModelBundleFiles.model(photo + size + "</entity>"))], current: "v2")
         let v1 = try ModelBundle.load(path: bundle.path).versions.first { $0.version == "v1" }!
         XCTAssertTrue(v1.attribute("data", of: "Photo")?.allowsExternalStorage ?? false, "the model reader keeps the flag")
 

@@ -44,11 +44,7 @@ final class ExtremeKeyTests: XCTestCase {
     }
 
     func migrate(_ source: String, to name: String, pushdown: Bool, chunkSize: Int = 100) throws -> (String, RunSummary) {
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = folder.path(name)
-        migration.chunkSize = chunkSize
-        migration.workers = 2
+        var migration = booksMigration(source: source, destination: folder.path(name), chunkSize: chunkSize, workers: 2)
         migration.pushdown = pushdown
         return (folder.path(name), try migration.run())
     }
@@ -101,11 +97,7 @@ final class ExtremeKeyTests: XCTestCase {
             let older = folder.path("older-\(pushdown).checkpoint")
             // Pushed down, a chunk size of 1 makes 100 source rows per transaction.
             let (keep, stop) = pushdown ? (100, 200) : (50, 150)
-            var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-            migration.source = source
-            migration.destination = destination
-            migration.chunkSize = 1
-            migration.workers = 1
+            var migration = booksMigration(source: source, destination: destination, chunkSize: 1, workers: 1)
             migration.pushdown = pushdown
             let cancellation = Cancellation()
             migration.cancellation = cancellation

@@ -71,16 +71,8 @@ final class HistoryTablesTests: XCTestCase {
 
     func writeBundle() throws {
         let bundle = folder.url.appendingPathComponent("SampleModel2.xcdatamodeld")
-        for (name, body) in [("V1", Self.v1), ("V2", Self.v2)] {
-            let version = bundle.appendingPathComponent("\(name).xcdatamodel")
-            try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
-            try Data(("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<model type=\"com.apple.IDECoreDataModeler.DataModel\" documentVersion=\"1.0\">\n"
-                      + body + "\n</model>\n").utf8).write(to: version.appendingPathComponent("contents"))
-        }
-        try Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>V2.xcdatamodel</string></dict></plist>
-            """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        try ModelBundleFiles.write(bundle, versions: [("V1", ModelBundleFiles.model(Self.v1)), ("V2", ModelBundleFiles.model(Self.v2))],
+                                   current: "V2")
     }
 
     /// The store copied, the bundle, and a pipeline with an explicit V1 → V2 step whose

@@ -134,9 +134,7 @@ final class HostileStoreTests: XCTestCase {
     /// Passes once `Engine.checkSourceSchema` calls `SourceStore.checkKey`.
     func testAKeyColumnThatIsNotTheRowIDEndsTheRunInsteadOfLoopingForever() throws {
         let store = try lyingKeyStore()
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = store
-        migration.destination = folder.path("out.sqlite")
+        var migration = booksMigration(source: store, destination: folder.path("out.sqlite"))
         let cancellation = Cancellation()
         migration.cancellation = cancellation
         let timer = DispatchWorkItem { cancellation.cancel() }

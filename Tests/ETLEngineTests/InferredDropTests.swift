@@ -15,20 +15,11 @@ final class InferredDropTests: XCTestCase {
     override func setUpWithError() throws { folder = try TemporaryFolder() }
     override func tearDown() { folder = nil }
 
-    func model(_ body: String) -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-        \(body)
-        </model>
-        """
-    }
-
     /// The bundle, and a plain store at v1 with 40 tags (30 with a colour) and 3 notes.
     func writeStore(renamingIdentifier: Bool = false) throws -> String {
         let bundle = folder.url.appendingPathComponent("Tags.xcdatamodeld")
         let versions = [
-            "v1": model("""
+            "v1": ModelBundleFiles.model("""
                 <entity name="Tag" representedClassName="Tag">
                     <attribute name="name" optional="YES" attributeType="String"/>
                     <attribute name="color" optional="YES" attributeType="String"/>
@@ -38,22 +29,14 @@ final class InferredDropTests: XCTestCase {
                     <attribute name="text" optional="YES" attributeType="String"/>
                 </entity>
                 """),
-            "v2": model("""
+            "v2": ModelBundleFiles.model("""
                 <entity name="Tag" representedClassName="Tag">
                     <attribute name="name" optional="YES" attributeType="String"/>
                     <attribute name="hexColor" optional="YES" attributeType="String"\(renamingIdentifier ? " elementID=\"color\"" : "")/>
                 </entity>
                 """),
         ]
-        for (name, contents) in versions {
-            let folder = bundle.appendingPathComponent("\(name).xcdatamodel")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data(contents.utf8).write(to: folder.appendingPathComponent("contents"))
-        }
-        try Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>v2.xcdatamodel</string></dict></plist>
-            """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        try ModelBundleFiles.write(bundle, versions: versions.map { ($0.key, $0.value) }, current: "v2")
         let v1 = try ModelBundle.load(path: bundle.path).versions.first { $0.version == "v1" }!
         let source = folder.path("tags.sqlite")
         let db = try Database(path: source, mode: .create)

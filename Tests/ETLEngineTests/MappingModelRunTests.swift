@@ -14,18 +14,10 @@ final class MappingModelRunTests: XCTestCase {
     override func setUpWithError() throws { folder = try TemporaryFolder() }
     override func tearDown() { folder = nil }
 
-    func copy(_ set: String) throws -> URL {
-        try FixtureSet.copy("coredata-corpus/\(set)", into: folder.url.appendingPathComponent("fixtures"))
-    }
-
-    /// A bundle pipeline from `source` to `version` with `steps` (JSON).
+    /// A bundle pipeline from `source` to `version` with `steps` (JSON), into `out` in the folder.
     func pipeline(bundle: URL, source: URL, version: String, out: String, steps: String) throws -> String {
-        try folder.pipeline("upgrade-\(UUID().uuidString.prefix(6)).json", """
-            { "format": 1, "models": "\(bundle.path)",
-              "source": { "store": "\(source.path)", "layout": "coredata" },
-              "destination": { "store": "\(folder.path(out))", "layout": "coredata", "version": "\(version)" },
-              "steps": [ \(steps) ] }
-            """)
+        try folder.coreDataPipeline(bundle: bundle, source: source, destination: folder.path(out), version: version,
+                                    extra: ", \"steps\": [ \(steps) ]")
     }
 
     /// The dump of every table but Z_METADATA, whose store UUID each run makes anew.
@@ -36,7 +28,7 @@ final class MappingModelRunTests: XCTestCase {
     // MARK: ctdatastoremanager
 
     func testTestMigrationStoreUpgradesThroughBothMappingModelsLikeTheHandWrittenPipeline() throws {
-        let set = try copy("ctdatastoremanager")
+        let set = try folder.corpus("ctdatastoremanager")
         let bundle = set.appendingPathComponent("TestMigrationStore.xcdatamodeld")
         let store = set.appendingPathComponent("TestMigrationStore_version_1.sqlite")
         let before = try bytes(store.path)
@@ -70,7 +62,7 @@ final class MappingModelRunTests: XCTestCase {
     /// The example's pipeline `name` (Examples/CarMakers) beside a copy of the fixture set,
     /// as the example's instructions lay it out.
     func examplePipeline(_ name: String) throws -> String {
-        _ = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel", into: folder.url.appendingPathComponent("fixtures"))
+        _ = try folder.corpus("coredataplus-samplemodel")
         let path = folder.path(name)
         try FileManager.default.copyItem(atPath: repositoryPath("Examples/CarMakers/\(name)"), toPath: path)
         return path
@@ -198,7 +190,7 @@ final class MappingModelRunTests: XCTestCase {
     }
 
     func testAMappingModelOfAnotherHopIsRefusedBeforeARowIsRead() throws {
-        let set = try copy("ctdatastoremanager")
+        let set = try folder.corpus("ctdatastoremanager")
         let path = try pipeline(bundle: set.appendingPathComponent("TestMigrationStore.xcdatamodeld"),
                                 source: set.appendingPathComponent("TestMigrationStore_version_1.sqlite"),
                                 version: "TestMigrationStore 2", out: "out.sqlite", steps: """
@@ -217,7 +209,7 @@ final class MappingModelRunTests: XCTestCase {
     /// Core Data compares them, not by the file names Xcode recorded: a version renamed since
     /// still takes the mapping model; one edited since (same name) does not, naming the entity.
     func testTheMappingModelsModelsAreCheckedByVersionHashesNotByName() throws {
-        let set = try copy("ctdatastoremanager")
+        let set = try folder.corpus("ctdatastoremanager")
         let bundle = set.appendingPathComponent("TestMigrationStore.xcdatamodeld")
         let store = set.appendingPathComponent("TestMigrationStore_version_1.sqlite")
         let step = #"{ "from": "TestMigrationStore", "to": "TestMigrationStore two", "mappingModel": "\#(set.path)/TestMigrationStore_1_2.xcmappingmodel" }"#
@@ -240,7 +232,7 @@ final class MappingModelRunTests: XCTestCase {
     }
 
     func testAStepGivesMappingsOrAMappingModelNotBoth() throws {
-        let set = try copy("ctdatastoremanager")
+        let set = try folder.corpus("ctdatastoremanager")
         let path = try pipeline(bundle: set.appendingPathComponent("TestMigrationStore.xcdatamodeld"),
                                 source: set.appendingPathComponent("TestMigrationStore_version_1.sqlite"),
                                 version: "TestMigrationStore 2", out: "out.sqlite", steps: """

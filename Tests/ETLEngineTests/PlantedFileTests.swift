@@ -81,10 +81,7 @@ final class PlantedFileTests: XCTestCase {
         let reference = folder.path("reference.sqlite")
         try migrateBooks(source: source, destination: reference, chunkSize: 50)
         try FileManager.default.createDirectory(atPath: destination + ".etl-checkpoint.tmp", withIntermediateDirectories: false)
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = destination
-        migration.chunkSize = 50
+        let migration = booksMigration(source: source, destination: destination, chunkSize: 50)
         var madeCheckpoints = 0
         // The folder appears once a few chunks were checkpointed, as in the attack.
         try FileManager.default.removeItem(atPath: destination + ".etl-checkpoint.tmp")
@@ -101,16 +98,11 @@ final class PlantedFileTests: XCTestCase {
     /// The reject file is written beside the destination and renamed into place: a link
     /// planted under its name is replaced, never written through.
     func testALinkPlantedAsTheRejectFileIsReplacedNotFollowed() throws {
-        let pipeline = try folder.pipeline("picky.json", """
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
-              "destination": { "store": "v2.sqlite", "model": "MODELS/books-v2.json" },
-              "options": { "maxRejects": 1000 },
-              "steps": [ { "name": "picky", "mappings": [
-                { "name": "Users", "source": "User", "destination": "User",
-                  "attributes": { "userId": "$source.userId", "name": "$source.name" } },
-                { "name": "Books", "source": "Book", "destination": "Book", "policy": "picky",
-                  "attributes": { "title": "$source.title" } } ] } ] }
+        let pipeline = try folder.booksStepPipeline("picky.json", options: #""maxRejects": 1000"#, stepName: "picky", mappings: """
+            { "name": "Users", "source": "User", "destination": "User",
+              "attributes": { "userId": "$source.userId", "name": "$source.name" } },
+            { "name": "Books", "source": "Book", "destination": "Book", "policy": "picky",
+              "attributes": { "title": "$source.title" } }
             """)
         try plantLink("v3.sqlite.rejects.jsonl.zst")
         let picky = Policy(create: { row, _ in

@@ -93,13 +93,8 @@ final class PolicyTests: XCTestCase {
 
     func testALookupTableDeduplicatesAcrossAResume() throws {
         try BooksSample.write(rows: 2000, seed: 6, to: folder.path("v1.sqlite"))
-        let pipeline = try folder.pipeline("authors.json", """
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
-              "destination": { "store": "v2.sqlite", "model": "MODELS/books-v2.json" },
-              "options": { "chunkSize": 50, "workers": 3 },
-              "steps": [ { "mappings": [
-                { "name": "Authors", "source": "Book", "destination": "Author", "policy": "authors" } ] } ] }
+        let pipeline = try folder.booksStepPipeline("authors.json", options: #""chunkSize": 50, "workers": 3"#, mappings: """
+            { "name": "Authors", "source": "Book", "destination": "Author", "policy": "authors" }
             """)
         _ = try run(pipeline, ["authors": Self.authors], stopAt: 0.4)
         let db = try Database(path: folder.path("v2.sqlite"), mode: .readOnly)
@@ -157,14 +152,9 @@ final class PolicyTests: XCTestCase {
 
     func testEndOfMappingRowsAndValidationHooks() throws {
         try BooksSample.write(rows: 400, seed: 2, to: folder.path("v1.sqlite"))
-        let pipeline = try folder.pipeline("users.json", """
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
-              "destination": { "store": "v2.sqlite", "model": "MODELS/books-v2.json" },
-              "options": { "chunkSize": 7 },
-              "steps": [ { "mappings": [
-                { "name": "Users", "source": "User", "destination": "User", "policy": "withSystemUser",
-                  "attributes": { "userId": "$source.userId", "name": "$source.name" } } ] } ] }
+        let pipeline = try folder.booksStepPipeline("users.json", options: #""chunkSize": 7"#, mappings: """
+            { "name": "Users", "source": "User", "destination": "User", "policy": "withSystemUser",
+              "attributes": { "userId": "$source.userId", "name": "$source.name" } }
             """)
         // One more User once all are in: the app's "system" account, numbered after the others.
         let withSystemUser = Policy(endOfMapping: { mapping in

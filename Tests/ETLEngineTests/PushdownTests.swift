@@ -144,21 +144,16 @@ final class PushdownTests: XCTestCase {
     })
 
     func booksPolicyPipeline(relationships: String) throws -> String {
-        try folder.pipeline("books-policy.json", """
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
-              "destination": { "store": "unused.sqlite", "model": "MODELS/books-v2.json" },
-              "options": { "maxRejects": 5 },
-              "steps": [ { "name": "books", "mappings": [
-                { "name": "Users", "source": "User", "destination": "User",
-                  "attributes": { "userId": "$source.userId", "name": "$source.name" },
-                  "relationships": { "books": "destinations('Books', $source.books)" } },
-                { "name": "Books", "source": "Book", "destination": "Book", "policy": "books",
-                  "attributes": { "fileURL": "$source.fileURL", "published": "$source.published" },
-                  "relationships": { \(relationships) } },
-                { "name": "Authors", "source": "Book", "destination": "Author",
-                  "filter": "$source.authorName != null", "uniqueBy": "$source.authorName",
-                  "attributes": { "name": "$source.authorName" } } ] } ] }
+        try folder.booksStepPipeline("books-policy.json", destination: "unused.sqlite", options: #""maxRejects": 5"#, stepName: "books", mappings: """
+            { "name": "Users", "source": "User", "destination": "User",
+              "attributes": { "userId": "$source.userId", "name": "$source.name" },
+              "relationships": { "books": "destinations('Books', $source.books)" } },
+            { "name": "Books", "source": "Book", "destination": "Book", "policy": "books",
+              "attributes": { "fileURL": "$source.fileURL", "published": "$source.published" },
+              "relationships": { \(relationships) } },
+            { "name": "Authors", "source": "Book", "destination": "Author",
+              "filter": "$source.authorName != null", "uniqueBy": "$source.authorName",
+              "attributes": { "name": "$source.authorName" } }
             """)
     }
 
@@ -363,10 +358,7 @@ final class PushdownTests: XCTestCase {
         let source = folder.path("v1.sqlite")
         try BooksSample.write(rows: 600, seed: 2, to: source)
         let cancellation = Cancellation()
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = folder.path("out.sqlite")
-        migration.chunkSize = 1
+        var migration = booksMigration(source: source, destination: folder.path("out.sqlite"), chunkSize: 1)
         migration.cancellation = cancellation
         XCTAssertThrowsError(try migration.run { event in
             if event.stage == .create && event.mapping == "Books" && event.done > 200 { cancellation.cancel() }

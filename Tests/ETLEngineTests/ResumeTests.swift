@@ -10,9 +10,7 @@ final class ResumeTests: XCTestCase {
     var reference: String!
 
     override func setUpWithError() throws {
-        folder = try TemporaryFolder()
-        source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 3000, seed: 11, to: source)
+        (folder, source, _) = try givenBooksStore(rows: 3000, seed: 11)
         reference = folder.path("reference.sqlite")
         try migrateBooks(source: source, destination: reference, chunkSize: 50, workers: 2)
     }
@@ -23,11 +21,7 @@ final class ResumeTests: XCTestCase {
     func run(_ destination: String, stopWhen stop: @escaping @Sendable (ProgressEvent) -> Bool = { _ in false },
              restart: Bool = false, pipeline: String = repositoryPath("pipelines/books.json")) throws -> (RunSummary, [ProgressEvent]) {
         let cancellation = Cancellation()
-        var migration = Migration(pipeline: pipeline)
-        migration.source = source
-        migration.destination = destination
-        migration.chunkSize = 50
-        migration.workers = 2
+        var migration = booksMigration(source: source, destination: destination, chunkSize: 50, workers: 2, pipeline: pipeline)
         migration.restart = restart
         migration.cancellation = cancellation
         let events = EventLog()

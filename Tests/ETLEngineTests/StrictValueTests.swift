@@ -184,12 +184,9 @@ final class StrictValueTests: XCTestCase {
         let links = try db.scalarInt("SELECT count(*) FROM Book_users WHERE target_id = 1")
         db.close()
         XCTAssertGreaterThan(links, 0)
-        let pipeline = try folder.pipeline("items.json", """
-            { "format": 1, "options": { "maxRejects": 1000 },
-              "source": { "store": "v1.sqlite", "model": "MODELS/books-v1.json" },
-              "destination": { "store": "out.sqlite", "model": "MODELS/books-v2.json" },
-              "steps": [ { "mappings": [ { "name": "Readers", "source": "Book", "destination": "Author",
-                  "forEach": "$source.users", "attributes": { "name": "$item.name" } } ] } ] }
+        let pipeline = try folder.booksStepPipeline("items.json", destination: "out.sqlite", options: #""maxRejects": 1000"#, mappings: """
+            { "name": "Readers", "source": "Book", "destination": "Author",
+              "forEach": "$source.users", "attributes": { "name": "$item.name" } }
             """)
         let summary = try Migration(pipeline: pipeline).run()
         let rejects = try RejectFile.read(XCTUnwrap(summary.rejectFile))

@@ -1,22 +1,42 @@
 import Foundation
 import XCTest
 import ETLStore
+import ETLModel
 import ETL
 // Temporary folders, repository paths, store dumps, seeds: shared by every test target,
 // and visible in every file of this one.
 @_exported import ETLTestSupport
 
-/// Runs the repository's books pipeline from `source` into `destination`.
-@discardableResult
-func migrateBooks(source: String, destination: String, chunkSize: Int? = nil, workers: Int? = nil,
-                  replace: ReplacePolicy = .refuse, pipeline: String = repositoryPath("pipelines/books.json")) throws -> RunSummary {
+/// The repository's books pipeline (or `pipeline`) from `source` into `destination`, for a
+/// test to set further options on and run; a nil chunk size or worker count keeps the pipeline's.
+func booksMigration(source: String, destination: String, chunkSize: Int? = nil, workers: Int? = nil,
+                    pipeline: String = repositoryPath("pipelines/books.json")) -> Migration {
     var migration = Migration(pipeline: pipeline)
     migration.source = source
     migration.destination = destination
     migration.chunkSize = chunkSize
     migration.workers = workers
+    return migration
+}
+
+/// Runs the repository's books pipeline from `source` into `destination`.
+@discardableResult
+func migrateBooks(source: String, destination: String, chunkSize: Int? = nil, workers: Int? = nil,
+                  replace: ReplacePolicy = .refuse, pipeline: String = repositoryPath("pipelines/books.json")) throws -> RunSummary {
+    var migration = booksMigration(source: source, destination: destination, chunkSize: chunkSize, workers: workers, pipeline: pipeline)
     migration.replace = replace
     return try migration.run()
+}
+
+/// Given a fresh folder holding a v1 books store of `rows` books (made from `seed`) named
+/// `source`: the folder, the store's path, and the path `destination` beside it for the
+/// migration's result. A test case keeps the three in `setUp`.
+func givenBooksStore(rows: Int, seed: UInt64, source: String = "v1.sqlite",
+                     destination: String = "v3.sqlite") throws -> (TemporaryFolder, source: String, destination: String) {
+    let folder = try TemporaryFolder()
+    let store = folder.path(source)
+    try BooksSample.write(rows: rows, seed: seed, to: store)
+    return (folder, store, folder.path(destination))
 }
 
 /// Asserts that `body` throws a `MigrationError` whose description contains every string.
@@ -44,14 +64,41 @@ struct BooksResumeFixture {
     var migration: Migration
 
     init(rows: Int, seed: UInt64) throws {
-        folder = try TemporaryFolder()
-        source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: rows, seed: seed, to: source)
+        (folder, source, destination) = try givenBooksStore(rows: rows, seed: seed)
         reference = folder.path("reference.sqlite")
         try migrateBooks(source: source, destination: reference)
-        destination = folder.path("v3.sqlite")
-        migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = destination
+        migration = booksMigration(source: source, destination: destination)
+    }
+}
+
+/// Writes an empty store of `model` at `path` in Core Data's layout, as Core Data leaves a
+/// new store: the schema, the metadata and the key table.
+func writeEmptyCoreDataStore(of model: Model, to path: String) throws {
+    let layout = CoreDataLayout(model: model)
+    let store = try Database(path: path, mode: .create)
+    defer { store.close() }
+    for sql in layout.schemaSQL() { try store.execute(sql) }
+    try layout.finish(store)
+}
+
+extension TemporaryFolder {
+    /// Copies a folder of the Core Data corpus (`../shared/fixtures/coredata-corpus/<name>`:
+    /// stores with their -wal/-shm, model bundles, mapping models) into `fixtures/` here.
+    func corpus(_ name: String) throws -> URL {
+        try FixtureSet.copy("coredata-corpus/\(name)", into: url.appendingPathComponent("fixtures"))
+    }
+
+    /// Writes a pipeline of the model bundle `bundle` from the Core Data store `source` into
+    /// `destination` (Core Data's layout on both sides), naming the destination's `version`
+    /// and `template` when given; `extra` is added after the destination (`, "steps": [ … ]`).
+    func coreDataPipeline(bundle: URL, source: URL, destination: String, version: String? = nil,
+                          template: String? = nil, extra: String = "") throws -> String {
+        let versionKey = version.map { ", \"version\": \"\($0)\"" } ?? ""
+        let templateKey = template.map { ", \"template\": \"\($0)\"" } ?? ""
+        return try pipeline("upgrade-\(UUID().uuidString.prefix(6)).json", """
+            { "format": 1, "models": "\(bundle.path)",
+              "source": { "store": "\(source.path)", "layout": "coredata" },
+              "destination": { "store": "\(destination)", "layout": "coredata"\(versionKey)\(templateKey) }\(extra) }
+            """)
     }
 }

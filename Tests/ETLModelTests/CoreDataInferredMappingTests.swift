@@ -4,13 +4,9 @@ import ETLStore
 import ETLModel
 
 final class CoreDataInferredMappingTests: XCTestCase {
-    private func model(_ json: String) throws -> Model {
-        try ModelFile.decode(JSONCursor.parse(Array(json.utf8), file: "model.json"))
-    }
-
     /// Notes v1: a note with a title and a body, in a folder.
     private func v1() throws -> Model {
-        try model("""
+        try decodeModel("""
             { "version": "notes-v1", "entities": [
               { "name": "Note", "attributes": [
                   { "name": "title", "type": "string", "optional": false },
@@ -73,7 +69,7 @@ final class CoreDataInferredMappingTests: XCTestCase {
     // MARK: What is inferred
 
     func testAddedRemovedDefaultsAndRequirednessChanges() throws {
-        let v2 = try model("""
+        let v2 = try decodeModel("""
             { "version": "notes-v2", "entities": [
               { "name": "Note", "attributes": [
                   { "name": "title", "type": "string", "optional": false },
@@ -106,7 +102,7 @@ final class CoreDataInferredMappingTests: XCTestCase {
     }
 
     func testEntityRenameAndToOneBecomingToMany() throws {
-        let v2 = try model("""
+        let v2 = try decodeModel("""
             { "version": "notes-v2", "entities": [
               { "name": "Memo", "renamedFrom": "Note", "attributes": [
                   { "name": "title", "type": "string", "optional": false },
@@ -128,7 +124,7 @@ final class CoreDataInferredMappingTests: XCTestCase {
     }
 
     func testSubEntitiesGetTheirOwnMappingsWithInheritedAttributes() throws {
-        let source = try model("""
+        let source = try decodeModel("""
             { "version": "a", "entities": [
               { "name": "Item", "abstract": true, "attributes": [ { "name": "title", "type": "string" } ] },
               { "name": "Song", "parent": "Item", "attributes": [ { "name": "length", "type": "double" } ] },

@@ -4,17 +4,6 @@ import ETLStore
 import ETLModel
 
 final class CoreDataLayoutTests: XCTestCase {
-    private func model(_ json: String) throws -> Model {
-        try ModelFile.decode(JSONCursor.parse(Array(json.utf8), file: "model.json"))
-    }
-
-    /// A fresh store holding the layout's schema.
-    private func store(_ layout: CoreDataLayout) throws -> Database {
-        let db = try Database(path: ":memory:", mode: .create)
-        for sql in layout.schemaSQL() { try db.execute(sql) }
-        return db
-    }
-
     private func indexes(_ db: Database) throws -> [String] {
         try db.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").compactMap { $0[0].text }
     }
@@ -48,7 +37,7 @@ final class CoreDataLayoutTests: XCTestCase {
     func testConventionalSchemaIsTheFixtureSchema() throws {
         let bundle = try SharedFixtures.bundle(for: self)
         let db = try Database(path: SharedFixtures.store("v1.2.0", for: self).path, mode: .readOnly)
-        let created = try store(CoreDataLayout(model: XCTUnwrap(bundle.version(named: "v1.2.0"))))
+        let created = try emptyStore(CoreDataLayout(model: XCTUnwrap(bundle.version(named: "v1.2.0"))))
         for name in ["ZBASICENTITY", "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"] {
             let real = try XCTUnwrap(try db.table(named: name), name)
             XCTAssertEqual(try created.table(named: name), real, name)
@@ -120,7 +109,7 @@ final class CoreDataLayoutTests: XCTestCase {
 
     func testSchemaOfTheLibraryModel() throws {
         let layout = CoreDataLayout(model: try LibraryModelXML.model(for: self))
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         XCTAssertEqual(try db.tableNames().sorted(),
                        ["ZALBUM", "ZARTWORK", "ZCOLLECTION", "ZITEM", "Z_3ITEMS", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"])
         // Sub-entities share the root's table; both sides of the one-to-one have a column.
@@ -166,7 +155,7 @@ final class CoreDataLayoutTests: XCTestCase {
 
     func testManyToManyJoinTableFollowsTheDocumentedRule() throws {
         // Collection #1 (to-many songs) ↔ Song #4 (to-many collections), as in the layout document.
-        let model = try model("""
+        let model = try decodeModel("""
             { "version": "music", "entities": [
               { "name": "Collection", "attributes": [ { "name": "name", "type": "string" } ],
                 "relationships": [ { "name": "songs", "destination": "Song", "inverse": "collections", "toMany": true, "ordered": true } ] },
@@ -183,7 +172,7 @@ final class CoreDataLayoutTests: XCTestCase {
         XCTAssertEqual(layout.storage(ofRelationship: "collections", entity: "Song"),
                        .joinTable(table: "Z_1SONGS", ownColumn: "Z_4SONGS", otherColumn: "Z_1COLLECTIONS"))
         XCTAssertEqual(layout.orderColumn(ofRelationship: "songs", entity: "Collection"), "Z_FOK_4SONGS")
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         XCTAssertEqual(try db.columnNames("Z_1SONGS"), ["Z_1COLLECTIONS", "Z_4SONGS", "Z_FOK_4SONGS"])
         let pk = try db.rows("SELECT name FROM pragma_table_info('Z_1SONGS') WHERE pk > 0 ORDER BY pk").compactMap { $0[0].text }
         XCTAssertEqual(pk, ["Z_1COLLECTIONS", "Z_4SONGS"])
@@ -194,7 +183,7 @@ final class CoreDataLayoutTests: XCTestCase {
         var layout = CoreDataLayout(model: model)
         XCTAssertTrue(layout.hasVersionHashes, "computed from the model")
         layout.storeUUID = "0E5B2C1D-0000-4000-8000-000000000001"
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         try db.execute("""
             INSERT INTO ZALBUM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZFEATURED) VALUES (1, 1, 1, 'First', 6), (2, 1, 1, 'Second', NULL);
             INSERT INTO ZARTWORK (Z_PK, Z_ENT, Z_OPT, ZALBUM) VALUES (1, 2, 1, 2);
@@ -254,7 +243,7 @@ final class CoreDataLayoutTests: XCTestCase {
     func testFinishKeepsTheStoreUUIDAndRefusesDisagreeingOneToOnes() throws {
         let model = try LibraryModelXML.model(for: self)
         let layout = CoreDataLayout(model: model)
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         try db.execute("""
             INSERT INTO ZALBUM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZCOVER) VALUES (1, 1, 1, 'A', 1), (2, 1, 1, 'B', NULL);
             INSERT INTO ZARTWORK (Z_PK, Z_ENT, Z_OPT, ZALBUM) VALUES (1, 2, 1, NULL);
@@ -282,7 +271,7 @@ final class CoreDataLayoutTests: XCTestCase {
         let model = try XCTUnwrap(bundle.version(named: "v2.0.0"))
         let layout = CoreDataLayout(model: model, template: template)
         XCTAssertTrue(layout.hasVersionHashes)
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         try db.execute("INSERT INTO ZBASICENTITY (Z_PK, Z_ENT, Z_OPT, ZV2_0_0_NAME) VALUES (7, 1, 1, 'A Known Value')")
         try layout.finish(db)
         let written = try CoreDataMetadata.read(db)
@@ -293,7 +282,7 @@ final class CoreDataLayoutTests: XCTestCase {
 
         // Hashes of another model are refused.
         let other = CoreDataLayout(model: try LibraryModelXML.model(for: self), template: template)
-        XCTAssertThrowsError(try other.finish(try store(other))) { error in
+        XCTAssertThrowsError(try other.finish(try emptyStore(other))) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("the template was not created at model version Library 2"), text)
             XCTAssertTrue(text.contains("entity Album"), text)
@@ -343,7 +332,7 @@ final class CoreDataLayoutTests: XCTestCase {
     func testLayoutReadFromACreatedStoreEqualsTheConventionalOne() throws {
         let model = try LibraryModelXML.model(for: self)
         let conventional = CoreDataLayout(model: model)
-        let db = try store(conventional)
+        let db = try emptyStore(conventional)
         try conventional.finish(db)
         let read = try CoreDataLayout(model: model, store: db)
         XCTAssertEqual(read.entityNumbers, conventional.entityNumbers)
@@ -364,7 +353,7 @@ final class CoreDataLayoutTests: XCTestCase {
     func testReadingFindsDigitsAndEntityNumbersCoreDataChose() throws {
         // Two sub-entities with a `title` each: Core Data gives them ZTITLE1 and ZTITLE2 here;
         // the join table carries this store's entity numbers (Song #2, Collection #7).
-        let model = try model("""
+        let model = try decodeModel("""
             { "version": "notes", "entities": [
               { "name": "Object", "abstract": true },
               { "name": "Note", "parent": "Object", "attributes": [ { "name": "title", "type": "string" } ] },

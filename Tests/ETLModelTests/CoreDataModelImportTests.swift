@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import ETLStore
 import ETLModel
+import ETLTestSupport
 
 /// A hand-written Xcode model: an abstract parent with two sub-entities, every attribute
 /// type, defaults, to-one / to-many / ordered / many-to-many / one-to-one relationships.
@@ -58,10 +59,8 @@ enum LibraryModelXML {
 
     /// Writes `xml` as `<folder>/<version>.xcdatamodel/contents` and returns the version folder.
     static func write(_ xml: String, version: String = "Library 2", in folder: URL) throws -> URL {
-        let versionFolder = folder.appendingPathComponent("\(version).xcdatamodel", isDirectory: true)
-        try FileManager.default.createDirectory(at: versionFolder, withIntermediateDirectories: true)
-        try Data(xml.utf8).write(to: versionFolder.appendingPathComponent("contents"))
-        return versionFolder
+        try ModelBundleFiles.write(folder, versions: [(version, xml)])
+        return folder.appendingPathComponent("\(version).xcdatamodel", isDirectory: true)
     }
 
     static func model(for test: XCTestCase) throws -> Model {

@@ -116,16 +116,14 @@ final class CoreDataVersionDetectorTests: XCTestCase {
     func testPlainLayoutStoresOfEachBooksVersion() throws {
         let books = try (1...3).map { try PackageFiles.books($0) }
         for model in books {
-            let db = try Database(path: ":memory:", mode: .create)
-            for sql in PlainLayout(model: model).schemaSQL() { try db.execute(sql) }
+            let db = try emptyStore(PlainLayout(model: model))
             XCTAssertEqual(try VersionDetector.detect(store: db, versions: books, layout: .plain).version, model.version)
         }
     }
 
     func testJoinTablesCompareWithoutEntityNumbers() throws {
         let model = try LibraryModelXML.model(for: self)
-        let db = try Database(path: ":memory:", mode: .create)
-        for sql in CoreDataLayout(model: model).schemaSQL() { try db.execute(sql) }
+        let db = try emptyStore(CoreDataLayout(model: model))
         // The same join table under other entity numbers, as another store would have it.
         try db.execute("ALTER TABLE Z_3ITEMS RENAME TO Z_9ITEMS; ALTER TABLE Z_9ITEMS RENAME COLUMN Z_3COLLECTIONS TO Z_9COLLECTIONS")
         XCTAssertEqual(try VersionDetector.detect(store: db, versions: [model], layout: .coredata).version, "Library 2")
@@ -137,12 +135,12 @@ final class CoreDataVersionDetectorTests: XCTestCase {
 
     func testDigitsCoreDataAppendedStillMatch() throws {
         // Core Data named the colliding columns ZTITLE1 and ZTITLE2 (the conventions alone would say ZTITLE, ZTITLE1).
-        let model = try ModelFile.decode(JSONCursor.parse(Array("""
+        let model = try decodeModel("""
             { "version": "notes", "entities": [
               { "name": "Object", "abstract": true },
               { "name": "Note", "parent": "Object", "attributes": [ { "name": "title", "type": "string" } ] },
               { "name": "Folder", "parent": "Object", "attributes": [ { "name": "title", "type": "string" } ] } ] }
-            """.utf8), file: "model.json"))
+            """)
         let db = try Database(path: ":memory:", mode: .create)
         try db.execute("""
             CREATE TABLE ZOBJECT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE1 VARCHAR, ZTITLE2 VARCHAR );

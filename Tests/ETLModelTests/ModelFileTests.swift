@@ -18,15 +18,11 @@ enum PackageFiles {
 }
 
 final class ModelFileTests: XCTestCase {
-    private func decode(_ json: String) throws -> Model {
-        try ModelFile.decode(JSONCursor.parse(Array(json.utf8), file: "model.json"))
-    }
-
     /// Asserts that decoding fails at `path`, `line`:`column` with a message containing every `parts`.
     private func assertError(_ json: String, path: String, line: Int, column: Int, _ parts: String...,
                              file: StaticString = #filePath, testLine: UInt = #line) {
         do {
-            let model = try decode(json)
+            let model = try decodeModel(json)
             XCTFail("expected an error, decoded \(model.entities.map(\.name))", file: file, line: testLine)
         } catch let error as DocumentError {
             XCTAssertEqual(error.file, "model.json", file: file, line: testLine)
@@ -120,7 +116,7 @@ final class ModelFileTests: XCTestCase {
     }
 
     func testAllAttributeKeysAndDefaults() throws {
-        let model = try decode("""
+        let model = try decodeModel("""
             {"version": "v9", "entities": [
               {"name": "Thing", "renamedFrom": "OldThing", "attributes": [
                 {"name": "count", "type": "integer16", "default": 3},
@@ -143,7 +139,7 @@ final class ModelFileTests: XCTestCase {
     }
 
     func testAllRelationshipKeys() throws {
-        let model = try decode("""
+        let model = try decodeModel("""
             {"version": "v1", "entities": [
               {"name": "A", "relationships": [
                 {"name": "bs", "destination": "B", "inverse": "a", "toMany": true, "ordered": true,
@@ -254,7 +250,7 @@ final class ModelFileTests: XCTestCase {
             """, path: "$.entities[0].relationships[0].inverse", line: 2, column: 82,
             "relationship A.rel: its inverse B.back points at C, not at A")
         // Along an inheritance line it is fine: Person.company ↔ Company.staff (→ Employee, a Person).
-        XCTAssertNoThrow(try decode("""
+        XCTAssertNoThrow(try decodeModel("""
             {"version": "v1", "entities": [
               {"name": "Person", "relationships": [{"name": "company", "destination": "Company", "inverse": "staff"}]},
               {"name": "Employee", "parent": "Person"},
@@ -335,8 +331,8 @@ final class ModelFileTests: XCTestCase {
             let json = { (value: String) in
                 #"{"version": "v1", "entities": [{"name": "T", "attributes": [{"name": "n", "type": "\#(type)", "default": \#(value)}]}]}"#
             }
-            XCTAssertEqual(try decode(json(ok)).attribute("n", of: "T")?.defaultValue, .integer(Int64(ok)!), type)
-            XCTAssertThrowsError(try decode(json(bad)), type) { error in
+            XCTAssertEqual(try decodeModel(json(ok)).attribute("n", of: "T")?.defaultValue, .integer(Int64(ok)!), type)
+            XCTAssertThrowsError(try decodeModel(json(bad)), type) { error in
                 XCTAssertEqual((error as? DocumentError)?.message, "'\(bad)' is not a valid default for a \(type) attribute")
             }
         }
@@ -355,7 +351,7 @@ final class ModelFileTests: XCTestCase {
     // MARK: Model lookups
 
     private func hierarchy() throws -> Model {
-        try decode("""
+        try decodeModel("""
             {"version": "h1", "entities": [
               {"name": "Person", "abstract": true,
                "attributes": [{"name": "name", "type": "string"}],

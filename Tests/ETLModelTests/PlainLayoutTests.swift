@@ -7,17 +7,6 @@ final class PlainLayoutTests: XCTestCase {
         PlainLayout(model: try PackageFiles.books(version))
     }
 
-    private func model(_ json: String) throws -> Model {
-        try ModelFile.decode(JSONCursor.parse(Array(json.utf8), file: "model.json"))
-    }
-
-    /// A fresh in-memory store holding the layout's schema.
-    private func store(_ layout: PlainLayout) throws -> Database {
-        let db = try Database(path: ":memory:", mode: .create)
-        for sql in layout.schemaSQL() { try db.execute(sql) }
-        return db
-    }
-
     private func columns(_ db: Database, _ table: String) throws -> [String] {
         try db.table(named: table)?.columns.map(\.name) ?? []
     }
@@ -90,7 +79,7 @@ final class PlainLayoutTests: XCTestCase {
 
     func testOneToOneStoresASingleColumnOnTheSideThatSortsFirst() throws {
         // "Passport.holder" < "Person.passport", whatever the declaration order.
-        let layout = PlainLayout(model: try model("""
+        let layout = PlainLayout(model: try decodeModel("""
             {"version": "v1", "entities": [
               {"name": "Person", "attributes": [{"name": "name", "type": "string"}],
                "relationships": [{"name": "passport", "destination": "Passport", "inverse": "holder"}]},
@@ -100,13 +89,13 @@ final class PlainLayoutTests: XCTestCase {
             """))
         XCTAssertEqual(layout.storage(ofRelationship: "holder", entity: "Passport"), .foreignKey(table: "Passport", column: "holder_id"))
         XCTAssertEqual(layout.storage(ofRelationship: "passport", entity: "Person"), .inverseForeignKey(table: "Passport", column: "holder_id"))
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         XCTAssertEqual(try columns(db, "Person"), ["id", "name"])
         XCTAssertEqual(try columns(db, "Passport"), ["id", "number", "holder_id"])
         XCTAssertEqual(try foreignKeys(db, "Passport"), ["holder_id->Person->id"])
 
         // The other way round: the relationship name decides when the entity names tie.
-        let selfLayout = PlainLayout(model: try model("""
+        let selfLayout = PlainLayout(model: try decodeModel("""
             {"version": "v1", "entities": [
               {"name": "Node", "relationships": [
                 {"name": "previous", "destination": "Node", "inverse": "next"},
@@ -115,11 +104,11 @@ final class PlainLayoutTests: XCTestCase {
             """))
         XCTAssertEqual(selfLayout.storage(ofRelationship: "next", entity: "Node"), .foreignKey(table: "Node", column: "next_id"))
         XCTAssertEqual(selfLayout.storage(ofRelationship: "previous", entity: "Node"), .inverseForeignKey(table: "Node", column: "next_id"))
-        XCTAssertEqual(try columns(try store(selfLayout), "Node"), ["id", "next_id"])
+        XCTAssertEqual(try columns(try emptyStore(selfLayout), "Node"), ["id", "next_id"])
     }
 
     func testRelationshipsWithoutInverse() throws {
-        let layout = PlainLayout(model: try model("""
+        let layout = PlainLayout(model: try decodeModel("""
             {"version": "v1", "entities": [
               {"name": "Tag"},
               {"name": "Note", "relationships": [
@@ -130,7 +119,7 @@ final class PlainLayoutTests: XCTestCase {
         XCTAssertEqual(layout.storage(ofRelationship: "tags", entity: "Note"),
                        .joinTable(table: "Note_tags", ownColumn: "source_id", otherColumn: "target_id"))
         XCTAssertEqual(layout.storage(ofRelationship: "primaryTag", entity: "Note"), .foreignKey(table: "Note", column: "primaryTag_id"))
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         XCTAssertEqual(try db.tables().map(\.name), ["Note", "Note_tags", "Tag"])
         XCTAssertEqual(try foreignKeys(db, "Note_tags"), ["source_id->Note->id", "target_id->Tag->id"])
         XCTAssertEqual(try columns(db, "Note"), ["id", "primaryTag_id"])
@@ -139,7 +128,7 @@ final class PlainLayoutTests: XCTestCase {
     // MARK: Schema
 
     func testSchemaOfBooksV1() throws {
-        let db = try store(try books(1))
+        let db = try emptyStore(try books(1))
         XCTAssertEqual(try db.tables().map(\.name), ["Book", "Book_users", "User"])
         XCTAssertEqual(try columns(db, "User"), ["id", "userId", "name"])
         XCTAssertEqual(try columns(db, "Book"), ["id", "title", "authorName", "fileURL", "published", "price"])
@@ -150,7 +139,7 @@ final class PlainLayoutTests: XCTestCase {
     }
 
     func testSchemaOfBooksV3() throws {
-        let db = try store(try books(3))
+        let db = try emptyStore(try books(3))
         XCTAssertEqual(try db.tables().map(\.name), ["Author", "Author_books", "Book", "File", "User"])
         XCTAssertEqual(try columns(db, "File"), ["id", "fileURL", "book_id", "user_id"])
         XCTAssertEqual(try db.table(named: "File")?.columns.map(\.declaredType), ["INTEGER", "URI VARCHAR", "INTEGER", "INTEGER"])
@@ -165,7 +154,7 @@ final class PlainLayoutTests: XCTestCase {
     func testCreatedTablesAreWhatTheLayoutSays() throws {
         for version in [1, 2, 3] {
             let layout = try books(version)
-            let db = try store(layout)
+            let db = try emptyStore(layout)
             let tables = Dictionary(uniqueKeysWithValues: try db.tables().map { ($0.name, $0) })
             var expected: [String: Set<String>] = [:]
             for entity in layout.model.entities {
@@ -195,7 +184,7 @@ final class PlainLayoutTests: XCTestCase {
 
     func testJoinTableRowIsTheSameFromBothSides() throws {
         let layout = try books(1)
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         try db.execute("PRAGMA foreign_keys = ON")
         try db.run("INSERT INTO Book (id, title) VALUES (1, 'Dune')")
         try db.run("INSERT INTO User (id, userId, name) VALUES (2, 20, 'Ann')")
@@ -220,14 +209,14 @@ final class PlainLayoutTests: XCTestCase {
         let layout = try books(3)
         XCTAssertEqual(layout.schemaSQL(), layout.schemaSQL())
         XCTAssertEqual(layout.schemaSQL(), PlainLayout(model: try PackageFiles.books(3)).schemaSQL())
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         XCTAssertThrowsError(try db.execute(layout.schemaSQL()[0]), "a second CREATE TABLE fails: the tables exist")
     }
 
     // MARK: Entity hierarchies
 
     private func people() throws -> PlainLayout {
-        PlainLayout(model: try model("""
+        PlainLayout(model: try decodeModel("""
             {"version": "h1", "entities": [
               {"name": "Person", "abstract": true,
                "attributes": [{"name": "name", "type": "string"}],
@@ -250,7 +239,7 @@ final class PlainLayoutTests: XCTestCase {
 
     func testHierarchySharesOneTableWithAnEntityColumn() throws {
         let layout = try people()
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         XCTAssertEqual(try db.tables().map(\.name), ["Company", "Customer_favorites", "Person", "Product"], "no table per sub-entity")
         XCTAssertEqual(try columns(db, "Person"), ["id", "entity", "name", "company_id", "salary", "manager_id", "since"])
         XCTAssertEqual(try db.scalarInt("SELECT \"notnull\" FROM pragma_table_info('Person') WHERE name = 'entity'"), 1)
@@ -293,7 +282,7 @@ final class PlainLayoutTests: XCTestCase {
         XCTAssertEqual(layout.table(of: "Customer").condition(alias: "src"), #"src."entity" = 'Customer'"#)
         XCTAssertNil(layout.table(of: "Company").condition(alias: "t0"), "all rows of an unshared table")
 
-        let db = try store(layout)
+        let db = try emptyStore(layout)
         var id: Int64 = 0
         for (entity, count) in [("Employee", 3), ("Customer", 2)] {
             let table = layout.table(of: entity)

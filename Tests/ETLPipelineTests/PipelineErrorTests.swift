@@ -207,9 +207,7 @@ extension PipelineErrorTests {
 
 extension PipelineErrorTests {
     func testConfinementRefusesAMappingModelOutsideThePipelinesFolder() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-confine-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.forTest(self, prefix: "etl-confine")
         func spec(_ mappingModel: String) throws -> PipelineSpec {
             try PipelineSpec.decode(Array("""
                 { "format": 1, "models": "Model.xcdatamodeld",

@@ -1,17 +1,19 @@
 import XCTest
 import Foundation
 import ETL
+import ETLTestSupport
 
 /// `etl batch` in an archive or output folder shared with someone hostile: a symbolic link
 /// planted as the manifest, or as a store's lock, is refused — the file it points at, in
 /// another folder, keeps every byte.
 final class BatchPlantedFileTests: XCTestCase {
-    var folder: URL!
+    var temporary: TemporaryFolder!
+    var folder: URL! { temporary?.url }
     var victim: String!
     let secret = Data("not etl's to write\n".utf8)
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-planted-" + UUID().uuidString)
+        temporary = try TemporaryFolder(prefix: "etl-planted")
         for sub in ["archive", "out", "elsewhere"] {
             try FileManager.default.createDirectory(at: folder.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
@@ -21,7 +23,7 @@ final class BatchPlantedFileTests: XCTestCase {
         try BooksSample.write(rows: 200, seed: 2, to: path("archive/b.sqlite"))
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+    override func tearDown() { temporary = nil }
 
     func path(_ relative: String) -> String { folder.appendingPathComponent(relative).path }
 

@@ -25,6 +25,12 @@ final class CommandLineTests: XCTestCase {
 
     var pipeline: String { Self.root.appendingPathComponent("pipelines/books.json").path }
 
+    /// Users of books v1 into v2, every fourth failing on an integer overflow: rejected rows.
+    static let overflowingUsers = """
+        { "name": "Users", "source": "User", "destination": "User",
+          "attributes": { "userId": "if($source.userId % 4 == 0, $source.userId * 9223372036854775807, $source.userId)", "name": "$source.name" } }
+        """
+
     func testHelpTeachesTheCommandsAndExitCodes() throws {
         let help = try etl("--help")
         XCTAssertEqual(help.status, 0)
@@ -133,18 +139,8 @@ final class CommandLineTests: XCTestCase {
 
     func testRejectedRowsAreKeptAndPrinted() throws {
         XCTAssertEqual(try etl("sample", "books", "--rows", "200", "--out", "v1.sqlite").status, 0)
-        let models = Self.root.appendingPathComponent("pipelines/models").path
-        let pipeline = folder.appendingPathComponent("picky.json")
-        try Data("""
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "\(models)/books-v1.json" },
-              "destination": { "store": "v2.sqlite", "model": "\(models)/books-v2.json" },
-              "options": { "maxRejects": 5 },
-              "steps": [ { "mappings": [
-                { "name": "Users", "source": "User", "destination": "User",
-                  "attributes": { "userId": "if($source.userId % 4 == 0, $source.userId * 9223372036854775807, $source.userId)", "name": "$source.name" } } ] } ] }
-            """.utf8).write(to: pipeline)
-        let run = try etl("run", pipeline.path)
+        let pipeline = try temporary.booksStepPipeline("picky.json", options: #""maxRejects": 5"#, mappings: Self.overflowingUsers)
+        let run = try etl("run", pipeline)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stdout.contains("rejected rows are kept in"), run.stdout)
         let file = folder.appendingPathComponent("v2.sqlite.rejects.jsonl.zst").path
@@ -158,17 +154,11 @@ final class CommandLineTests: XCTestCase {
     /// The summary counts, per mapping, what changed: values made null on purpose here.
     func testTheSummaryCountsValuesMadeNullOnPurpose() throws {
         XCTAssertEqual(try etl("sample", "books", "--rows", "50", "--out", "v1.sqlite").status, 0)
-        let models = Self.root.appendingPathComponent("pipelines/models").path
-        let pipeline = folder.appendingPathComponent("nulls.json")
-        try Data("""
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "\(models)/books-v1.json" },
-              "destination": { "store": "v2.sqlite", "model": "\(models)/books-v2.json" },
-              "steps": [ { "mappings": [
-                { "name": "Users", "source": "User", "destination": "User",
-                  "attributes": { "userId": "$source.userId", "name": "coalesce(string(orNull(integer($source.name))), $source.name)" } } ] } ] }
-            """.utf8).write(to: pipeline)
-        let run = try etl("run", pipeline.path)
+        let pipeline = try temporary.booksStepPipeline("nulls.json", mappings: """
+            { "name": "Users", "source": "User", "destination": "User",
+              "attributes": { "userId": "$source.userId", "name": "coalesce(string(orNull(integer($source.name))), $source.name)" } }
+            """)
+        let run = try etl("run", pipeline)
         XCTAssertEqual(run.status, 0, run.stderr)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         let header = try XCTUnwrap(lines.first { $0.hasPrefix("step") })

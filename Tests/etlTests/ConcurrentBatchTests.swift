@@ -2,20 +2,22 @@ import XCTest
 import Foundation
 import ETL
 import ETLBatch
+import ETLTestSupport
 
 /// Two `etl batch --in-place` started together on one archive: each store is taken, under
 /// its lock, by one of them and upgraded once; the other leaves it to that batch and says
 /// so (or later finds it up to date) — never a failure. Both exit 0, and a rerun with
 /// `--retry-failed` finds every store at the target version.
 final class ConcurrentBatchTests: XCTestCase {
-    var folder: URL!
+    var temporary: TemporaryFolder!
+    var folder: URL! { temporary?.url }
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("etl-two-batches-" + UUID().uuidString)
+        temporary = try TemporaryFolder(prefix: "etl-two-batches")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("archive"), withIntermediateDirectories: true)
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+    override func tearDown() { temporary = nil }
 
     func path(_ relative: String) -> String { folder.appendingPathComponent(relative).path }
 

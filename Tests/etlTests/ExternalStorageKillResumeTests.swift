@@ -43,23 +43,7 @@ final class ExternalStorageKillResumeTests: XCTestCase {
 
     /// Where to kill: the first event of this step and stage (of `kind`, if given) at or past
     /// `fraction`, then after a random pause of up to `pause` microseconds.
-    struct Target: CustomStringConvertible {
-        var step: Int
-        var stage: String
-        var kind: String?
-        var fraction: Double = 0
-        var pause: Int
-
-        func matches(_ event: [String: Any]) -> Bool {
-            guard event["step"] as? Int == step, event["stage"] as? String == stage,
-                  kind == nil || event["kind"] as? String == kind else { return false }
-            if fraction == 0 { return true }
-            let done = event["done"] as? Int ?? 0, total = event["total"] as? Int ?? 0
-            return total > 0 && Double(done) >= fraction * Double(total)
-        }
-
-        var description: String { "step \(step) \(stage) \(kind ?? "") at \(Int(fraction * 100)) %" }
-    }
+    typealias Target = KillTarget
 
     /// Source and destination on one file system: every file is a hard link to the source's.
     func testKilledWhileLinkingAndInstallingFilesResumesToTheSameStoreAndFiles() throws {
@@ -133,13 +117,8 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         var seen: [String: UInt64] = [:]
         var finished = false
         for target in targets {
-            let pause = UInt32(random.below(target.pause + 1))
-            let outcome = try ToolProcess.run(common + options + ["--destination", destination]) { line in
-                guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                      target.matches(event) else { return false }
-                usleep(pause)
-                return true
-            }
+            let pause = target.randomPause(&random)
+            let outcome = try ToolProcess.run(common + options + ["--destination", destination], killAt: target, pause: pause)
             if outcome.killed {
                 kills += 1
                 landed.append("\(target) + \(pause) µs: \(try whereTheKillLanded(destination))")
@@ -165,12 +144,7 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         }
         print("kills landed:\n" + landed.joined(separator: "\n"))
         if !finished {
-            let last = try ToolProcess.run(common + options + ["--destination", destination])
-            // Killed after removing the checkpoint, its very last act, a run has finished:
-            // the rerun then refuses to replace the destination, like any rerun of a finished run.
-            let completedBeforeKill = last.status == 1 && last.stderr.contains("already exists")
-                && !FileManager.default.fileExists(atPath: destination + ".etl-checkpoint")
-            XCTAssertTrue(last.status == 0 || completedBeforeKill, last.stderr.suffix(2000).description)
+            assertFinishesAfterTheKills(try ToolProcess.run(common + options + ["--destination", destination]), destination: destination)
         }
         XCTAssertGreaterThanOrEqual(kills, 5, "too few kills landed to prove anything:\n" + landed.joined(separator: "\n"))
 
@@ -274,22 +248,13 @@ final class ExternalStorageKillResumeTests: XCTestCase {
             #"<attribute name="size" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>"#,
             #"<attribute name="caption" optional="YES" attributeType="String"/>"#,
         ]
-        for (version, count) in [("v1", 2), ("v2", 3), ("v3", 4)] {
-            let url = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            try Data("""
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+        try ModelBundleFiles.write(bundle, versions: [("v1", 2), ("v2", 3), ("v3", 4)].map { version, count in
+            (version, ModelBundleFiles.model("""
                 <entity name="Photo" representedClassName="Photo">
                 \(attributes.prefix(count).joined(separator: "\n"))
                 </entity>
-                </model>
-                """.utf8).write(to: url.appendingPathComponent("contents"))
-        }
-        try Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>v3.xcdatamodel</string></dict></plist>
-            """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+                """))
+        }, current: "v3")
     }
 
     /// A store `name` at v1 in `sourceFolder`, of `photos` photos, with its files.

@@ -83,15 +83,7 @@ extension CommandLineTests {
     func testTooManyRejectsLeaveOnlyTheRejectFile() throws {
         // The rows that stopped the run are kept (README: "Guarantees"); every other work file goes.
         XCTAssertEqual(try etl("sample", "books", "--rows", "200", "--out", "v1.sqlite").status, 0)
-        let models = Self.root.appendingPathComponent("pipelines/models").path
-        try Data("""
-            { "format": 1,
-              "source": { "store": "v1.sqlite", "model": "\(models)/books-v1.json" },
-              "destination": { "store": "v2.sqlite", "model": "\(models)/books-v2.json" },
-              "steps": [ { "mappings": [
-                { "name": "Users", "source": "User", "destination": "User",
-                  "attributes": { "userId": "if($source.userId % 4 == 0, $source.userId * 9223372036854775807, $source.userId)", "name": "$source.name" } } ] } ] }
-            """.utf8).write(to: folder.appendingPathComponent("picky.json"))
+        _ = try temporary.booksStepPipeline("picky.json", mappings: Self.overflowingUsers)
         let run = try etl("run", "picky.json")
         XCTAssertEqual(run.status, 1, run.stderr)
         XCTAssertTrue(run.stderr.contains("more than 0 rows were rejected"), run.stderr)

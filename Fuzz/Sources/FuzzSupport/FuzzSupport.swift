@@ -48,30 +48,6 @@ public enum FuzzSupport {
         }
     }
 
-    /// Small model of the expression tests: Book(title, price, pages, published, cover;
-    /// author → Author, users →> User), Author(name; books →> Book), User(name).
-    public static let model = Model(version: "v1", entities: [
-        Entity(name: "Book", attributes: [
-            Attribute(name: "title", type: .string),
-            Attribute(name: "price", type: .double),
-            Attribute(name: "pages", type: .integer32),
-            Attribute(name: "published", type: .date),
-            Attribute(name: "cover", type: .binary),
-        ], relationships: [
-            Relationship(name: "author", destination: "Author", inverse: "books"),
-            Relationship(name: "users", destination: "User", isToMany: true),
-        ]),
-        Entity(name: "Author", attributes: [Attribute(name: "name", type: .string)],
-               relationships: [Relationship(name: "books", destination: "Book", inverse: "author", isToMany: true)]),
-        Entity(name: "User", attributes: [Attribute(name: "name", type: .string)]),
-    ])
-
-    static let mappings: [String: MappingSignature] = [
-        "Authors": MappingSignature(sourceEntity: "Author", destinationEntity: "Writer"),
-        "Users": MappingSignature(sourceEntity: "User", destinationEntity: "Person"),
-        "Books": MappingSignature(sourceEntity: "Book", destinationEntity: "Volume"),
-    ]
-
     static let storedValues: [SQLValue] = [
         .null, .integer(0), .integer(1), .integer(-1), .integer(.max), .integer(.min), .integer(42),
         .real(0), .real(-0.0), .real(1.5), .real(.infinity), .real(-.infinity), .real(.nan), .real(1e308),
@@ -80,17 +56,18 @@ public enum FuzzSupport {
         .blob([]), .blob([0xFF, 0x00, 0xC3]),
     ]
 
-    /// The input is an expression; its last bytes (if any) pick the scope and the stored
-    /// values. Compiles it and, when it compiles, evaluates it a few times with slot values
-    /// of each slot's static type (as the engine reads them, `Value(sql:as:)`).
+    /// The input is an expression over the expression tests' model (`ExpressionFixture`: a
+    /// link to Tests/ETLPipelineTests/ExpressionFixture.swift); its last bytes (if any) pick
+    /// the scope and the stored values. Compiles it and, when it compiles, evaluates it a few
+    /// times with slot values of each slot's static type (as the engine reads them, `Value(sql:as:)`).
     public static func expression(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         let sources = ["Book", "Author", "User"]
         let items: [String?] = [nil, "User", "Book"]
-        let scope = ExpressionScope(sourceModel: model, source: sources[Int(h % 3)], item: items[Int((h >> 8) % 3)],
-                                    mappings: mappings, allowsDestinationLookups: (h >> 16) & 1 == 1)
+        let scope = ExpressionScope(sourceModel: ExpressionFixture.model, source: sources[Int(h % 3)], item: items[Int((h >> 8) % 3)],
+                                    mappings: ExpressionFixture.mappings, allowsDestinationLookups: (h >> 16) & 1 == 1)
         let slots = SlotTable()
         let compiled: CompiledExpression
         do {

@@ -1,0 +1,1 @@
+../../../Tests/ETLPipelineTests/ExpressionFixture.swift

@@ -1,0 +1,54 @@
+import XCTest
+import Foundation
+import ETL
+import ETLTestSupport
+
+/// Where a kill test stops `etl run --progress json`: at the first event of this step and
+/// stage (and mapping, and kind of event, when given) at or past `fraction` of the stage,
+/// after a random pause of up to `pause` microseconds.
+struct KillTarget: CustomStringConvertible {
+    var step: Int
+    var stage: String
+    var mapping: String? = nil
+    var kind: String? = nil
+    var fraction: Double = 0
+    var pause: Int = 15_000
+
+    func matches(_ event: [String: Any]) -> Bool {
+        guard event["step"] as? Int == step, event["stage"] as? String == stage,
+              mapping == nil || event["mapping"] as? String == mapping,
+              kind == nil || event["kind"] as? String == kind else { return false }
+        if fraction == 0 { return true }
+        let done = event["done"] as? Int ?? 0, total = event["total"] as? Int ?? 0
+        return total > 0 && Double(done) >= fraction * Double(total)
+    }
+
+    /// The pause before the kill, drawn from `random`: 0 to `pause` microseconds.
+    func randomPause(_ random: inout SplitMix64) -> UInt32 {
+        UInt32(random.below(pause + 1))
+    }
+
+    var description: String { "step \(step) \(stage) \(mapping ?? kind ?? "") at \(Int(fraction * 100)) %" }
+}
+
+extension ToolProcess {
+    /// Runs `etl` with `arguments` (which ask for JSON progress) and SIGKILLs it `pause`
+    /// microseconds after the first event `target` matches. Returns how the process ended.
+    static func run(_ arguments: [String], killAt target: KillTarget, pause: UInt32) throws -> ToolRun {
+        try run(arguments) { line in
+            guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  target.matches(event) else { return false }
+            usleep(pause)
+            return true
+        }
+    }
+}
+
+/// Asserts that `last`, the rerun after the kills, finished the run into `destination`. A
+/// run killed after its very last act (removing the checkpoint) has finished: the rerun then
+/// refuses to replace the destination, like any rerun of a finished run, and that counts too.
+func assertFinishesAfterTheKills(_ last: ToolRun, destination: String, file: StaticString = #filePath, line: UInt = #line) {
+    let completedBeforeKill = last.status == 1 && last.stderr.contains("already exists")
+        && !FileManager.default.fileExists(atPath: destination + ".etl-checkpoint")
+    XCTAssertTrue(last.status == 0 || completedBeforeKill, last.stderr.suffix(2000).description, file: file, line: line)
+}
