@@ -23,6 +23,14 @@ extension Batch {
             }
         }
         defer { storeLock?.release() }
+        // Two batches on one archive share the manifest: a store this batch saw `started`
+        // when it began may since have been finished by the other one, which records its
+        // outcome before it lets the store go. Read again under the store's lock, the
+        // latest entry says whether a kill is left to recover from.
+        var prior = prior
+        if storeLock != nil, prior?.status == .started || prior?.status == .interrupted {
+            prior = (try? BatchManifest.read(path: manifest.path))?.latest[store.path] ?? prior
+        }
         // Each store's run stops with the batch, or when its watchdog fires.
         let cancellation = Cancellation(parent: options.cancellation)
         let timedOut = Cancellation()
