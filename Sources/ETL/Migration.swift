@@ -47,16 +47,31 @@ public struct Migration: Sendable {
     func planWithSource() throws -> (plan: Plan, store: SourceStore) {
         let spec = try spec()
         // The pipeline alone first, so a wrong pipeline is reported before a missing store.
-        if !spec.planningReadsSource { _ = try plan(source: nil) }
+        if !spec.planningReadsSource { _ = try plan(spec, source: nil) }
         let store = try openSource(spec)
-        return (try plan(source: store), store)
+        return (try plan(spec, source: store), store)
+    }
+
+    /// The source store opened read-only and checked to be in the pipeline's layout: what
+    /// `plan(readingSource:)` and `run(_:source:progress:)` then read, so that a caller
+    /// (`etl batch`) opens and plans each store once, and can tell the two costs apart.
+    public func openSource() throws -> SourceStore {
+        try openSource(try spec())
+    }
+
+    /// `planReadingSource()` with the store `openSource()` returned.
+    public func plan(readingSource store: SourceStore) throws -> Plan {
+        try plan(try spec(), source: store)
     }
 
     /// Plans with the source store open when the plan needs it: a Core Data source's real
     /// names, or a bundle's version detection.
     func plan(source store: SourceStore?) throws -> Plan {
+        try plan(try spec(), source: store)
+    }
+
+    private func plan(_ spec: PipelineSpec, source store: SourceStore?) throws -> Plan {
         try checkNumbers()
-        let spec = try spec()
         var store = store
         if store == nil && spec.planningReadsSource {
             store = try openSource(spec)
@@ -86,6 +101,13 @@ public struct Migration: Sendable {
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
         try checkNumbers()
         let (plan, store) = try planWithSource()
+        return try run(plan, source: store, progress: progress)
+    }
+
+    /// Runs `plan`, made by `plan(readingSource: store)` of this migration, without
+    /// planning again.
+    public func run(_ plan: Plan, source store: SourceStore, progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
+        try checkNumbers()
         // Like `batch`, a run makes the destination's folder: nothing is written before the
         // pipeline, the source and its version were found good.
         let folder = URL(fileURLWithPath: plan.destinationPath).deletingLastPathComponent().path
