@@ -151,9 +151,10 @@ public struct Engine {
                 file.remove()
                 area.removeAll(stepCount: plan.steps.count)
             case MigrationError.interrupted:
+                try? run.flush()
                 throw MigrationError.interrupted(checkpoint: options.checkpoints ? file.path : nil)
             default:
-                break
+                try? run.flush()
             }
             throw error
         }
@@ -211,6 +212,7 @@ public struct Engine {
                                   cancellation: options.cancellation, policies: options.policies, maxRejects: maxRejects,
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
+        run.withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
         // Counted before a row is read; a resumed step has the counts in its checkpoint.
         for removed in try RemovedData(step: step, source: input).counts {
             var event = ProgressEvent(kind: .dropped, step: step.index + 1, stepCount: plan.steps.count, stepName: step.name,
