@@ -18,6 +18,8 @@ public struct Migration: Sendable {
     public var source: String?
     public var destination: String?
     public var options = RunOptions()
+    /// Shared by the migrations of a batch: the pipeline read once, a plan per kind of store.
+    public var plans: PlanCache?
 
     public init(pipeline: String, policies: [String: Policy] = [:], options: RunOptions = RunOptions()) {
         self.pipeline = pipeline
@@ -76,7 +78,11 @@ public struct Migration: Sendable {
         if store == nil && spec.planningReadsSource {
             store = try openSource(spec)
         }
-        return try Planner(policies: options.policies.signatures, functions: options.policies.functions).plan(spec, source: store?.database)
+        let planner = Planner(policies: options.policies.signatures, functions: options.policies.functions)
+        if let plans, let store {
+            return try plans.plan(spec, source: store.database) { try planner.plan(spec, source: store.database) }
+        }
+        return try planner.plan(spec, source: store?.database)
     }
 
     /// Opens the source read-only and refuses a store in the other layout (`SourceSchemaCheck`).
@@ -90,11 +96,16 @@ public struct Migration: Sendable {
     /// replaced by `source` and `destination` when set. (`etl batch` asks it whether planning
     /// needs a store before touching any.)
     public func spec() throws -> PipelineSpec {
-        var spec = try PipelineSpec.load(path: pipeline)
-        // The pipeline's own paths; paths given on the command line are the operator's choice.
-        if options.confine { try spec.checkConfined() }
+        var spec = try plans?.spec(pipeline, load: loadSpec) ?? loadSpec()
         if let source { spec.source.store = absolute(source) }
         if let destination { spec.destination.store = absolute(destination) }
+        return spec
+    }
+
+    private func loadSpec() throws -> PipelineSpec {
+        let spec = try PipelineSpec.load(path: pipeline)
+        // The pipeline's own paths; paths given on the command line are the operator's choice.
+        if options.confine { try spec.checkConfined() }
         return spec
     }
 

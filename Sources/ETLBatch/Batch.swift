@@ -19,6 +19,8 @@ public final class Batch: @unchecked Sendable {
     private var finishedBefore = 0
     private var fatal: Error?
     var manifest: BatchManifest!
+    /// The pipeline read once per batch, and planned once per kind of store (`PlanCache`).
+    var plans = PlanCache()
     private var events: @Sendable (BatchEvent) -> Void = { _ in }
 
     public init(options: BatchOptions) {
@@ -32,6 +34,7 @@ public final class Batch: @unchecked Sendable {
         let started = Date()
         self.events = events
         (queue, next, running, results, fatal) = ([], 0, [], [:], nil)
+        plans = PlanCache()
         let header = BatchManifest.Header(pipeline: BatchStoreList.absolute(options.pipeline, in: FileManager.default.currentDirectoryPath),
                                           output: outputDescription, shard: options.shard.isWhole ? "all" : options.shard.description)
         manifest = try BatchManifest(path: options.manifest, header: header, restart: options.restart)

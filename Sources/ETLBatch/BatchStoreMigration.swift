@@ -69,6 +69,7 @@ extension Batch {
         migration.destination = destination
         migration.restart = options.restart
         migration.cancellation = cancellation
+        migration.plans = plans
         return migration
     }
 
