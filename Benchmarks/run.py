@@ -27,7 +27,7 @@ each round, runs every tool once on it, each into a fresh destination:
        floor of (i)
   (i)  etl run Benchmarks/pipelines/notes-convert.json: date(), boolean(), trim()
   (j)  etl batch pipelines/books.json over 200 small v1 stores (50 books each), --jobs 2:
-       stores/s, and each store's cost part by part (plan, check, copy, validate, rename)
+       stores/s, and each store's cost part by part (open, plan, check, copy, validate, rename)
        from the batch report; once per run, not per size
 
 Each run is timed (wall clock, whole process) and wrapped in `/usr/bin/time -v` for its
@@ -83,7 +83,7 @@ BATCH_SMOKE_STORES = 20
 BATCH_BOOKS = 50
 BATCH_JOBS = 2
 BATCH_GOAL = 150  # stores/s, issue 18
-COST_PARTS = ["plan", "check", "copy", "validate", "rename"]
+COST_PARTS = ["open", "plan", "check", "copy", "validate", "rename"]
 RESULTS_FORMAT = 1
 
 SKIPPED_GRDB = "skipped (optional in issue 6; no GRDB on Linux here)"

@@ -18,6 +18,8 @@ public struct Migration: Sendable {
     public var source: String?
     public var destination: String?
     public var options = RunOptions()
+    /// Shared by the migrations of a batch: the pipeline read once, a plan per kind of store.
+    public var plans: PlanCache?
 
     public init(pipeline: String, policies: [String: Policy] = [:], options: RunOptions = RunOptions()) {
         self.pipeline = pipeline
@@ -47,21 +49,40 @@ public struct Migration: Sendable {
     func planWithSource() throws -> (plan: Plan, store: SourceStore) {
         let spec = try spec()
         // The pipeline alone first, so a wrong pipeline is reported before a missing store.
-        if !spec.planningReadsSource { _ = try plan(source: nil) }
+        if !spec.planningReadsSource { _ = try plan(spec, source: nil) }
         let store = try openSource(spec)
-        return (try plan(source: store), store)
+        return (try plan(spec, source: store), store)
+    }
+
+    /// The source store opened read-only and checked to be in the pipeline's layout: what
+    /// `plan(readingSource:)` and `run(_:source:progress:)` then read, so that a caller
+    /// (`etl batch`) opens and plans each store once, and can tell the two costs apart.
+    public func openSource() throws -> SourceStore {
+        try openSource(try spec())
+    }
+
+    /// `planReadingSource()` with the store `openSource()` returned.
+    public func plan(readingSource store: SourceStore) throws -> Plan {
+        try plan(try spec(), source: store)
     }
 
     /// Plans with the source store open when the plan needs it: a Core Data source's real
     /// names, or a bundle's version detection.
     func plan(source store: SourceStore?) throws -> Plan {
+        try plan(try spec(), source: store)
+    }
+
+    private func plan(_ spec: PipelineSpec, source store: SourceStore?) throws -> Plan {
         try checkNumbers()
-        let spec = try spec()
         var store = store
         if store == nil && spec.planningReadsSource {
             store = try openSource(spec)
         }
-        return try Planner(policies: options.policies.signatures, functions: options.policies.functions).plan(spec, source: store?.database)
+        let planner = Planner(policies: options.policies.signatures, functions: options.policies.functions)
+        if let plans, let store {
+            return try plans.plan(spec, source: store.database) { try planner.plan(spec, source: store.database) }
+        }
+        return try planner.plan(spec, source: store?.database)
     }
 
     /// Opens the source read-only and refuses a store in the other layout (`SourceSchemaCheck`).
@@ -75,17 +96,29 @@ public struct Migration: Sendable {
     /// replaced by `source` and `destination` when set. (`etl batch` asks it whether planning
     /// needs a store before touching any.)
     public func spec() throws -> PipelineSpec {
-        var spec = try PipelineSpec.load(path: pipeline)
-        // The pipeline's own paths; paths given on the command line are the operator's choice.
-        if options.confine { try spec.checkConfined() }
+        var spec = try plans?.spec(pipeline, load: loadSpec) ?? loadSpec()
         if let source { spec.source.store = absolute(source) }
         if let destination { spec.destination.store = absolute(destination) }
+        return spec
+    }
+
+    private func loadSpec() throws -> PipelineSpec {
+        let spec = try PipelineSpec.load(path: pipeline)
+        // The pipeline's own paths; paths given on the command line are the operator's choice.
+        if options.confine { try spec.checkConfined() }
         return spec
     }
 
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
         try checkNumbers()
         let (plan, store) = try planWithSource()
+        return try run(plan, source: store, progress: progress)
+    }
+
+    /// Runs `plan`, made by `plan(readingSource: store)` of this migration, without
+    /// planning again.
+    public func run(_ plan: Plan, source store: SourceStore, progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
+        try checkNumbers()
         // Like `batch`, a run makes the destination's folder: nothing is written before the
         // pipeline, the source and its version were found good.
         let folder = URL(fileURLWithPath: plan.destinationPath).deletingLastPathComponent().path

@@ -19,6 +19,8 @@ public final class Batch: @unchecked Sendable {
     private var finishedBefore = 0
     private var fatal: Error?
     var manifest: BatchManifest!
+    /// The pipeline read once per batch, and planned once per kind of store (`PlanCache`).
+    var plans = PlanCache()
     private var events: @Sendable (BatchEvent) -> Void = { _ in }
 
     public init(options: BatchOptions) {
@@ -32,6 +34,7 @@ public final class Batch: @unchecked Sendable {
         let started = Date()
         self.events = events
         (queue, next, running, results, fatal) = ([], 0, [], [:], nil)
+        plans = PlanCache()
         let header = BatchManifest.Header(pipeline: BatchStoreList.absolute(options.pipeline, in: FileManager.default.currentDirectoryPath),
                                           output: outputDescription, shard: options.shard.isWhole ? "all" : options.shard.description)
         manifest = try BatchManifest(path: options.manifest, header: header, restart: options.restart)
@@ -106,9 +109,11 @@ public final class Batch: @unchecked Sendable {
                           finishedBefore: finishedBefore, running: running, store: store, result: result, message: message))
     }
 
-    /// Runs one store's migration, telling when it resumes an interrupted one.
-    func run(_ migration: Migration, store: BatchStore, clock: BatchStoreClock? = nil) throws -> RunSummary {
-        try migration.run { [self] event in
+    /// Runs one store's migration, telling when it resumes an interrupted one; with the
+    /// plan `planned` made from `migration`'s own source, without planning again.
+    func run(_ migration: Migration, store: BatchStore, planned: (plan: Plan, source: SourceStore)? = nil,
+             clock: BatchStoreClock? = nil) throws -> RunSummary {
+        let progress = { [self] (event: ProgressEvent) in
             clock?.event(event.stage)
             guard event.kind == .resumed else { return }
             let percent = event.total > 0 ? ", \(Int(Double(event.done) / Double(event.total) * 100)) % done" : ""
@@ -118,6 +123,8 @@ public final class Batch: @unchecked Sendable {
             emit(.storeResumed, store: store.relativePath, result: nil, message: message)
             lock.unlock()
         }
+        if let planned { return try migration.run(planned.plan, source: planned.source, progress: progress) }
+        return try migration.run(progress: progress)
     }
 
     private func work() {

@@ -77,6 +77,7 @@ extension Batch {
         migration.destination = destination
         migration.restart = options.restart
         migration.cancellation = cancellation
+        migration.plans = plans
         return migration
     }
 
@@ -120,8 +121,11 @@ extension Batch {
                                   + "remove it, or run with --restart to migrate every store again")
         }
         // Read from the store: its layout checked, its version detected (up to date: skipped).
-        let planning = Date()
-        let plan = try migration.planReadingSource()
+        // Opened and planned once: the run reads the same store with the same plan.
+        let opening = Date()
+        let source = try migration.openSource()
+        let opened = Date()
+        let plan = try migration.plan(readingSource: source)
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
         if plan.steps.isEmpty {
@@ -131,8 +135,8 @@ extension Batch {
             return
         }
         let clock = BatchStoreClock()
-        clock.planned(since: planning)
-        let summary = try run(migration, store: store, clock: clock)
+        clock.planned(since: opening, opened: opened)
+        let summary = try run(migration, store: store, planned: (plan, source), clock: clock)
         finish(summary, plan: plan, result: &result)
         result.cost = clock.finished()
     }
@@ -165,8 +169,16 @@ extension Batch {
             throw BatchStoreError("has a non-empty \(path + companion): replacing the store in place would leave it beside the new store. "
                                   + "Let the app (or `sqlite3 STORE 'PRAGMA wal_checkpoint(TRUNCATE)'`) fold it into the store first, or migrate with --out")
         }
-        let planning = Date()
-        let plan = try migration(source: path, destination: path, cancellation: cancellation).planReadingSource()
+        let opening = Date()
+        let opened: Date
+        let plan: Plan
+        do {
+            // Planned from the store's own path, closed again: the run reads it through the link (below).
+            let planning = migration(source: path, destination: path, cancellation: cancellation)
+            let source = try planning.openSource()
+            opened = Date()
+            plan = try planning.plan(readingSource: source)
+        }
         result.fromVersion = plan.sourceVersion
         result.toVersion = plan.targetVersion
         if plan.steps.isEmpty || BatchStoreVersion.isAtTarget(path, plan: plan) {
@@ -191,7 +203,7 @@ extension Batch {
         var migration = migration(source: original, destination: path, cancellation: cancellation)
         migration.replace = .backup
         let clock = BatchStoreClock()
-        clock.planned(since: planning)
+        clock.planned(since: opening, opened: opened)
         let summary: RunSummary
         do {
             summary = try run(migration, store: store, clock: clock)

@@ -12,6 +12,8 @@ final class BatchProgressDisplay: @unchecked Sendable {
     private var started = Date()
     private var finishedAtStart = 0
     private var lastDraw = Date.distantPast
+    /// Made once: a formatter per line cost more than a small store's rows.
+    private let timestamps = ISO8601DateFormatter()
     private var drawn = false
     private var last: BatchEvent?
     private let encoder = JSONEncoder()
@@ -177,6 +179,6 @@ final class BatchProgressDisplay: @unchecked Sendable {
     }
 
     private func timestamp() -> String {
-        ISO8601DateFormatter().string(from: Date())
+        timestamps.string(from: Date())
     }
 }

@@ -17,7 +17,7 @@ enum BatchSummaryTable {
         let (cost, migrated) = report.costOfDoneStores
         if migrated > 0 {
             // Milliseconds per store, part by part: what a batch of small stores pays around its rows.
-            let parts = [("plan", cost.plan), ("check", cost.check), ("copy", cost.copy), ("validate", cost.validate), ("rename", cost.rename)]
+            let parts = [("open", cost.open), ("plan", cost.plan), ("check", cost.check), ("copy", cost.copy), ("validate", cost.validate), ("rename", cost.rename)]
             lines.append("per store migrated (mean of \(migrated)): " + parts.map { name, seconds in
                 String(format: "%@ %.1f ms", name, seconds / Double(migrated) * 1000)
             }.joined(separator: ", "))

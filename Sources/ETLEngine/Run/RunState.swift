@@ -34,6 +34,12 @@ final class RunState {
         self.finished = finished
     }
 
+    /// The step being run fits in one chunk (`OneChunkStep`): its checkpoints inside it
+    /// stay in memory until `flush()` or the next durable one.
+    var withinOneChunk = false
+    /// The last checkpoint kept in memory, as it was when its position was reached.
+    private var pending: Checkpoint?
+
     func save(_ position: Checkpoint.Position, durable: Bool) throws {
         guard enabled else { return }
         let step = plan.steps[min(position.step, plan.steps.count - 1)]
@@ -41,7 +47,20 @@ final class RunState {
                                     mappings: step.mappings.map(\.name), finished: finished,
                                     counters: context?.counters ?? [], nextKeys: context?.nextKey ?? [:],
                                     started: started, written: Date())
+        if withinOneChunk && !durable {
+            pending = checkpoint
+            return
+        }
+        pending = nil
         try file.write(checkpoint, durable: durable)
+    }
+
+    /// Writes the checkpoint kept in memory, if any: the run stops with its work kept, and
+    /// the rerun resumes where this one got to, as if every checkpoint had been written.
+    func flush() throws {
+        guard let checkpoint = pending else { return }
+        pending = nil
+        try file.write(checkpoint, durable: false)
     }
 
     /// Step `next - 1` is done and its store complete: the next step starts from scratch.

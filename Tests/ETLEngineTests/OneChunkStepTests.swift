@@ -1,0 +1,99 @@
+import XCTest
+import Foundation
+import ETLStore
+@testable import ETLEngine
+import ETL
+
+/// A step whose input fits in one chunk keeps its checkpoints inside the step in memory:
+/// a kill redoes at most that chunk anyway (the kill test of a small store proves the
+/// result the same), a stop writes the last position reached, and a larger step still
+/// writes a checkpoint after each chunk.
+final class OneChunkStepTests: XCTestCase {
+    var folder: TemporaryFolder!
+
+    override func setUpWithError() throws { folder = try TemporaryFolder() }
+    override func tearDown() { folder = nil }
+
+    /// Runs books v1 → v3 over a store of `rows` books in chunks of `chunkSize`; returns,
+    /// for each step as it starts validating, the checkpoint on disk (nil: none).
+    func checkpointsBeforeValidation(rows: Int, chunkSize: Int) throws -> [Checkpoint.Position?] {
+        let source = folder.path("v1-\(rows).sqlite")
+        try BooksSample.write(rows: rows, seed: 5, to: source)
+        let destination = folder.path("v3-\(rows)-\(chunkSize).sqlite")
+        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = destination
+        let plan = try migration.plan()
+        var options = RunOptions(chunkSize: chunkSize, workers: 1)
+        let seen = Positions()
+        options.beforeValidation = { _ in seen.list.append(try CheckpointFile(destination: destination).read()?.position) }
+        _ = try Engine(plan: plan, options: options).run()
+        return seen.list
+    }
+
+    func testAStepWithinOneChunkWritesNoCheckpointInsideIt() throws {
+        // Given 20 books, every table of each step's input together within a chunk of 1000…
+        let small = try checkpointsBeforeValidation(rows: 20, chunkSize: 1000)
+        // …step 1 left no checkpoint yet, step 2 only the durable one it started from.
+        XCTAssertEqual(small.count, 2)
+        XCTAssertNil(small[0] ?? nil)
+        let second = try XCTUnwrap(small[1] ?? nil)
+        XCTAssertEqual(second.step, 1)
+        XCTAssertTrue(second.isStartOfStep, "\(second)")
+    }
+
+    func testAStepLargerThanAChunkStillCheckpointsEachChunk() throws {
+        // Given the same 20 books in chunks of 5, when each step validates…
+        let large = try checkpointsBeforeValidation(rows: 20, chunkSize: 5)
+        // …the checkpoint is past the step's start in both.
+        XCTAssertEqual(large.count, 2)
+        for (index, position) in large.enumerated() {
+            let position = try XCTUnwrap(position ?? nil, "step \(index + 1)")
+            XCTAssertEqual(position.step, index)
+            XCTAssertFalse(position.isStartOfStep, "step \(index + 1): \(position)")
+        }
+    }
+
+    func testAStopInsideAStepWithinOneChunkWritesTheLastPositionReached() throws {
+        // Given a small store whose first step fits in one chunk…
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 20, seed: 5, to: source)
+        let destination = folder.path("v3.sqlite")
+        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = destination
+        let reference = folder.path("reference.sqlite")
+        var uninterrupted = migration
+        uninterrupted.destination = reference
+        _ = try uninterrupted.run()
+        // …when a stop is asked as step 1 validates…
+        let cancellation = Cancellation()
+        migration.cancellation = cancellation
+        XCTAssertThrowsError(try migration.run { event in
+            if event.step == 1, event.stage == .validate, event.kind == .started { cancellation.cancel() }
+        }) { error in
+            guard case MigrationError.interrupted = error else { return XCTFail("\(error)") }
+        }
+        // …the checkpoint says so (kept in memory until then), and the rerun resumes there
+        // to the same store as an uninterrupted run.
+        let position = try XCTUnwrap(try CheckpointFile(destination: destination).read()?.position)
+        XCTAssertEqual(position.step, 0)
+        XCTAssertEqual(position.stage, .validate)
+        migration.cancellation = nil
+        XCTAssertEqual(try migration.run().resumed?.stage, .validate)
+        try assertSameStore(destination, reference)
+    }
+
+    func testOnlyAStoreOfAtMostOneChunkOfRowsHoldsInOneChunk() throws {
+        let path = folder.path("rows.sqlite")
+        let db = try Database(path: path, mode: .create)
+        try db.execute("CREATE TABLE a(x); CREATE TABLE b(y); INSERT INTO a VALUES (1), (2), (3); INSERT INTO b VALUES (4), (5)")
+        // Five rows over two tables: within a chunk of five, not of four.
+        XCTAssertTrue(try OneChunkStep.holds(db, chunkSize: 5))
+        XCTAssertFalse(try OneChunkStep.holds(db, chunkSize: 4))
+    }
+}
+
+private final class Positions: @unchecked Sendable {
+    var list: [Checkpoint.Position?] = []
+}
