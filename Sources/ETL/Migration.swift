@@ -61,7 +61,9 @@ public struct Migration: Sendable {
         if store == nil && spec.planningReadsSource {
             store = try openSource(spec)
         }
-        return try Planner(policies: options.policies.signatures, functions: options.policies.functions).plan(spec, source: store?.database)
+        let plan = try Planner(policies: options.policies.signatures, functions: options.policies.functions).plan(spec, source: store?.database)
+        try options.policies.prepare(plan)
+        return plan
     }
 
     /// Opens the source read-only and refuses a store in the other layout (`SourceSchemaCheck`).
