@@ -5,7 +5,7 @@ import ETLPipeline
 public struct SourceField<T: PolicyValue>: Sendable {
     public let name: String
     /// Where the create stage's source row holds the value.
-    let slot: Int
+    @usableFromInline let slot: Int
 }
 
 /// An attribute of the mapping's destination entity (or of one its policy `creates`),
@@ -15,14 +15,14 @@ public struct AttributeField<T: PolicyValue>: Sendable {
     public let name: String
     public let entity: String
     /// The attribute's position among the entity's attributes (`TargetPlan.attributes`).
-    let index: Int
+    @usableFromInline let index: Int
     /// How many attributes the entity has.
-    let count: Int
+    @usableFromInline let count: Int
 }
 
 extension PolicySourceRow {
     /// The field's value; nil when it is null.
-    public subscript<T>(_ field: SourceField<T>) -> T? {
+    @inlinable public subscript<T>(_ field: SourceField<T>) -> T? {
         // A relate hook's row holds other slots: it looks the name up.
         T(policyValue: bySlot ? values[field.slot] : self[field.name])
     }
@@ -31,7 +31,7 @@ extension PolicySourceRow {
 extension PolicyOutput.Row {
     /// The field's value in this row; setting it on a row made with `Row(entity:)` makes it a
     /// row of the field's entity. Unset attributes get the declared value or default.
-    public subscript<T>(_ field: AttributeField<T>) -> T? {
+    @inlinable public subscript<T>(_ field: AttributeField<T>) -> T? {
         get {
             guard field.index < fields.count, let value = fields[field.index] else { return nil }
             return T(policyValue: value)
@@ -51,7 +51,7 @@ extension PolicyOutput.Row {
 
 extension PolicyOutput {
     /// The field's value in the row the declared mapping made (`rows[0]`).
-    public subscript<T>(_ field: AttributeField<T>) -> T? {
+    @inlinable public subscript<T>(_ field: AttributeField<T>) -> T? {
         get { rows[0][field] }
         set { rows[0][field] = newValue }
     }

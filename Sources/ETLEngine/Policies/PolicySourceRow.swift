@@ -7,10 +7,10 @@ public struct PolicySourceRow: Sendable {
     public let key: Int64
     /// The forEach item's key, inside a mapping with forEach.
     public let item: Int64?
-    let values: [Value]
+    @usableFromInline let values: [Value]
     let names: [String: Int]
     /// The values are the create stage's slots, where `SourceField`s point.
-    let bySlot: Bool
+    @usableFromInline let bySlot: Bool
 
     init(key: Int64, item: Int64?, values: [Value], names: [String: Int], bySlot: Bool = false) {
         self.key = key
@@ -60,11 +60,11 @@ public struct PolicyOutput: Sendable {
         public var uniqueKey: Value?
         /// Attribute values by position (`AttributeField`), nil where not set: the declared
         /// row's for a prepared policy, so no name is looked up per row.
-        var fields: [Value?] = []
+        @usableFromInline var fields: [Value?] = []
         /// The entity whose fields `fields` holds.
-        var fieldsEntity: String?
+        @usableFromInline var fieldsEntity: String?
         /// A field of another entity set on this row (the row is rejected).
-        var misplacedField: String?
+        @usableFromInline var misplacedField: String?
 
         init(fields: [Value?], entity: String, uniqueKey: Value?) {
             self.values = [:]

@@ -185,7 +185,8 @@ struct Transformer: Sendable {
         var declaredFound = false
         return try output.rows.map { row in
             let entity = row.entity ?? mapping.destinationEntity
-            guard let target = mapping.targets.first(where: { targets[$0].entity == entity }) else {
+            // A row without an entity is of the mapping's own (its first target).
+            guard let target = row.entity == nil ? mapping.targets.first : mapping.targets.first(where: { targets[$0].entity == entity }) else {
                 throw RowFailure(key: key, expression: "policy \(mapping.policy!)",
                                  reason: "created a row of \(entity), which is neither the mapping's entity nor one the policy declares in `creates`")
             }
