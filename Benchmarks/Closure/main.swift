@@ -1,3 +1,4 @@
+import Foundation
 import ETL
 import ETLCommandLine
 
@@ -13,21 +14,19 @@ import ETLCommandLine
 // `$source.title`, `$source.fileURL`, `$source.published`, `$source.price` (a missing or
 // null value stays null). Relationships (users, authors) stay declared.
 
-/// A source value as the destination attribute of that type stores it: null stays null.
-@inline(__always)
-private func text(_ value: String?) -> Value { value.map(Value.string) ?? .null }
-
-let booksInSwift = Policy(create: { book, output in
-    // `output.rows[0]` is the declared Book (the mapping's own row); set its attributes.
-    var values = output.rows[0].values
-    values["title"] = text(book.string("title"))
-    values["fileURL"] = text(book.string("fileURL"))
-    switch book["published"] {                      // a date: seconds since 1970, or null
-    case .date(let seconds): values["published"] = .date(seconds)
-    default: values["published"] = .null
+let booksInSwift = Policy(prepare: { plan in
+    // Once, when the pipeline is planned: each field's place in the source row and in the
+    // declared Book (`output`, the mapping's own row); per row, no name is looked up.
+    let title = try plan.source("title", as: String.self), fileURL = try plan.source("fileURL", as: String.self)
+    let published = try plan.source("published", as: Date.self), price = try plan.source("price", as: Double.self)
+    let newTitle = try plan.attribute("title", as: String.self), newFileURL = try plan.attribute("fileURL", as: String.self)
+    let newPublished = try plan.attribute("published", as: Date.self), newPrice = try plan.attribute("price", as: Double.self)
+    return { book, output in
+        output[newTitle] = book[title]
+        output[newFileURL] = book[fileURL]
+        output[newPublished] = book[published]
+        output[newPrice] = book[price]
     }
-    values["price"] = book.double("price").map(Value.double) ?? .null
-    output.rows[0].values = values
 })
 
 // (d2): the same attribute work as Swift functions the pipeline calls in its expressions

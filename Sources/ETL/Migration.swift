@@ -79,10 +79,14 @@ public struct Migration: Sendable {
             store = try openSource(spec)
         }
         let planner = Planner(policies: options.policies.signatures, functions: options.policies.functions)
+        let plan: Plan
         if let plans, let store {
-            return try plans.plan(spec, source: store.database) { try planner.plan(spec, source: store.database) }
+            plan = try plans.plan(spec, source: store.database) { try planner.plan(spec, source: store.database) }
+        } else {
+            plan = try planner.plan(spec, source: store?.database)
         }
-        return try planner.plan(spec, source: store?.database)
+        try options.policies.prepare(plan)
+        return plan
     }
 
     /// Opens the source read-only and refuses a store in the other layout (`SourceSchemaCheck`).

@@ -32,10 +32,11 @@ struct KillTarget: CustomStringConvertible {
 }
 
 extension ToolProcess {
-    /// Runs `etl` with `arguments` (which ask for JSON progress) and SIGKILLs it `pause`
-    /// microseconds after the first event `target` matches. Returns how the process ended.
-    static func run(_ arguments: [String], killAt target: KillTarget, pause: UInt32) throws -> ToolRun {
-        try run(arguments) { line in
+    /// Runs `program` (`etl`, or a program built on it) with `arguments` (which ask for JSON
+    /// progress) and SIGKILLs it `pause` microseconds after the first event `target`
+    /// matches. Returns how the process ended.
+    static func run(_ arguments: [String], program: String = "etl", killAt target: KillTarget, pause: UInt32) throws -> ToolRun {
+        try run(arguments, program: program) { line in
             guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   target.matches(event) else { return false }
             usleep(pause)

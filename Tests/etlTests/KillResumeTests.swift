@@ -33,9 +33,9 @@ final class KillResumeTests: XCTestCase {
 
     /// Runs `etl run` with JSON progress; SIGKILLs it (after a random pause of up to 15 ms)
     /// when an event matches `target`. Returns how the process ended.
-    func run(_ arguments: [String], killAt target: Target?, random: inout SplitMix64) throws -> Outcome {
-        guard let target else { return try ToolProcess.run(arguments) }
-        return try ToolProcess.run(arguments, killAt: target, pause: target.randomPause(&random))
+    func run(_ arguments: [String], program: String = "etl", killAt target: Target?, random: inout SplitMix64) throws -> Outcome {
+        guard let target else { return try ToolProcess.run(arguments, program: program) }
+        return try ToolProcess.run(arguments, program: program, killAt: target, pause: target.randomPause(&random))
     }
 
     /// Row by row: twelve moments over every stage of both steps, in order.
@@ -118,23 +118,41 @@ final class KillResumeTests: XCTestCase {
         }
     }
 
-    /// Runs the books chain into a destination, SIGKILLing it at each target in turn and
-    /// rerunning; the end result must equal an uninterrupted run's. `everyKillResumes`:
-    /// each rerun after a kill continues from a checkpoint (not so when steps fit in one chunk).
+    /// A policy prepared with fields (`Policy(prepare:)`): `etl-bench-closure`'s Books
+    /// mapping, row by row, its rows under their source keys with their associations recorded
+    /// per chunk; kills land between and inside its chunks and in the SQLite part after it.
+    func testKilledInAPreparedPolicysMappingResumesToTheSameStore() throws {
+        try killAndResume(rows: 4000, chunkSize: 20, options: [], minimumKills: 4,
+                          pipeline: Self.root.appendingPathComponent("Benchmarks/pipelines/books-v1-v2-closure.json").path,
+                          program: "etl-bench-closure", targets: [
+            Target(step: 1, stage: "create", mapping: "Books", fraction: 0.2),
+            Target(step: 1, stage: "create", mapping: "Books", fraction: 0.5),
+            Target(step: 1, stage: "create", mapping: "Books", fraction: 0.8),
+            Target(step: 1, stage: "create", mapping: "Authors", fraction: 0),
+            Target(step: 1, stage: "relate", mapping: "Books", fraction: 0),
+            Target(step: 1, stage: "validate", mapping: nil, fraction: 0),
+        ])
+    }
+
+    /// Runs the books chain (or `pipeline` with `program`) into a destination, SIGKILLing it
+    /// at each target in turn and rerunning; the end result must equal an uninterrupted run's.
+    /// `everyKillResumes`: each rerun after a kill continues from a checkpoint (not so when
+    /// steps fit in one chunk).
     func killAndResume(rows: Int, chunkSize: Int, workers: Int = 2, options: [String], minimumKills: Int, negateKeys: Bool = false,
-                       everyKillResumes: Bool = true, targets: [Target]) throws {
+                       everyKillResumes: Bool = true, pipeline: String = KillResumeTests.pipeline, program: String = "etl",
+                       targets: [Target]) throws {
         let source = path("v1.sqlite")
         try BooksSample.write(rows: rows, seed: 21, to: source)
         if negateKeys {
             let db = try Database(path: source, mode: .readWrite)
             try db.execute("UPDATE Book SET id = -id; UPDATE User SET id = -id; UPDATE Book_users SET source_id = -source_id, target_id = -target_id")
         }
-        let common = ["run", Self.pipeline, "--source", source, "--chunk-size", String(chunkSize), "--workers", String(workers), "--progress", "json"] + options
+        let common = ["run", pipeline, "--source", source, "--chunk-size", String(chunkSize), "--workers", String(workers), "--progress", "json"] + options
         let seed = TestSeed(default: UInt64(Date().timeIntervalSince1970), name: name)
         self.seed = seed
         var random = SplitMix64(seed: seed.value)
 
-        let reference = try run(common + ["--destination", path("reference.sqlite")], killAt: nil, random: &random)
+        let reference = try run(common + ["--destination", path("reference.sqlite")], program: program, killAt: nil, random: &random)
         XCTAssertEqual(reference.status, 0, reference.stderr)
 
         let destination = path("v3.sqlite")
@@ -143,7 +161,7 @@ final class KillResumeTests: XCTestCase {
         var redone: [Int] = []
         var finished = false
         for target in targets {
-            let outcome = try run(common + ["--destination", destination], killAt: target, random: &random)
+            let outcome = try run(common + ["--destination", destination], program: program, killAt: target, random: &random)
             redone += Self.redone(outcome.stderr)
             if outcome.stderr.contains("\"kind\":\"resumed\"") { resumes += 1 }
             if outcome.killed {
@@ -157,7 +175,7 @@ final class KillResumeTests: XCTestCase {
             }
         }
         if !finished {
-            let last = try run(common + ["--destination", destination], killAt: nil, random: &random)
+            let last = try run(common + ["--destination", destination], program: program, killAt: nil, random: &random)
             assertFinishesAfterTheKills(last, destination: destination)
             if last.stderr.contains("\"kind\":\"resumed\"") { resumes += 1 }
             redone += Self.redone(last.stderr)

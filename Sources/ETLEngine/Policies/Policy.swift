@@ -18,6 +18,10 @@ public struct Policy: Sendable {
     /// attributes make; change it, remove it, or add rows (of the mapping's entity or of an
     /// entity named in `creates`). A throw rejects the source row.
     public typealias Create = @Sendable (PolicySourceRow, inout PolicyOutput) throws -> Void
+    /// Once per mapping, when the pipeline is planned: resolves the fields the returned
+    /// create closure reads (`plan.source`) and writes (`plan.attribute`), which then runs per
+    /// source row like `create`, reading and writing by position instead of by name.
+    public typealias Prepare = @Sendable (PolicyPlan) throws -> Create
     /// Per destination row the mapping made: links to set, by relationship name, on top of
     /// the declared relationship expressions. A throw rejects the row's links.
     public typealias Relate = @Sendable (PolicyRelateContext) throws -> [String: [Int64]]
@@ -30,6 +34,8 @@ public struct Policy: Sendable {
     /// Their rows are found with `destination('Mapping/Entity', …)`.
     public var creates: [String]
     public var create: Create?
+    /// Used instead of `create` when set.
+    public var prepare: Prepare?
     public var relate: Relate?
     public var endOfMapping: EndOfMapping?
     public var validate: Validate?
@@ -41,6 +47,18 @@ public struct Policy: Sendable {
         self.relate = relate
         self.endOfMapping = endOfMapping
         self.validate = validate
+    }
+
+    /// A policy whose create closure works with fields resolved once per mapping:
+    ///
+    ///     let books = Policy(prepare: { plan in
+    ///         let (source, title) = (try plan.source("title", as: String.self), try plan.attribute("title", as: String.self))
+    ///         return { book, output in output[title] = book[source]?.uppercased() }
+    ///     })
+    public init(creates: [String] = [], prepare: @escaping Prepare, relate: Relate? = nil,
+                endOfMapping: EndOfMapping? = nil, validate: Validate? = nil) {
+        self.init(creates: creates, relate: relate, endOfMapping: endOfMapping, validate: validate)
+        self.prepare = prepare
     }
 
     var signature: (String) -> PolicySignature {

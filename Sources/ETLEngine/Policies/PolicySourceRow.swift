@@ -7,14 +7,17 @@ public struct PolicySourceRow: Sendable {
     public let key: Int64
     /// The forEach item's key, inside a mapping with forEach.
     public let item: Int64?
-    let values: [Value]
+    @usableFromInline let values: [Value]
     let names: [String: Int]
+    /// The values are the create stage's slots, where `SourceField`s point.
+    @usableFromInline let bySlot: Bool
 
-    init(key: Int64, item: Int64?, values: [Value], names: [String: Int]) {
+    init(key: Int64, item: Int64?, values: [Value], names: [String: Int], bySlot: Bool = false) {
         self.key = key
         self.item = item
         self.values = values
         self.names = names
+        self.bySlot = bySlot
     }
 
     /// The value of an attribute (or the key of a to-one) of the source entity; `.null` for
@@ -55,6 +58,20 @@ public struct PolicyOutput: Sendable {
         /// the table with every mapping of the step making that entity with unique keys
         /// (`StepPlan.uniqueKeyScopes`), like Core Data's find-or-create in the migration's context.
         public var uniqueKey: Value?
+        /// Attribute values by position (`AttributeField`), nil where not set: the declared
+        /// row's for a prepared policy, so no name is looked up per row.
+        @usableFromInline var fields: [Value?] = []
+        /// The entity whose fields `fields` holds.
+        @usableFromInline var fieldsEntity: String?
+        /// A field of another entity set on this row (the row is rejected).
+        @usableFromInline var misplacedField: String?
+
+        init(fields: [Value?], entity: String, uniqueKey: Value?) {
+            self.values = [:]
+            self.fields = fields
+            self.fieldsEntity = entity
+            self.uniqueKey = uniqueKey
+        }
 
         public init(entity: String? = nil, values: [String: Value] = [:], uniqueKey: Value? = nil) {
             self.entity = entity

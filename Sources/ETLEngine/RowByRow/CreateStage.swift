@@ -20,6 +20,7 @@ struct CreateStage {
         var transformer = Transformer(mapping: mapping, targets: plan.targets, policy: policy,
                                       epoch: plan.destinationLayout.dateEpoch, step: plan.name)
         transformer.sourceEpoch = plan.sourceLayout.dateEpoch
+        transformer.create = try policy?.preparedCreate(step: plan, mapping: index)
         transformer.marksExternalStorage = plan.destinationLayout.kind == .coredata
         let loader = try Loader(context: context, index: index)
         let total = try extractor.count()

@@ -19,6 +19,9 @@ final class Loader {
         let associateEndOfMapping: Statement
         let findUnique: Statement
         let addUnique: Statement
+        /// With kept keys: records the associations of the rows kept in a range of source
+        /// keys at once (bound to the range), instead of one insert per row.
+        let associateKept: Statement?
     }
 
     private let context: StepContext
@@ -50,7 +53,8 @@ final class Loader {
                 // Keys are looked up in the target's scope: rows of the same entity another
                 // mapping of the step made under the same key are found too.
                 findUnique: try work.prepareFindUniqueKey(scope: scopes[target]),
-                addUnique: try work.prepareAddUniqueKey(scope: scopes[target]))
+                addUnique: try work.prepareAddUniqueKey(scope: scopes[target]),
+                associateKept: keeping.contains(target) ? try work.prepareAssociateKeptRows(target: target, of: destination) : nil)
         }
     }
 
@@ -64,7 +68,13 @@ final class Loader {
             }
         }
         try context.destination.transaction {
-            for row in result.rows { try load(row) }
+            var kept: [TargetID: ClosedRange<Int64>] = [:]
+            for row in result.rows {
+                if let key = try load(row) { kept[row.target] = kept[row.target].map { $0.lowerBound...key } ?? key...key }
+            }
+            for (target, keys) in kept {
+                try targets[target]!.associateKept!.run([.integer(keys.lowerBound), .integer(keys.upperBound)])
+            }
             try context.keep(result.rejects, mapping: index)
         }
         let own = context.plan.mappings[index].ownTarget
@@ -82,7 +92,10 @@ final class Loader {
         }
     }
 
-    private func load(_ row: Transformer.NewRow, endOfMapping: Bool = false) throws {
+    /// Returns the row's key when it kept its source key: its association is recorded with
+    /// the chunk's other kept rows (`associateKept`), all the work a kept key leaves.
+    @discardableResult
+    private func load(_ row: Transformer.NewRow, endOfMapping: Bool = false) throws -> Int64? {
         let target = targets[row.target]!
         let associate = endOfMapping ? target.associateEndOfMapping : target.associate
         if let unique = row.unique {
@@ -92,17 +105,23 @@ final class Loader {
             if let existing {
                 try associate.run([.integer(existing), .integer(row.sourceKey), .integer(row.item)])
                 context.counters[row.target].associated += 1
-                return
+                return nil
             }
         }
-        let key = target.keepsSourceKey && row.keepsSourceKey ? context.keepKey(row.sourceKey, table: target.table)
-            : try context.allocateKey(table: target.table)
-        try target.insert.run([.integer(key)] + target.defaults + row.values)
+        let keeps = target.keepsSourceKey && row.keepsSourceKey
+        let key = keeps ? context.keepKey(row.sourceKey, table: target.table) : try context.allocateKey(table: target.table)
+        // Bound in place, in the insert's column order (key, defaults, the target's attributes):
+        // no array is built per row.
+        try target.insert.bind(.integer(key), at: 1)
+        for (offset, value) in target.defaults.enumerated() { try target.insert.bind(value, at: 2 + offset) }
+        for (offset, value) in row.values.enumerated() { try target.insert.bind(value, at: 2 + target.defaults.count + offset) }
+        try target.insert.run()
         if let unique = row.unique {
             try target.addUnique.run([unique, .integer(key), .integer(row.sourceKey)])
         }
-        try associate.run([.integer(key), .integer(row.sourceKey), .integer(row.item)])
+        if !keeps { try associate.run([.integer(key), .integer(row.sourceKey), .integer(row.item)]) }
         context.counters[row.target].associated += 1
         context.counters[row.target].written += 1
+        return keeps ? key : nil
     }
 }

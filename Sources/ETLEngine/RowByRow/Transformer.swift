@@ -9,6 +9,8 @@ struct Transformer: Sendable {
     let mapping: MappingPlan
     let targets: [TargetPlan]
     let policy: Policy?
+    /// The policy's create closure for this mapping (`Policy.preparedCreate`).
+    var create: (run: Policy.Create, bySlot: Bool)?
     /// The destination layout's date epoch (seconds since 1970).
     let epoch: Double
     /// The source layout's: a date copied between stores of one epoch keeps its stored bits.
@@ -147,8 +149,8 @@ struct Transformer: Sendable {
             }
             var own = NewRow(target: mapping.targets[0], sourceKey: key, item: item ?? WorkDatabase.noItem, unique: unique, values: values)
             own.externalFiles = files
-            if let create = policy?.create {
-                result.rows += try applyPolicy(create, own: own, slots: slots, key: key, item: item)
+            if let create {
+                result.rows += try applyPolicy(create.run, bySlot: create.bySlot, own: own, slots: slots, key: key, item: item)
             } else {
                 result.rows.append(own)
             }
@@ -156,17 +158,23 @@ struct Transformer: Sendable {
     }
 
     /// Runs the create hook on the declared row and turns what it leaves into rows to load.
-    private func applyPolicy(_ create: Policy.Create, own: NewRow, slots: [Value], key: Int64, item: Int64?) throws -> [NewRow] {
+    /// `bySlot`: the closure was prepared with fields, it gets the declared row by position
+    /// (`PolicyOutput.Row.fields`), not as a dictionary by name.
+    private func applyPolicy(_ create: Policy.Create, bySlot: Bool = false, own: NewRow, slots: [Value], key: Int64, item: Int64?) throws -> [NewRow] {
         let ownTarget = targets[own.target]
-        var declared: [String: Value] = [:]
+        var declared: [Value?] = []
+        declared.reserveCapacity(ownTarget.attributes.count)
         for (index, assignment) in ownTarget.attributes.enumerated() {
             var sql = own.values[index]
             // The policy sees the bytes, not the marker `stored` put before them.
             if marksExternalStorage, assignment.attribute.allowsExternalStorage, case .blob(let marked) = sql { sql = .blob(Array(marked.dropFirst())) }
-            declared[assignment.attribute.name] = Value(sql: sql, as: ExprType(assignment.attribute.type), epoch: epoch)
+            declared.append(Value(sql: sql, as: ExprType(assignment.attribute.type), epoch: epoch))
         }
-        var output = PolicyOutput(rows: [PolicyOutput.Row(values: declared, uniqueKey: own.unique.map { Value(sql: $0, as: .string, epoch: 0) })])
-        let source = PolicySourceRow(key: key, item: item, values: slots, names: mapping.policyCreateSlots)
+        let uniqueKey = own.unique.map { Value(sql: $0, as: .string, epoch: 0) }
+        var output = PolicyOutput(rows: [bySlot ? PolicyOutput.Row(fields: declared, entity: ownTarget.entity, uniqueKey: uniqueKey)
+            : PolicyOutput.Row(values: Dictionary(uniqueKeysWithValues: zip(ownTarget.attributes.map(\.attribute.name), declared.map { $0! })),
+                               uniqueKey: uniqueKey)])
+        let source = PolicySourceRow(key: key, item: item, values: slots, names: mapping.policyCreateSlots, bySlot: bySlot)
         do {
             try create(source, &output)
         } catch {
@@ -177,14 +185,24 @@ struct Transformer: Sendable {
         var declaredFound = false
         return try output.rows.map { row in
             let entity = row.entity ?? mapping.destinationEntity
-            guard let target = mapping.targets.first(where: { targets[$0].entity == entity }) else {
+            // A row without an entity is of the mapping's own (its first target).
+            guard let target = row.entity == nil ? mapping.targets.first : mapping.targets.first(where: { targets[$0].entity == entity }) else {
                 throw RowFailure(key: key, expression: "policy \(mapping.policy!)",
                                  reason: "created a row of \(entity), which is neither the mapping's entity nor one the policy declares in `creates`")
             }
+            if let field = row.misplacedField {
+                throw RowFailure(key: key, expression: "policy \(mapping.policy!)", reason: "set \(field) on a row of \(entity)")
+            }
+            if !row.fields.isEmpty, let fieldsEntity = row.fieldsEntity, fieldsEntity != entity {
+                throw RowFailure(key: key, expression: "policy \(mapping.policy!)", reason: "set fields of \(fieldsEntity) on a row of \(entity)")
+            }
             var values: [SQLValue] = []
-            for assignment in targets[target].attributes {
-                let name = assignment.attribute.name
-                if let value = row.values[name] {
+            values.reserveCapacity(targets[target].attributes.count)
+            // By name (the dictionary API) over by position (fields); unset: the declared value or default.
+            for (index, assignment) in targets[target].attributes.enumerated() {
+                if !row.values.isEmpty, let value = row.values[assignment.attribute.name] {
+                    values.append(stored(value, assignment.attribute))
+                } else if index < row.fields.count, let value = row.fields[index] {
                     values.append(stored(value, assignment.attribute))
                 } else if case .constant(let value) = assignment.source {
                     values.append(value)

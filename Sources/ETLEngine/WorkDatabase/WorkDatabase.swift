@@ -1,5 +1,6 @@
 import Foundation
 import ETLStore
+import ETLModel
 import ETLPipeline
 
 /// The work database of a step (`DESTINATION.etl-work`): the only code that names its
@@ -79,6 +80,18 @@ struct WorkDatabase {
     func prepareAssociateEndOfMapping(target: TargetID) throws -> Statement {
         try database.prepare("INSERT INTO \(schema)association (mapping, destination, source, item) VALUES ("
                              + "\(Self.endOfMappingAssociations(of: target)), ?, ?, ?)")
+    }
+
+    /// Records the associations of target `target`'s rows that kept their source keys, in
+    /// `table`, from a range of keys (bound to first, last): each row is associated with the
+    /// source row of its own key. Only the target's rows have those keys there: other
+    /// entities sharing the table are told apart by `Z_ENT`, new rows are keyed above every
+    /// kept key (`StepPlan.firstNewKeys`).
+    func prepareAssociateKeptRows(target: TargetID, of table: EntityTable) throws -> Statement {
+        let key = Database.quote(table.keyColumn)
+        let condition = table.condition(alias: "d").map { " AND \($0)" } ?? ""
+        return try database.prepare(Self.associateSelecting(target: target, destination: "d.\(key)", source: "d.\(key)", item: "\(Self.noItem)")
+                                    + "FROM main.\(Database.quote(table.name)) d WHERE d.\(key) BETWEEN ? AND ?\(condition)")
     }
 
     /// The destination rows a source row became, for destinations(): bound to (target's number, source).
