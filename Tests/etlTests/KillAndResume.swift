@@ -45,11 +45,16 @@ extension ToolProcess {
     }
 }
 
-/// Asserts that `last`, the rerun after the kills, finished the run into `destination`. A
-/// run killed after its very last act (removing the checkpoint) has finished: the rerun then
-/// refuses to replace the destination, like any rerun of a finished run, and that counts too.
+/// Whether `run`, a rerun after kills, finds the run into `destination` finished: it
+/// finished it, or a kill landed after the run's very last act (removing the checkpoint),
+/// so that this rerun refuses to replace the destination, like any rerun of a finished run.
+func ranToTheEnd(_ run: ToolRun, destination: String) -> Bool {
+    run.status == 0 || (run.status == 1 && run.stderr.contains("already exists")
+                        && !FileManager.default.fileExists(atPath: destination + ".etl-checkpoint"))
+}
+
+/// Asserts that `last`, the rerun after the kills, finished the run into `destination`
+/// (`ranToTheEnd`).
 func assertFinishesAfterTheKills(_ last: ToolRun, destination: String, file: StaticString = #filePath, line: UInt = #line) {
-    let completedBeforeKill = last.status == 1 && last.stderr.contains("already exists")
-        && !FileManager.default.fileExists(atPath: destination + ".etl-checkpoint")
-    XCTAssertTrue(last.status == 0 || completedBeforeKill, last.stderr.suffix(2000).description, file: file, line: line)
+    XCTAssertTrue(ranToTheEnd(last, destination: destination), last.stderr.suffix(2000).description, file: file, line: line)
 }
