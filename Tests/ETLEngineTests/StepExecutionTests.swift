@@ -35,7 +35,7 @@ final class StepExecutionTests: XCTestCase {
         XCTAssertTrue(second.insideSQLite)
         XCTAssertNil(second.reason)
         XCTAssertEqual(second.mappings.map(\.insideSQLite), [true, true, true, true])
-        XCTAssertEqual(second.mappings[3].why, "INSERT … SELECT of one row per (source row, item) pair in ranges of source keys; rows get the next free keys")
+        XCTAssertEqual(second.mappings[3].why, "INSERT … SELECT of one row per (source row, item) pair in ranges of source keys; rows get the next free keys; book and user written with the rows, found by key")
         // The run notes nothing: both steps ran inside SQLite.
         let folder = try TemporaryFolder()
         let summary = try migrateBooks(source: repositoryPath("data/books-v1.sqlite"), destination: folder.path("v3.sqlite"))

@@ -1,7 +1,7 @@
 import ETLPipeline
 
 /// A step inside SQLite (`PushdownStage`): mappings with a policy are still created row
-/// by row, and only they keep associations.
+/// by row, and only they (and forEach pairs that are looked up) keep associations.
 struct PushdownExecutor: StepExecutor {
     let stage: PushdownStage
 
@@ -12,8 +12,8 @@ struct PushdownExecutor: StepExecutor {
             let found = byKey.contains(index) ? ", finding its rows by key (each has its source row's key)" : ""
             return "step \(step.name): mapping \(step.mappings[index].name) was created row by row (\(why)); the rest of the step ran inside SQLite\(found)"
         }
-        // A forEach mapping's pairs are recorded too (`PushdownPlan.Kind.forEach`).
-        let pairs = stage.plan.creates.filter { $0.kind == .forEach }.map(\.mapping)
+        // A forEach mapping's pairs are recorded too, when something reads them (`PushdownPlan.Create.associate`).
+        let pairs = stage.plan.creates.filter { $0.kind == .forEach && $0.associate != nil }.map(\.mapping)
         return StepOutcome(notes: notes, associationsKept: Set(stage.plan.rowByRow.keys).union(pairs))
     }
 }

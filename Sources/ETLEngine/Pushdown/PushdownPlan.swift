@@ -24,9 +24,11 @@ import ETLPipeline
 ///   keeps source keys by rule: no join through the associations.
 /// - A forEach mapping (`$source.r`, r to-many) is one `INSERT … SELECT` per range of source
 ///   keys over the pairs (source row, item) that r's storage lists, in the order row by row
-///   makes them (source key, then item key), numbered from the next free key; a second
-///   statement records each pair's row in the work database's associations, through which its links and
-///   the links to its rows are found (as those of a policy's rows).
+///   makes them (source key, then item key), numbered from the next free key. Its to-ones
+///   to `$source`'s or `$item`'s row of a mapping that keeps source keys are written by that
+///   statement (`inlineLinks`); when other links remain, or the step points at its rows, a
+///   second statement records each pair's row in the work database's associations, through
+///   which those links are found (as those of a policy's rows).
 struct PushdownPlan {
     enum Kind {
         /// Rows keep their source keys.
@@ -73,8 +75,20 @@ struct PushdownPlan {
         var blobs: String? = nil
         /// `.forEach`: the pairs of source keys in (?1, ?2], before the filter: for counts.
         var pairs: String? = nil
-        /// `.forEach`: records the rows `insert` made in the work database's associations, bound alike.
+        /// `.forEach`: records the rows `insert` made in the work database's associations, bound
+        /// alike; nil when nothing reads them (`pairsAreLookedUp`).
         var associate: String? = nil
+        /// `.forEach` with links written by `insert` (`inlineLinks`): counts those set in the
+        /// rows of keys in [?1, ?2], for the mapping's `related`.
+        var linksSet: String? = nil
+        /// `.forEach`: the links `insert` writes, in the order of their bound ranges (`InlineLink.value`).
+        var links: [InlineLink] = []
+        /// `.nextKeys`/`.forEach`: `insert` without the key column, for when the table's
+        /// highest key is the one before ?3 (or it is empty and ?3 is 1). SQLite then gives each
+        /// row, in the order of the SELECT, one more than the highest key: the keys `insert`
+        /// numbers with row_number(), without the window, which buffers every row it numbers
+        /// (it took two thirds of the Files pairs' statement at 1M books).
+        var append: String? = nil
     }
 
     struct Relate {
@@ -85,6 +99,22 @@ struct PushdownPlan {
         /// in the range, bound as (?1, ?2). A lookup per link is a B-tree search at a random
         /// place; a range test is free.
         let dense: DenseTarget?
+    }
+
+    /// A to-one of a forEach pair's row that the create statement writes with the row, so
+    /// that no relate statement has to find the row again through the associations and
+    /// rewrite it (what the hand-written SQL does: the pair's keys are its links).
+    struct InlineLink {
+        let relationship: String
+        /// The key column in the pair's own table.
+        let column: String
+        /// The target row's key, null when there is none: as the relate statement links.
+        /// Bound: the target table's keys as (?n, ?n+1) when they are contiguous (then a key
+        /// in that range has its row, no lookup needed), else an empty range.
+        let value: String
+        /// The target's table and key column.
+        let table: String
+        let key: String
     }
 
     struct DenseTarget {
@@ -232,9 +262,14 @@ private struct StatementBuilder {
                 }
             }
         }
-        let into = "INSERT INTO main.\(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ")"
-        let sourceRows = "src.\(q(table.name)) s"
         let pairs = kind(index) == .forEach ? try forEachPairs(index) : nil
+        // A pair's to-ones written with its row (`inlineLinks`): their columns, and the joins finding their targets.
+        let links = try inlineLinks(index).values.sorted { $0.column < $1.column }
+        columns += links.map(\.column)
+        values += links.map(\.value)
+        let into = "INSERT INTO main.\(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ")"
+        let appending = "INSERT INTO main.\(q(destination.name)) (" + columns.dropFirst().map(q).joined(separator: ", ") + ")"
+        let sourceRows = "src.\(q(table.name)) s"
         // A forEach mapping's rows are its pairs; its counts and chunk bounds stay the source rows'.
         let rows = pairs.map { "\(sourceRows) \($0.joins)" } ?? sourceRows
         let all = table.condition(alias: "s")
@@ -265,7 +300,7 @@ private struct StatementBuilder {
                 return false
             }
         }
-        var create = try self.create(index, kind: kind(index), destination: destination.name, into: into, values: values,
+        var create = try self.create(index, kind: kind(index), destination: destination.name, into: into, appending: appending, values: values,
                                      rows: rows, key: key, passing: passing, unique: unique, readsSource: readsSource,
                                      count: count, passed: passed, bound: bound)
         create.rejects = rejects
@@ -274,9 +309,19 @@ private struct StatementBuilder {
             let order = "\(key), \(pairs.item)"
             let numbered = "?3 - 1 + row_number() OVER (ORDER BY \(order))"
             let inRange = (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ")
-            create.insert = into + " SELECT " + ([numbered] + values).joined(separator: ", ") + " FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
-            create.associate = WorkDatabase.associateSelecting(target: mapping.targets[0], destination: numbered, source: key, item: pairs.item)
-                + "FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
+            let select = " FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
+            create.insert = into + " SELECT " + ([numbered] + values).joined(separator: ", ") + select
+            create.append = appending + " SELECT " + values.joined(separator: ", ") + select
+            create.links = links
+            if try pairsAreLookedUp(index) {
+                create.associate = WorkDatabase.associateSelecting(target: mapping.targets[0], destination: numbered, source: key, item: pairs.item)
+                    + "FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
+            }
+            if !links.isEmpty {
+                let key = q(destination.keyColumn)
+                create.linksSet = "SELECT " + links.map { "count(\(q($0.column)))" }.joined(separator: " + ")
+                    + " FROM main.\(q(destination.name)) WHERE \(key) >= ?1 AND \(key) <= ?2"
+            }
             create.pairs = "SELECT count(*) FROM \(rows) WHERE " + ([all].compactMap { $0 } + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ")
             // The string columns found above are the source entity's; the item's are not among them.
             create.blobs = nil
@@ -298,7 +343,7 @@ private struct StatementBuilder {
         }
     }
 
-    private func create(_ index: MappingID, kind: PushdownPlan.Kind, destination: String, into: String, values: [String],
+    private func create(_ index: MappingID, kind: PushdownPlan.Kind, destination: String, into: String, appending: String, values: [String],
                         rows: String, key: String, passing: [String], unique: String?, readsSource: Bool,
                         count: String, passed: String, bound: String) throws(NotPushable) -> PushdownPlan.Create {
         let mapping = step.mappings[index]
@@ -307,10 +352,12 @@ private struct StatementBuilder {
             // New keys numbered from ?3 in source key order, as the loader hands them out: above
             // every kept key of the table (`StepPlan.firstNewKeys`), whatever ran before.
             let newKey = kind == .sourceKeys ? key : "?3 - 1 + row_number() OVER (ORDER BY \(key))"
-            let insert = into + " SELECT " + ([newKey] + values).joined(separator: ", ") + " FROM \(rows) WHERE "
-                + (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
-            return .init(mapping: index, kind: kind, table: destination, count: count, passed: passed,
-                         bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
+            let select = " FROM \(rows) WHERE " + (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
+            let insert = into + " SELECT " + ([newKey] + values).joined(separator: ", ") + select
+            var create = PushdownPlan.Create(mapping: index, kind: kind, table: destination, count: count, passed: passed,
+                                             bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
+            if kind == .nextKeys { create.append = appending + " SELECT " + values.joined(separator: ", ") + select }
+            return create
         case .unique:
             let unique = unique!
             let target = mapping.targets[0]
@@ -376,6 +423,79 @@ private struct StatementBuilder {
         return (joins, item)
     }
 
+    /// The to-ones of forEach mapping `index` written by its create statement, by
+    /// relationship name: `destination('M', $source)` or `destination('M', $item)` stored
+    /// as a key column of the pair's own table, where M keeps source keys (its row is found
+    /// by key) and is created before this mapping (its rows exist when the pairs are made),
+    /// and no other relationship of the step writes that column (the relate stage's
+    /// first-link-wins order between two writers would change). Each is the target's row
+    /// of that key, left joined: a missing one (a filtered target, a dangling item) links
+    /// nothing, as the relate statement's join finds nothing.
+    func inlineLinks(_ index: MappingID) throws(NotPushable) -> [String: PushdownPlan.InlineLink] {
+        guard kind(index) == .forEach else { return [:] }
+        let mapping = step.mappings[index]
+        let layout = step.destinationLayout
+        let item = try forEachPairs(index).item
+        let sourceKey = "s.\(q(step.sourceLayout.table(of: mapping.sourceEntity).keyColumn))"
+        var links: [String: PushdownPlan.InlineLink] = [:]
+        for assignment in mapping.relationships {
+            guard case .destinations(let targetName, .path(let path, _), false)? = assignment.expression.form,
+                  path.segments.isEmpty, path.root == .source || path.root == .item,
+                  let target = step.mappingIDs.first(where: { step.mappings[$0].name == targetName }),
+                  target < index, kind(target) == .sourceKeys,
+                  step.mappings[target].sourceEntity == (path.root == .source ? mapping.sourceEntity : mapping.itemEntity),
+                  case .foreignKey(let table, let column) = layout.storage(ofRelationship: assignment.relationship.name, entity: mapping.destinationEntity),
+                  table == layout.table(of: mapping.destinationEntity).name,
+                  writers(of: table, column) == 1 else { continue }
+            let targetTable = layout.table(of: step.mappings[target].destinationEntity)
+            // Contiguous keys say a row exists, not whose it is: not for a shared table; and
+            // the table must be complete when the pairs are made: no later mapping writes it.
+            guard targetTable.discriminator == nil, step.writersByTable[targetTable.name] == 1 else { continue }
+            links[assignment.relationship.name] = .init(relationship: assignment.relationship.name, column: column, value: "",
+                                                        table: targetTable.name, key: targetTable.keyColumn)
+        }
+        // Numbered in column order: link n's range is bound as (?4 + 2n, ?5 + 2n).
+        let ordered = links.sorted { $0.value.column < $1.value.column }
+        for (number, (name, link)) in ordered.enumerated() {
+            let assignment = mapping.relationships.first { $0.relationship.name == name }!
+            guard case .destinations(_, .path(let path, _), _)? = assignment.expression.form else { continue }
+            let argument = path.root == .source ? sourceKey : item
+            let key = q(link.key)
+            let value = "CASE WHEN \(argument) BETWEEN ?\(4 + 2 * number) AND ?\(5 + 2 * number) THEN \(argument) "
+                + "ELSE (SELECT t.\(key) FROM main.\(q(link.table)) t WHERE t.\(key) = \(argument)) END"
+            links[name] = .init(relationship: name, column: link.column, value: value, table: link.table, key: link.key)
+        }
+        return links
+    }
+
+    /// How many relationships of the step store their links in `column` of `table`.
+    private func writers(of table: String, _ column: String) -> Int {
+        var count = 0
+        for mapping in step.mappings {
+            for assignment in mapping.relationships {
+                switch step.destinationLayout.storage(ofRelationship: assignment.relationship.name, entity: mapping.destinationEntity) {
+                case .foreignKey(table, column), .inverseForeignKey(table, column): count += 1
+                default: break
+                }
+            }
+        }
+        return count
+    }
+
+    /// Whether forEach mapping `index`'s rows must be recorded in the associations: a
+    /// relationship of its own is linked by a relate statement (which reads the pairs
+    /// there), or one of the step may point at its rows (only the associations find them).
+    func pairsAreLookedUp(_ index: MappingID) throws(NotPushable) -> Bool {
+        let mapping = step.mappings[index]
+        if try inlineLinks(index).count < mapping.relationships.count { return true }
+        return step.mappings.contains { other in
+            other.relationships.contains { assignment in
+                guard case .destinations(let target, _, _)? = assignment.expression.form else { return true }
+                return target == mapping.name
+            }
+        }
+    }
+
     /// Where mapping `index`'s destination rows come from, for the source row `alias`:
     /// the joins to add, the destination key, and conditions.
     /// - Parameter inRange: a source-keyed mapping's row is found by a range test on the
@@ -431,7 +551,8 @@ private struct StatementBuilder {
         let ownerKeyColumn = "a.\(q(ownerTable.keyColumn))"
         var storages: [RelationshipStorage] = []
         var result: [PushdownPlan.Relate] = []
-        for assignment in mapping.relationships {
+        let inline = try inlineLinks(index)
+        for assignment in mapping.relationships where inline[assignment.relationship.name] == nil {
             let relationship = assignment.relationship
             let what = "the relationship \(mapping.destinationEntity).\(relationship.name) in mapping \(mapping.name)"
             let ownerIsPair = kind(index) == .forEach

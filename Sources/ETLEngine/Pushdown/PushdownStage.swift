@@ -178,6 +178,7 @@ struct PushdownStage {
             var next = SourceKeyRange.first(after: context.lastSourceKeyLoaded(mapping: index))
             let bound = try db.prepare(create.bound)
             let insert = try db.prepare(create.insert)
+            let append = try create.append.map(db.prepare)
             let table = step.destinationLayout.table(of: mapping.destinationEntity)
             let maxKey = try db.prepare("SELECT max(\(Database.quote(table.keyColumn))) FROM main.\(Database.quote(table.name))")
             while let from = next {
@@ -188,14 +189,17 @@ struct PushdownStage {
                     let upper = try bound.step() ? bound.int64(0) : Int64.max
                     bound.reset()
                     let read = upper == .max ? total - done : rowsPerChunk
-                    try insert.run([.integer(from), .integer(upper)] + (create.kind == .nextKeys ? [.integer(first)] : []))
+                    let range: [SQLValue] = [.integer(from), .integer(upper)]
+                    if let append, try (highestKey(maxKey) ?? 0) == first - 1 {
+                        try append.run(range)
+                    } else {
+                        try insert.run(range + (create.kind == .nextKeys ? [.integer(first)] : []))
+                    }
                     return (read, db.changes, upper)
                 }
                 guard read > 0 else { break }
                 // Kept keys raise the table's next free key; numbered ones end just below it.
-                try maxKey.bind([])
-                if try maxKey.step(), !maxKey.isNull(0) { _ = context.keepKey(maxKey.int64(0), table: table.name) }
-                maxKey.reset()
+                if let highest = try highestKey(maxKey) { _ = context.keepKey(highest, table: table.name) }
                 next = try chunkLoaded(index, read: read, passed: read, written: written, upTo: upper, done: &done, total: total)
             }
             // Kept by the next checkpoint; a resume before it passes here again.
@@ -229,7 +233,8 @@ struct PushdownStage {
     }
 
     /// A forEach mapping: per range of source keys, one transaction making the rows of the
-    /// range's pairs and recording them in the work database's associations, then a checkpoint. Counted as
+    /// range's pairs (with the links `PushdownPlan.inlineLinks` writes) and recording them in
+    /// the work database's associations when something reads them, then a checkpoint. Counted as
     /// row by row counts: source rows read, pairs the filter rejected, rows written.
     private func createPairs(_ create: PushdownPlan.Create, done: inout Int, total: Int) throws {
         let db = context.destination
@@ -242,11 +247,23 @@ struct PushdownStage {
         let bound = try db.prepare(create.bound)
         let pairs = try db.prepare(create.pairs!)
         let insert = try db.prepare(create.insert)
-        let associate = try db.prepare(create.associate!)
+        let append = try create.append.map(db.prepare)
+        let associate = try create.associate.map(db.prepare)
+        let linksSet = try create.linksSet.map(db.prepare)
+        let keyColumn = step.destinationLayout.table(of: mapping.destinationEntity).keyColumn
+        let maxKey = try db.prepare("SELECT max(\(Database.quote(keyColumn))) FROM main.\(Database.quote(table))")
+        // Each link's target range (`PushdownPlan.InlineLink`): the targets are complete, so a
+        // resumed run binds the same.
+        var ranges: [SQLValue] = []
+        for target in create.links {
+            // Not contiguous: the empty range [1, 0], every link looked up.
+            let keys = try contiguousKeys(.init(table: target.table, key: target.key, sql: ""))
+            ranges += [.integer(keys?.lowerBound ?? 1), .integer(keys?.upperBound ?? 0)]
+        }
         while let from = next {
             try context.checkCancelled()
             let first = context.nextKey[table] ?? 1
-            let (read, listed, written, upper): (Int, Int, Int, Int64) = try db.transaction {
+            let (read, listed, written, linked, upper): (Int, Int, Int, Int, Int64) = try db.transaction {
                 try bound.bind([.integer(from), .integer(Int64(rowsPerChunk - 1))])
                 let upper = try bound.step() ? bound.int64(0) : Int64.max
                 bound.reset()
@@ -254,12 +271,26 @@ struct PushdownStage {
                 try pairs.bind(range)
                 let listed = try pairs.step() ? Int(pairs.int64(0)) : 0
                 pairs.reset()
-                try insert.run(range + [.integer(first)])
+                // Parameters by number: ?3 (the first key) is only in `insert`, the ranges from ?4 in both.
+                let appending = try append != nil && (highestKey(maxKey) ?? 0) == first - 1
+                let statement = appending ? append! : insert
+                try statement.bind(range)
+                if !appending { try statement.bind(.integer(first), at: 3) }
+                for (offset, value) in ranges.enumerated() { try statement.bind(value, at: 4 + offset) }
+                try statement.run()
                 let written = db.changes
-                try associate.run(range + [.integer(first)])
-                return (upper == .max ? total - done : rowsPerChunk, listed, written, upper)
+                try associate?.run(range + [.integer(first)])
+                var linked = 0
+                if let linksSet, written > 0 {
+                    try linksSet.bind([.integer(first), .integer(first + Int64(written - 1))])
+                    linked = try linksSet.step() ? Int(linksSet.int64(0)) : 0
+                    linksSet.reset()
+                }
+                return (upper == .max ? total - done : rowsPerChunk, listed, written, linked, upper)
             }
             guard read > 0 else { break }
+            // Links the insert set count as the relate stage's would, with the chunk's checkpoint.
+            context.counters[own].related += linked
             if written > 0 { _ = context.keepKey(first + Int64(written - 1), table: table) }
             next = try chunkLoaded(index, read: read, passed: listed, written: written, upTo: upper, done: &done, total: total)
         }
@@ -313,6 +344,12 @@ struct PushdownStage {
         }
         context.counters[own].seconds += Date().timeIntervalSince(started)
         context.event(.finished, .relate, mapping: mapping.name, done: done, total: statements.count, links: context.counters[own].related)
+    }
+
+    /// The highest key of a table (`maxKey`: its `SELECT max(key)`), nil when it is empty.
+    private func highestKey(_ maxKey: Statement) throws -> Int64? {
+        defer { maxKey.reset() }
+        return try maxKey.step() && !maxKey.isNull(0) ? maxKey.int64(0) : nil
     }
 
     /// The keys of a target table when they are contiguous (every key from the lowest to

@@ -52,14 +52,14 @@ public struct StepExecution: Sendable, Equatable {
             }
             return StepExecution(insideSQLite: false, reason: error.reason, mappings: mappings)
         }
-        let kinds = Dictionary(uniqueKeysWithValues: plan.creates.map { ($0.mapping, $0.kind) })
+        let creates = Dictionary(uniqueKeysWithValues: plan.creates.map { ($0.mapping, $0) })
         let mappings = zip(step.mappingIDs, step.mappings).map { index, mapping -> Mapping in
             if let why = plan.rowByRow[index] {
                 return Mapping(name: mapping.name, insideSQLite: false,
                                why: "\(why): created row by row, its closures on the workers; its links are set inside SQLite")
             }
-            let why: String
-            switch kinds[index] {
+            var why: String
+            switch creates[index]?.kind {
             case .sourceKeys?:
                 why = "INSERT … SELECT in ranges of source keys; each row keeps its source row's key"
             case .nextKeys?:
@@ -68,6 +68,8 @@ public struct StepExecution: Sendable, Equatable {
                 why = "INSERT … SELECT of one row per distinct uniqueBy key (row by row instead if a passing row's key is null)"
             case .forEach?:
                 why = "INSERT … SELECT of one row per (source row, item) pair in ranges of source keys; rows get the next free keys"
+                let links = creates[index]!.links.map(\.relationship).sorted()
+                if !links.isEmpty { why += "; " + links.joined(separator: " and ") + " written with the rows, found by key" }
             case .rowByRow?, nil:
                 why = "created row by row"
             }
