@@ -70,7 +70,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         // Not a terminal: one log line per stage.
         XCTAssertTrue(run.stderr.contains("step 1/2 create Users (v1 to v2): 15 rows"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("step 2/2 relate Files (v2 to v3)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("step 2/2 relate Books (v2 to v3)"), run.stderr)
         XCTAssertTrue(run.stderr.contains("step 2/2 validate"), run.stderr)
         // The summary: one line per mapping and step, and a total.
         let lines = run.stdout.split(separator: "\n").map(String.init)

@@ -110,7 +110,7 @@ final class KillResumeTests: XCTestCase {
                 Target(step: 1, stage: "relate", mapping: "Books", fraction: 0),
                 Target(step: 1, stage: "validate", mapping: nil, fraction: 0),
                 Target(step: 2, stage: "create", mapping: "Files", fraction: 0),
-                Target(step: 2, stage: "relate", mapping: "Files", fraction: 0),
+                Target(step: 2, stage: "relate", mapping: "Books", fraction: 0),
                 Target(step: 2, stage: "validate", mapping: nil, fraction: 0),
                 Target(step: 2, stage: "finalize", mapping: nil, fraction: 0),
             ])
