@@ -145,6 +145,49 @@ final class StrictValueTests: XCTestCase {
         XCTAssertEqual(fallback.mappings[0].rejected, 3)
     }
 
+    /// A bad value late in the store: inside SQLite, the chunks before it are made, then its
+    /// chunk fails, and the step starts over row by row. Stopped there, the checkpoint says
+    /// so, and the resumed run goes on row by row from where it stopped (one start of the
+    /// create stage, not another try inside SQLite): the store, rejects and counts of a run
+    /// row by row from the start.
+    func testARejectedValueInsideSQLiteStartsTheStepOverRowByRowAndAResumeStaysThere() throws {
+        _ = try writeNotes(count: 2000, bad: [1900: "yesterday"])
+        let pipeline = try pipeline(createdAt: "date($source.createdAt)", maxRejects: 10)
+        let rows = try run(pipeline, into: "rows.sqlite", pushdown: false)
+
+        let destination = folder.path("pushed.sqlite")
+        var migration = Migration(pipeline: pipeline)
+        migration.destination = destination
+        migration.chunkSize = 4
+        let cancellation = Cancellation()
+        migration.cancellation = cancellation
+        let first = ResumeTests.EventLog()
+        XCTAssertThrowsError(try migration.run { event in
+            first.append(event)
+            let starts = first.all.filter { $0.kind == .started && $0.stage == .create }.count
+            if starts == 2, event.kind == .advanced, event.done >= 1000 { cancellation.cancel() }
+        })
+        let tries = first.all.filter { $0.kind == .started && $0.stage == .create }
+        XCTAssertEqual(tries.count, 2, "inside SQLite, then row by row")
+        XCTAssertTrue(first.all.contains { $0.kind == .advanced && $0.stage == .create && $0.done == 1600 }, "chunks before the bad one were made inside SQLite")
+        let checkpoint = try XCTUnwrap(try CheckpointFile(destination: destination).read())
+        XCTAssertEqual(checkpoint.rowByRowBecause?.hasPrefix("mapping Notes has values that are rejected (date('yesterday')"), true,
+                       checkpoint.rowByRowBecause ?? "none")
+
+        migration.cancellation = nil
+        let second = ResumeTests.EventLog()
+        let resumed = try migration.run { second.append($0) }
+        XCTAssertEqual(second.all.first?.kind, .resumed)
+        XCTAssertEqual(second.all.filter { $0.kind == .started && $0.stage == .create }.count, 1, "went on row by row")
+        XCTAssertEqual(resumed.notes.count, 1)
+        XCTAssertTrue(resumed.notes[0].hasPrefix("step step 1 ran row by row, not inside SQLite: mapping Notes has values that are rejected (date('yesterday')"),
+                      resumed.notes[0])
+        try assertSameStore(destination, folder.path("rows.sqlite"))
+        XCTAssertEqual(resumed.mappings.map(\.rejected), rows.mappings.map(\.rejected))
+        XCTAssertEqual(resumed.mappings.map(\.written), rows.mappings.map(\.written))
+        XCTAssertEqual(try RejectFile.read(XCTUnwrap(resumed.rejectFile)).map(\.key), [1900])
+    }
+
     /// A blob in a string attribute arrives byte for byte when it is UTF-8 text, and is
     /// rejected when it is not, never re-encoded; alike both ways.
     func testABlobInAStringAttributeIsCopiedByteForByteOrRejected() throws {

@@ -72,6 +72,10 @@ public struct Checkpoint: Codable, Sendable {
     /// Next free key of every destination table of the current step: the watermark above
     /// which rows were loaded after this checkpoint.
     public var nextKeys: [String: Int64]
+    /// Why the current step runs row by row, when its run inside SQLite met a value the
+    /// row-by-row engine rejects and started it over (`PushdownStage.ValuesRejected`):
+    /// a resume goes on row by row. Absent from earlier checkpoints.
+    public var rowByRowBecause: String? = nil
     public var started: Date
     public var written: Date
 

@@ -14,12 +14,31 @@ import ETLPipeline
 /// A stop request interrupts the statement running (SQLite's progress handler), which
 /// rolls back to the last checkpoint. A mapping with a policy is created by `CreateStage`
 /// in its turn, with that stage's chunks and checkpoints.
+///
+/// Values the row-by-row engine would reject (a conversion that cannot convert, a blob
+/// that is not UTF-8 text) make the step run row by row, which rejects those rows and
+/// loads the others. A mapping whose insert evaluates every passing row finds them
+/// itself: the SQL functions fail the chunk's statement, and the stage throws
+/// `ValuesRejected` (the engine then starts the step again, row by row). Checking every
+/// value in a scan before the create instead cost as much as the create itself. A
+/// uniqueBy mapping's insert evaluates first rows only: its values are checked before
+/// (`RejectScan`).
 struct PushdownStage {
     let context: StepContext
     let plan: PushdownPlan
-    /// Per mapping, the values `orNull` makes null (counted by `Create.rejects`), added to
-    /// its counters with its last checkpoint.
+    /// Per uniqueBy mapping, the values `orNull` makes null (counted by `Create.rejects`),
+    /// added to its counters with its last checkpoint. Other mappings count theirs chunk
+    /// by chunk, as their inserts make them.
     var nullsOnPurpose: [MappingID: Int] = [:]
+    /// What the connection's value functions count and reject.
+    var nulls = NullCount()
+    var rejected = SQLTranslator.RejectedValue()
+
+    /// A value of mapping `mapping` the row-by-row engine rejects: the step must run row by row.
+    struct ValuesRejected: Error {
+        /// "mapping Notes has values that are rejected (date('yesterday'): not a date …)".
+        let reason: String
+    }
 
     /// Source rows per transaction of the create stage.
     var rowsPerChunk: Int { max(1, context.chunkSize) * 100 }
@@ -34,8 +53,8 @@ struct PushdownStage {
         } catch let error as PushdownPlan.NotPushable {
             return (nil, error.reason)
         }
-        let nulls = NullCount()
-        try SQLTranslator.registerValueFunction(on: db, nulls: nulls)
+        let nulls = NullCount(), rejected = SQLTranslator.RejectedValue()
+        try SQLTranslator.registerValueFunction(on: db, nulls: nulls, rejected: rejected)
         try SQLTranslator.register(context.policies.functions, on: db)
         try db.execute("ATTACH DATABASE \(SQLValue.text(readOnlyURI(context.sourcePath)).sqlLiteral) AS src")
         try db.execute(PageCache.pragmas("src", "main", "work"))
@@ -46,7 +65,8 @@ struct PushdownStage {
                 let mapping = context.plan.mappings[create.mapping]
                 return (nil, "mapping \(mapping.name) has rows whose uniqueBy key is null")
             }
-            if create.rejects != nil {
+            // Other kinds evaluate every value in their insert, which finds the rejected ones.
+            if create.rejects != nil, create.kind == .unique {
                 // Blobs in text columns are rare: when there is none, no value can be rejected.
                 if let blobs = create.blobs, try db.rows(blobs).isEmpty { continue }
                 do {
@@ -59,7 +79,7 @@ struct PushdownStage {
                 }
             }
         }
-        return (PushdownStage(context: context, plan: plan, nullsOnPurpose: nullsOnPurpose), nil)
+        return (PushdownStage(context: context, plan: plan, nullsOnPurpose: nullsOnPurpose, nulls: nulls, rejected: rejected), nil)
     }
 
     /// The step's plan; `keptRows`: see `PushdownPlan.make`.
@@ -90,7 +110,7 @@ struct PushdownStage {
     func run() throws -> Set<MappingID> {
         for index in context.plan.mappingIDs where !context.isDone(.create, mapping: index) {
             if let create = plan.creates.first(where: { $0.mapping == index }) {
-                try inSQLite { try self.create(create) }
+                try inSQLite(creating: index) { try self.create(create) }
             } else {
                 try CreateStage(context: context, index: index).run()
             }
@@ -126,17 +146,31 @@ struct PushdownStage {
         return associations.associations == sourceRows && rows == sourceRows && associations.keepingKeys
     }
 
-    /// Runs pushed statements: a stop request interrupts them, and their errors are worded.
-    private func inSQLite(_ body: () throws -> Void) throws {
+    /// Runs pushed statements: a stop request interrupts them, and their errors are worded;
+    /// a value rejected while mapping `creating`'s rows are made is `ValuesRejected`.
+    private func inSQLite(creating: MappingID? = nil, _ body: () throws -> Void) throws {
         let db = context.destination
         let cancellation = context.cancellation
         db.onProgress(every: 20_000) { cancellation?.isCancelled ?? false }
         defer { db.onProgress(every: 0, nil) }
+        rejected.clear()
         do {
             try body()
         } catch let error as StoreError {
+            if let creating, let reason = rejected.reason {
+                throw ValuesRejected(reason: "mapping \(context.plan.mappings[creating].name) has values that are rejected (\(reason))")
+            }
             throw translate(error)
         }
+    }
+
+    /// Runs an insert, and counts the values `orNull` made null in it (for `mapping`'s
+    /// counters, kept by the chunk's checkpoint): the caller's transaction commits them.
+    private func insertCounting(_ statement: Statement) throws -> Int {
+        let before = nulls.count
+        defer { nulls.count = before }
+        try statement.run()
+        return nulls.count - before
     }
 
     /// SQLite reports what failed in a statement over both files against the destination's
@@ -184,20 +218,25 @@ struct PushdownStage {
             while let from = next {
                 try context.checkCancelled()
                 let first = context.nextKey[table.name] ?? 1
-                let (read, written, upper): (Int, Int, Int64) = try db.transaction {
+                let (read, written, nulled, upper): (Int, Int, Int, Int64) = try db.transaction {
                     try bound.bind([.integer(from), .integer(Int64(rowsPerChunk - 1))])
                     let upper = try bound.step() ? bound.int64(0) : Int64.max
                     bound.reset()
                     let read = upper == .max ? total - done : rowsPerChunk
                     let range: [SQLValue] = [.integer(from), .integer(upper)]
+                    let statement: Statement
                     if let append, try (highestKey(maxKey) ?? 0) == first - 1 {
-                        try append.run(range)
+                        statement = append
+                        try statement.bind(range)
                     } else {
-                        try insert.run(range + (create.kind == .nextKeys ? [.integer(first)] : []))
+                        statement = insert
+                        try statement.bind(range + (create.kind == .nextKeys ? [.integer(first)] : []))
                     }
-                    return (read, db.changes, upper)
+                    let nulled = try insertCounting(statement)
+                    return (read, db.changes, nulled, upper)
                 }
                 guard read > 0 else { break }
+                context.counters[own].nullsOnPurpose += nulled
                 // Kept keys raise the table's next free key; numbered ones end just below it.
                 if let highest = try highestKey(maxKey) { _ = context.keepKey(highest, table: table.name) }
                 next = try chunkLoaded(index, read: read, passed: read, written: written, upTo: upper, done: &done, total: total)
@@ -263,7 +302,7 @@ struct PushdownStage {
         while let from = next {
             try context.checkCancelled()
             let first = context.nextKey[table] ?? 1
-            let (read, listed, written, linked, upper): (Int, Int, Int, Int, Int64) = try db.transaction {
+            let (read, listed, written, linked, nulled, upper): (Int, Int, Int, Int, Int, Int64) = try db.transaction {
                 try bound.bind([.integer(from), .integer(Int64(rowsPerChunk - 1))])
                 let upper = try bound.step() ? bound.int64(0) : Int64.max
                 bound.reset()
@@ -277,7 +316,7 @@ struct PushdownStage {
                 try statement.bind(range)
                 if !appending { try statement.bind(.integer(first), at: 3) }
                 for (offset, value) in ranges.enumerated() { try statement.bind(value, at: 4 + offset) }
-                try statement.run()
+                let nulled = try insertCounting(statement)
                 let written = db.changes
                 try associate?.run(range + [.integer(first)])
                 var linked = 0
@@ -286,9 +325,10 @@ struct PushdownStage {
                     linked = try linksSet.step() ? Int(linksSet.int64(0)) : 0
                     linksSet.reset()
                 }
-                return (upper == .max ? total - done : rowsPerChunk, listed, written, linked, upper)
+                return (upper == .max ? total - done : rowsPerChunk, listed, written, linked, nulled, upper)
             }
             guard read > 0 else { break }
+            context.counters[own].nullsOnPurpose += nulled
             // Links the insert set count as the relate stage's would, with the chunk's checkpoint.
             context.counters[own].related += linked
             if written > 0 { _ = context.keepKey(first + Int64(written - 1), table: table) }

@@ -156,11 +156,14 @@ struct SQLTranslator {
     ///   `type`; fails the statement where the evaluator rejects the row, unless orNull is 1;
     /// - `etl_text_<function>(x)`.
     ///
-    /// `nulls` counts the values a conversion made null because orNull was 1.
-    static func registerValueFunction(on database: Database, nulls: NullCount = NullCount()) throws {
+    /// `nulls` counts the values a conversion made null because orNull was 1; `rejected`
+    /// keeps why the first value was rejected (a statement failing for another reason
+    /// leaves it nil).
+    static func registerValueFunction(on database: Database, nulls: NullCount = NullCount(),
+                                      rejected: RejectedValue = RejectedValue()) throws {
         for type in valueTypes {
             try database.createFunction(valueFunction(type), arity: 1) { arguments in
-                if let reason = Value.unreadable(sql: arguments[0], as: type) { throw ValueRejected(reason: reason) }
+                if let reason = Value.unreadable(sql: arguments[0], as: type) { throw rejected.record(reason) }
                 return Value(sql: arguments[0], as: type).sqlValue
             }
             for conversion in Conversion.allCases {
@@ -172,7 +175,7 @@ struct SQLTranslator {
                             nulls.add()
                             return .null
                         }
-                        throw ValueRejected(reason: "\(error)")
+                        throw rejected.record("\(error)")
                     }
                 }
             }
@@ -196,5 +199,19 @@ struct SQLTranslator {
     struct ValueRejected: Error, CustomStringConvertible {
         let reason: String
         var description: String { reason }
+    }
+
+    /// The first value the functions of one connection rejected, for the statement that
+    /// failed to tell a rejected value from any other failure.
+    final class RejectedValue: @unchecked Sendable {
+        /// Set from inside a statement, read after it, on the connection's one thread.
+        private(set) var reason: String?
+
+        func record(_ reason: String) -> ValueRejected {
+            if self.reason == nil { self.reason = reason }
+            return ValueRejected(reason: reason)
+        }
+
+        func clear() { reason = nil }
     }
 }

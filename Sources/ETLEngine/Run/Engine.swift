@@ -90,6 +90,7 @@ public struct Engine {
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [])
         run.snapshot = snapshot
+        run.rowByRowBecause = checkpoint?.rowByRowBecause
         if let checkpoint, checkpoint.position.stage == .finalize {
             progress(resumedEvent(checkpoint, redone: 0))
         }
@@ -184,8 +185,11 @@ public struct Engine {
 
     /// Runs one step, from its beginning or from a checkpoint inside it. Returns the number
     /// of rows that had been loaded after the checkpoint and were loaded again.
+    /// - Parameter again: the step starts over row by row (`PushdownStage.ValuesRejected`):
+    ///   what it drops was told the first time.
     private func runStep(_ step: StepPlan, input: Database, inputPath: String, output: String, area: WorkArea,
-                         resume: Checkpoint?, run: RunState, progress: @escaping (ProgressEvent) -> Void) throws -> Int {
+                         resume: Checkpoint?, run: RunState, again: Bool = false,
+                         progress: @escaping (ProgressEvent) -> Void) throws -> Int {
         let db: Database
         var nextKeys: [String: Int64]
         var redone = 0
@@ -215,18 +219,19 @@ public struct Engine {
         run.withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
         // Counted before a row is read; a resumed step has the counts in its checkpoint.
         for removed in try RemovedData(step: step, source: input).counts {
+            let mapping = step.mappings.first { $0.sourceEntity == removed.entity }
+            if !resuming, let mapping { context.counters[mapping.ownTarget].dropped += removed.count }
+            if again { continue }
             var event = ProgressEvent(kind: .dropped, step: step.index + 1, stepCount: plan.steps.count, stepName: step.name,
                                       stage: .create, mapping: nil, done: removed.count, total: removed.count)
             event.removed = removed.name
             progress(event)
-            let mapping = step.mappings.first { $0.sourceEntity == removed.entity }
-            if !resuming, let mapping { context.counters[mapping.ownTarget].dropped += removed.count }
             let what = removed.name.contains(".") ? "\(removed.count) non-null values" : "\(removed.count) rows"
             let declared = plan.spec.drop.contains { $0.name == removed.name } ? " (as the pipeline's \"drop\" says)" : ""
             run.notes.append("step \(step.name) dropped \(removed.name): \(what) not carried over\(declared)")
         }
         do {
-            let execution = try stepExecutor(for: context, pushdown: options.pushdown).execute()
+            let execution = try stepExecutor(for: context, pushdown: options.pushdown, rowByRow: run.rowByRowBecause).execute()
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
@@ -242,6 +247,18 @@ public struct Engine {
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
             // Last, once all of it passed: what lets the next step read this store, or the run install it.
             try ValidationProof.record(step: step.index, run: run.identity, schema: step.index == plan.steps.count - 1 ? "work" : "main", in: db)
+        } catch let rejected as PushdownStage.ValuesRejected {
+            // A value inside SQLite that the row-by-row engine rejects: the step starts over
+            // row by row, which rejects those rows and loads the others. The decision is in
+            // the checkpoint before anything is undone: killed from here on, the rerun starts
+            // the step over row by row too (a fresh output), never continuing the rows made
+            // inside SQLite (whose links would name the rejected rows).
+            run.context = nil
+            run.rowByRowBecause = rejected.reason
+            try run.save(.start(ofStep: step.index), durable: true)
+            db.close()
+            return try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
+                               resume: nil, run: run, again: true, progress: progress)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)
         } catch let error as MigrationError {

@@ -12,6 +12,9 @@ final class RunState {
     var finished: [MappingCounters]
     /// What the summary should tell (steps that could not run inside SQLite).
     var notes: [String] = []
+    /// Why the current step runs row by row after its run inside SQLite gave up (kept in
+    /// the checkpoint, so a resume does the same).
+    var rowByRowBecause: String?
     /// The source as the run started reading it: checked after every chunk.
     var snapshot: SourceSnapshot?
     /// The step being run.
@@ -46,7 +49,7 @@ final class RunState {
         let checkpoint = Checkpoint(identity: identity, position: position, steps: plan.steps.map(\.name),
                                     mappings: step.mappings.map(\.name), finished: finished,
                                     counters: context?.counters ?? [], nextKeys: context?.nextKey ?? [:],
-                                    started: started, written: Date())
+                                    rowByRowBecause: rowByRowBecause, started: started, written: Date())
         if withinOneChunk && !durable {
             pending = checkpoint
             return
@@ -65,6 +68,7 @@ final class RunState {
 
     /// Step `next - 1` is done and its store complete: the next step starts from scratch.
     func stepFinished(next: Int) throws {
+        rowByRowBecause = nil
         try save(.start(ofStep: next), durable: true)
     }
 }
