@@ -1,10 +1,30 @@
 import CSQLite
 
 /// A scalar SQL function implemented in Swift, and what keeps its closure alive while
-/// SQLite holds it.
+/// SQLite holds it. One or two arguments are passed as such, without an array per call
+/// (a call is made per value of a pushed-down step: millions of them).
 private final class FunctionBox {
-    let body: @Sendable ([SQLValue]) throws -> SQLValue
-    init(_ body: @escaping @Sendable ([SQLValue]) throws -> SQLValue) { self.body = body }
+    enum Body {
+        case any(@Sendable ([SQLValue]) throws -> SQLValue)
+        case one(@Sendable (SQLValue) throws -> SQLValue)
+        case two(@Sendable (SQLValue, SQLValue) throws -> SQLValue)
+    }
+    let body: Body
+    init(_ body: Body) { self.body = body }
+
+    func call(_ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) throws -> SQLValue {
+        switch body {
+        case .one(let body): return try body(SQLValue(argument: arguments![0]))
+        case .two(let body): return try body(SQLValue(argument: arguments![0]), SQLValue(argument: arguments![1]))
+        case .any(let body):
+            var values: [SQLValue] = []
+            values.reserveCapacity(Int(count))
+            for index in 0..<Int(count) {
+                values.append(SQLValue(argument: arguments![index]))
+            }
+            return try body(values)
+        }
+    }
 }
 
 /// The check a progress handler runs.
@@ -20,19 +40,28 @@ extension Database {
     /// SQLite's message (so a value that cannot be converted stops the statement, as it
     /// rejects the row in Swift). `arity` -1: any number of arguments.
     public func createFunction(_ name: String, arity: Int32, _ body: @escaping @Sendable ([SQLValue]) throws -> SQLValue) throws {
-        let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
+        try createFunction(name, arity: arity, FunctionBox(.any(body)))
+    }
+
+    /// `createFunction` of one argument, passed as itself.
+    public func createFunction(_ name: String, _ body: @escaping @Sendable (SQLValue) throws -> SQLValue) throws {
+        try createFunction(name, arity: 1, FunctionBox(.one(body)))
+    }
+
+    /// `createFunction` of two arguments, passed as themselves.
+    public func createFunction(_ name: String, _ body: @escaping @Sendable (SQLValue, SQLValue) throws -> SQLValue) throws {
+        try createFunction(name, arity: 2, FunctionBox(.two(body)))
+    }
+
+    private func createFunction(_ name: String, arity: Int32, _ function: FunctionBox) throws {
+        let box = Unmanaged.passRetained(function).toOpaque()
         let rc = sqlite3_create_function_v2(
             handle, name, arity, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
             { context, count, arguments in
                 let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
-                var values: [SQLValue] = []
-                values.reserveCapacity(Int(count))
-                for index in 0..<Int(count) {
-                    values.append(SQLValue(argument: arguments![index]))
-                }
                 let result: SQLValue
                 do {
-                    result = try box.body(values)
+                    result = try box.call(count, arguments)
                 } catch {
                     sqlite3_result_error(context, "\(error)", -1)
                     return
@@ -41,7 +70,12 @@ extension Database {
                 case .null: sqlite3_result_null(context)
                 case .integer(let v): sqlite3_result_int64(context, v)
                 case .real(let v): sqlite3_result_double(context, v)
-                case .text(let s): sqlite3_result_text(context, s, -1, SQLITE_TRANSIENT)
+                case .text(var s):
+                    // Its length given: SQLite need not count the bytes again.
+                    s.withUTF8 { bytes in
+                        sqlite3_result_text(context, UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                            .assumingMemoryBound(to: CChar.self), Int32(bytes.count), SQLITE_TRANSIENT)
+                    }
                 case .blob(let b):
                     b.withUnsafeBytes { raw in
                         sqlite3_result_blob(context, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count), SQLITE_TRANSIENT)

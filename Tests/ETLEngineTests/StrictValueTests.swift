@@ -57,14 +57,15 @@ final class StrictValueTests: XCTestCase {
         return source
     }
 
-    func pipeline(createdAt: String, maxRejects: Int) throws -> String {
+    /// - Parameter uniqueBy: the Notes mapping's uniqueBy, if any.
+    func pipeline(createdAt: String, maxRejects: Int, uniqueBy: String? = nil) throws -> String {
         try folder.pipeline("notes.json", """
             { "format": 1,
               "source": { "store": "notes.sqlite", "model": "notes-v1.json" },
               "destination": { "store": "unused.sqlite", "model": "notes-v2.json" },
               "options": { "maxRejects": \(maxRejects) },
               "steps": [ { "mappings": [
-                { "name": "Notes", "source": "Note", "destination": "Note",
+                { "name": "Notes", "source": "Note", "destination": "Note", \(uniqueBy.map { "\"uniqueBy\": \"\($0)\"," } ?? "")
                   "attributes": { "title": "trim($source.title)", "createdAt": "\(createdAt)" } } ] } ] }
             """)
     }
@@ -125,24 +126,27 @@ final class StrictValueTests: XCTestCase {
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Note WHERE createdAt IS NULL"), 6, "five on purpose, one null already")
     }
 
-    /// Over `RejectScan.wholeUpTo` notes, the values are checked before the create in two
-    /// halves, on two connections: the nulls of both halves are counted, and the value
-    /// reported is the first bad one in key order, as one scan would find.
-    func testTheCheckSplitBetweenTwoConnectionsCountsAndReportsAsOneScan() throws {
+    /// Over `RejectScan.wholeUpTo` notes, in many chunks: the nulls of every chunk are
+    /// counted, and the value reported is the first bad one in key order. A uniqueBy
+    /// mapping's values are checked before the create (its insert reads first rows only),
+    /// in two halves on two connections: alike.
+    func testOverManyChunksTheNullsAreCountedAndTheFirstBadValueReported() throws {
         let count = Int64(RejectScan.wholeUpTo) + 10_000
         let bad: [Int64: String] = [9: "yesterday", count / 2 + 100: "", count - 1: "2024-02-30T00:00:00Z"]
         _ = try writeNotes(count: count, bad: bad)
-        let nulled = try pipeline(createdAt: "orNull(date($source.createdAt))", maxRejects: 0)
-        let pushed = try run(nulled, into: "pushed.sqlite", pushdown: true)
-        XCTAssertEqual(pushed.notes, [], "pushed down")
-        XCTAssertEqual(pushed.mappings[0].nullsOnPurpose, 3, "both halves counted")
-        XCTAssertEqual(pushed.mappings[0].written, Int(count))
+        for uniqueBy in [nil, "$source.title"] {
+            let nulled = try pipeline(createdAt: "orNull(date($source.createdAt))", maxRejects: 0, uniqueBy: uniqueBy)
+            let pushed = try run(nulled, into: "pushed-\(uniqueBy != nil).sqlite", pushdown: true)
+            XCTAssertEqual(pushed.notes, [], "pushed down")
+            XCTAssertEqual(pushed.mappings[0].nullsOnPurpose, 3, "every chunk, both halves counted")
+            XCTAssertEqual(pushed.mappings[0].written, Int(count))
 
-        let rejected = try pipeline(createdAt: "date($source.createdAt)", maxRejects: 10)
-        let fallback = try run(rejected, into: "rows.sqlite", pushdown: true)
-        XCTAssertEqual(fallback.notes.count, 1)
-        XCTAssertTrue(fallback.notes[0].contains("mapping Notes has values that are rejected (date('yesterday')"), fallback.notes[0])
-        XCTAssertEqual(fallback.mappings[0].rejected, 3)
+            let rejected = try pipeline(createdAt: "date($source.createdAt)", maxRejects: 10, uniqueBy: uniqueBy)
+            let fallback = try run(rejected, into: "rows-\(uniqueBy != nil).sqlite", pushdown: true)
+            XCTAssertEqual(fallback.notes.count, 1)
+            XCTAssertTrue(fallback.notes[0].contains("mapping Notes has values that are rejected (date('yesterday')"), fallback.notes[0])
+            XCTAssertEqual(fallback.mappings[0].rejected, 3)
+        }
     }
 
     /// A bad value late in the store: inside SQLite, the chunks before it are made, then its

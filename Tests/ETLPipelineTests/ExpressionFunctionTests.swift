@@ -90,6 +90,12 @@ final class FunctionExpressionTests: XCTestCase {
         }
         XCTAssertEqual(TextOperations.trim("\u{A0}\u{85}\u{3000} a b\u{2028}\t\u{0B}"), "a b")
         XCTAssertEqual(TextOperations.trim("\u{1C}x\u{1F}"), "\u{1C}x\u{1F}", "separators U+1C–U+1F are not White_Space")
+        // Trimmed by bytes while the ends are ASCII, by scalars otherwise: alike.
+        let parts = ["", " ", "\t", "a", "é", "\u{A0}", "\u{3000}", "\u{85}", "x y", "\u{2028}", "\r\n", "ß"]
+        for a in parts { for b in parts { for c in parts {
+            let text = a + b + c
+            XCTAssertEqual(TextOperations.trim(text), TextOperations.trimScalars(text), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        } } }
     }
 
     func testTrimReplaceLength() throws {
@@ -147,6 +153,12 @@ final class FunctionExpressionTests: XCTestCase {
         XCTAssertEqual(try evaluate("boolean('1')"), .boolean(true))
         for word in ["yes", "YES", " true ", "On"] { XCTAssertEqual(try evaluate("boolean('\(word)')"), .boolean(true), word) }
         for word in ["no", "False", "off"] { XCTAssertEqual(try evaluate("boolean('\(word)')"), .boolean(false), word) }
+        // Words are told by their bytes folded to lower case: what lowercasing and looking up would say.
+        for word in ["true", "TrUe", "YES", "oN", "OFF", "nO", "false", "FALSE", "tru", "truee", "yes!", "o n", "",
+                     "\u{212A}", "ｔｒｕｅ", "Yés", "ON\u{301}", "İ", "oﬀ", "no\u{0}"] {
+            let looked = Conversion.trueWords.contains(word.lowercased()) ? true : Conversion.falseWords.contains(word.lowercased()) ? false : nil
+            XCTAssertEqual(Conversion.booleanWord(word), looked, word)
+        }
         XCTAssertEqual(evaluationFailure("boolean('maybe')")?.error.value, .string("maybe"))
         XCTAssertEqual(try evaluate("orNull(boolean('maybe'))"), .null)
         XCTAssertEqual(try evaluate("boolean(null)"), .null)

@@ -162,16 +162,16 @@ struct SQLTranslator {
     static func registerValueFunction(on database: Database, nulls: NullCount = NullCount(),
                                       rejected: RejectedValue = RejectedValue()) throws {
         for type in valueTypes {
-            try database.createFunction(valueFunction(type), arity: 1) { arguments in
-                if let reason = Value.unreadable(sql: arguments[0], as: type) { throw rejected.record(reason) }
-                return Value(sql: arguments[0], as: type).sqlValue
+            try database.createFunction(valueFunction(type)) { (argument: SQLValue) in
+                if let reason = Value.unreadable(sql: argument, as: type) { throw rejected.record(reason) }
+                return Value(sql: argument, as: type).sqlValue
             }
             for conversion in Conversion.allCases {
-                try database.createFunction(convertFunction(conversion, type), arity: 2) { arguments in
+                try database.createFunction(convertFunction(conversion, type)) { (orNull: SQLValue, argument: SQLValue) in
                     do {
-                        return try conversion.convert(Value(sql: arguments[1], as: type)).sqlValue
+                        return try conversion.convert(Value(sql: argument, as: type)).sqlValue
                     } catch {
-                        if case .integer(1) = arguments[0] {
+                        if case .integer(1) = orNull {
                             nulls.add()
                             return .null
                         }
@@ -181,8 +181,8 @@ struct SQLTranslator {
             }
         }
         for function in TextFunction.allCases {
-            try database.createFunction(textFunction(function), arity: 1) { arguments in
-                guard case .string(let text) = Value(sql: arguments[0], as: .string) else { return .null }
+            try database.createFunction(textFunction(function)) { (argument: SQLValue) in
+                guard case .string(let text) = Value(sql: argument, as: .string) else { return .null }
                 return .text(function.apply(text))
             }
         }

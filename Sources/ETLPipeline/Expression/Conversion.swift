@@ -84,15 +84,34 @@ public enum Conversion: String, Sendable, Hashable, CaseIterable {
     static let trueWords: Set<String> = ["true", "yes", "on"]
     static let falseWords: Set<String> = ["false", "no", "off"]
 
+    /// What `word` says in any case (true/yes/on, false/no/off), or nil. Compared as ASCII
+    /// folded to lower case, without `lowercased()` and a hash per value: no other scalar
+    /// lowercases into these letters (Kelvin's K becomes k, Ångström's Å becomes å), so text
+    /// that is not ASCII is none of the words.
+    static func booleanWord(_ word: String) -> Bool? {
+        guard word.utf8.count <= 5 else { return nil }
+        var folded: UInt64 = 0
+        for byte in word.utf8 {
+            guard byte < 0x80 else { return nil }
+            folded = folded << 8 | UInt64((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
+        }
+        if trueCodes.contains(folded) { return true }
+        if falseCodes.contains(folded) { return false }
+        return nil
+    }
+
+    /// The words' bytes, packed as `booleanWord` packs them.
+    private static let trueCodes = trueWords.map(packed)
+    private static let falseCodes = falseWords.map(packed)
+    private static func packed(_ word: String) -> UInt64 { word.utf8.reduce(0) { $0 << 8 | UInt64($1) } }
+
     private static func boolean(_ value: Value) throws(ConversionError) -> Value {
         switch value {
         case .boolean: return value
         case .integer(let number): return .boolean(number != 0)
         case .double(let number): return .boolean(number != 0)
         case .string(let text):
-            let word = TextOperations.trim(text).lowercased()
-            if trueWords.contains(word) { return .boolean(true) }
-            if falseWords.contains(word) { return .boolean(false) }
+            if let flag = booleanWord(TextOperations.trim(text)) { return .boolean(flag) }
             if let number = StrictNumber(text) { return .boolean(number.double != 0) }
             throw Conversion.boolean.failure(value, "not a boolean (true/false, yes/no, on/off or a number)")
         default:

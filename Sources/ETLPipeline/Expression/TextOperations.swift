@@ -68,6 +68,24 @@ enum TextOperations {
     /// Removes white space (every scalar with Unicode's White_Space property: spaces,
     /// tabs, line breaks, no-break and ideographic spaces…) from both ends.
     static func trim(_ text: String) -> String {
+        // By bytes while the ends are ASCII (every value of a pushed-down step comes here):
+        // a byte of 0x80 or more at an end may begin a white-space scalar, so the scalars decide.
+        let utf8 = text.utf8
+        var start = utf8.startIndex, end = utf8.endIndex
+        while start < end, utf8[start] < 0x80, isWhiteSpace(Unicode.Scalar(utf8[start])) { start = utf8.index(after: start) }
+        while start < end, utf8[utf8.index(before: end)] < 0x80, isWhiteSpace(Unicode.Scalar(utf8[utf8.index(before: end)])) {
+            end = utf8.index(before: end)
+        }
+        let asciiEnds = start == end || (utf8[start] < 0x80 && utf8[utf8.index(before: end)] < 0x80)
+        if asciiEnds {
+            if start == utf8.startIndex && end == utf8.endIndex { return text }
+            return String(text[start..<end])
+        }
+        return trimScalars(text)
+    }
+
+    /// `trim` scalar by scalar, what it does when an end is not ASCII.
+    static func trimScalars(_ text: String) -> String {
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !isWhiteSpace($0) }) else {
             return scalars.isEmpty ? text : ""
