@@ -31,7 +31,8 @@ each round, runs every tool once on it, each into a fresh destination:
        from the batch report; once per run, not per size
 
 Each run is timed (wall clock, whole process) and wrapped in `/usr/bin/time -v` for its
-peak resident memory. In the first round of each size, every tool's destination is
+peak resident memory; a thread of the driver samples the disk space the run takes beside
+the source (every file it makes in the work folder, every 0.1 s: `peak_disk_bytes`). In the first round of each size, every tool's destination is
 checked against the content expected from the source (see `content_hash`); in every
 round, against the schema etl writes. Later rounds only time. It writes
 results.json (raw measurements), RESULTS.md and results.png (matplotlib, if importable)
@@ -58,6 +59,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -85,6 +87,8 @@ BATCH_JOBS = 2
 BATCH_GOAL = 150  # stores/s, issue 18
 COST_PARTS = ["open", "plan", "check", "copy", "validate", "rename"]
 RESULTS_FORMAT = 1
+# Disk space beside the source: how often run_once adds up the work folder's files.
+DISK_INTERVAL = 0.1  # s
 
 SKIPPED_GRDB = "skipped (optional in issue 6; no GRDB on Linux here)"
 
@@ -471,6 +475,57 @@ def max_rss_kib(time_output):
     return int(match.group(1)) if match else None
 
 
+def folder_bytes(folder, skip=()):
+    """Apparent size (st_size) of every file in a folder and its subfolders, the names in
+    `skip` (of the folder itself) left out. A file removed while it is looked at counts
+    as absent."""
+    total = 0
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name in skip:
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        total += folder_bytes(entry.path)
+                    else:
+                        total += entry.stat(follow_symlinks=False).st_size
+                except FileNotFoundError:
+                    pass
+    except FileNotFoundError:
+        pass
+    return total
+
+
+class DiskPeak:
+    """The peak of folder_bytes(folder, skip) while the `with` block runs: a thread adds it
+    up every DISK_INTERVAL seconds (one os.scandir of a folder of a few dozen files, well
+    under a millisecond), once more at the end. A file that lives shorter than the interval
+    can be missed: the peak is a lower bound, to within what a run writes in 0.1 s."""
+
+    def __init__(self, folder, skip):
+        self.folder, self.skip, self.peak = folder, set(skip), 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.sample_until_stopped, daemon=True)
+
+    def sample(self):
+        self.peak = max(self.peak, folder_bytes(self.folder, self.skip))
+
+    def sample_until_stopped(self):
+        while not self.stop.wait(DISK_INTERVAL):
+            self.sample()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self.stop.set()
+        self.thread.join()
+        self.sample()
+        return False
+
+
 def run_once(tool, etl, source, destination, log_path):
     tool_id = tool["id"]
     remove_destination(destination)
@@ -480,9 +535,14 @@ def run_once(tool, etl, source, destination, log_path):
     command, stdin_path = tool_command(tool, etl, source, destination)
     time_path = log_path + ".time"
     wrapped = [TIME, "-v", "-o", time_path] + command
+    # Disk space beside the source: every file of the destination's folder that the run
+    # makes (destination, journal or WAL, checkpoint, etl's work files); the files there
+    # before it (the source stores, earlier logs) and its own log are not counted.
+    folder = os.path.dirname(destination)
+    skip = set(os.listdir(folder)) | {os.path.basename(log_path), os.path.basename(time_path)}
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     try:
-        with open(log_path, "wb") as output:
+        with open(log_path, "wb") as output, DiskPeak(folder, skip) as disk:
             started = time.perf_counter()
             done = subprocess.run(wrapped, stdin=stdin, stdout=output, stderr=subprocess.STDOUT,
                                   cwd=ROOT)
@@ -496,7 +556,7 @@ def run_once(tool, etl, source, destination, log_path):
         log_text = handle.read()
     shown = shlex.join(command) + (f" < {shlex.quote(stdin_path)}" if stdin_path else "")
     run = {"seconds": round(seconds, 4), "max_rss_kib": max_rss_kib(time_text),
-           "exit": done.returncode, "command": shown.replace(ROOT + os.sep, "")}
+           "peak_disk_bytes": disk.peak, "exit": done.returncode, "command": shown.replace(ROOT + os.sep, "")}
     if tool_id.startswith("etl"):
         run["stages"] = etl_stages(log_text)
     if done.returncode != 0:
@@ -629,7 +689,8 @@ def bench_size(rows, rounds, etl, work, tools):
                 verdict += f", checked in {run['check_seconds']:.1f} s"
             rss = run["max_rss_kib"]
             log(f"   round {round_index + 1}/{rounds}  {tool['label']:<38} "
-                f"{run['seconds']:9.2f} s  {rss / 1024 if rss else float('nan'):8.1f} MiB  {verdict}")
+                f"{run['seconds']:9.2f} s  {rss / 1024 if rss else float('nan'):8.1f} MiB  "
+                f"disk {run['peak_disk_bytes'] / 2**20:8.1f} MiB  {verdict}")
             if run.get("leftovers"):
                 log(f"      files left beside the destination: {', '.join(run['leftovers'])}")
             remove_destination(destination)
@@ -694,6 +755,8 @@ def summarize_size(result):
             entry["rows_per_second"] = round(rows / entry["median_seconds"]) if entry["median_seconds"] else None
             rss = [r["max_rss_kib"] for r in good if r["max_rss_kib"]]
             entry["peak_mib"] = round(max(rss) / 1024, 1) if rss else None
+            disk = [r["peak_disk_bytes"] for r in good if r.get("peak_disk_bytes") is not None]
+            entry["peak_disk_mib"] = round(max(disk) / 2**20, 1) if disk else None
             stage_lists = [r.get("stages") for r in good if r.get("stages")]
             if stage_lists:
                 names = [name for name, _ in stage_lists[0]]
@@ -919,7 +982,14 @@ into a fresh destination (deleted first); rounds are interleaved so that drift h
 every tool alike. Reported: the **median** wall time of the rounds (the whole process,
 start-up included, measured by the driver), rows/s = source books ÷ median time, the
 **highest** "Maximum resident set size" of `/usr/bin/time -v` over the rounds, and the
-ratio of the median time to (a)'s. The source store is in the page cache for all runs
+ratio of the median time to (a)'s, and **disk MiB**: the most disk space a run needed
+beside the source, the highest over the rounds. While each run goes on, the driver adds up
+the apparent size (`st_size`) of every file the run makes in the work folder —
+destination, its journal or WAL, etl's checkpoint and work files — every 0.1 s (one
+`os.scandir` of that folder, in a thread of the driver) and once at the end, the files
+there before it (the source stores) left out; SQLite's own temporary files (sorting, in
+the system's temporary folder, unlinked when made) are not counted, nor files that live
+less than 0.1 s. The source store is in the page cache for all runs
 (it was just written); destinations are on the same disk as the source. Before each run
 the driver calls sync(), so no run pays for writing back the output of the one before.
 
@@ -1166,6 +1236,23 @@ def targets(results):
     return lines
 
 
+def result_table(entries, floor_label, ratio_key):
+    """A table of tools' summaries (summarize_size), its ratios to `floor_label` taken from
+    `ratio_key`; lines for RESULTS.md, a blank one last."""
+    out = [f"| tool | median s | rows/s | peak MiB | disk MiB | × {floor_label} | result |",
+           "|---|---:|---:|---:|---:|---:|---|"]
+    for entry in entries:
+        if entry["kind"] != "run" or entry.get("median_seconds") is None:
+            out.append(f"| {entry['label']} | — | — | — | — | — | {verdict_cell(entry)} |")
+            continue
+        out.append(f"| {entry['label']} | {fmt_seconds(entry['median_seconds'])} | "
+                   f"{fmt_int(entry.get('rows_per_second'))} | {fmt_mib(entry.get('peak_mib'))} | "
+                   f"{fmt_mib(entry.get('peak_disk_mib'))} | {fmt_ratio(entry.get(ratio_key))} | "
+                   f"{verdict_cell(entry)} |")
+    out.append("")
+    return out
+
+
 def write_markdown(results, path, plot_note):
     machine, etl = results["machine"], results["etl"]
     out = []
@@ -1204,18 +1291,7 @@ def write_markdown(results, path, plot_note):
                    f"`{size['expected_hash'][:12]}`"
                    + ("" if src.get("unchanged", True) else "; **the source store changed**")
                    + ".\n")
-        out.append("| tool | median s | rows/s | peak MiB | × (a) | result |")
-        out.append("|---|---:|---:|---:|---:|---|")
-        for tool_id, entry in size["tools"].items():
-            if task_of(tool_id) != "v1-v2":
-                continue
-            if entry["kind"] != "run" or entry.get("median_seconds") is None:
-                out.append(f"| {entry['label']} | — | — | — | — | {verdict_cell(entry)} |")
-                continue
-            out.append(f"| {entry['label']} | {fmt_seconds(entry['median_seconds'])} | "
-                       f"{fmt_int(entry.get('rows_per_second'))} | {fmt_mib(entry.get('peak_mib'))} | "
-                       f"{fmt_ratio(entry.get('ratio_to_a'))} | {verdict_cell(entry)} |")
-        out.append("")
+        out += result_table([e for t, e in size["tools"].items() if task_of(t) == "v1-v2"], "(a)", "ratio_to_a")
         for task, about in TASKS.items():
             entries = [(t, e) for t, e in size["tools"].items() if task_of(t) == task]
             if task == "v1-v2" or not any(e["kind"] == "run" for _, e in entries):
@@ -1225,16 +1301,7 @@ def write_markdown(results, path, plot_note):
             out.append(f"{about['title'][0].upper() + about['title'][1:]}, on the same "
                        f"{fmt_int(size['rows'])} rows (expected content hash `{expected[:12]}`; "
                        f"goal: etl ≤ {about['goal']} × {floor_label}):\n")
-            out.append(f"| tool | median s | rows/s | peak MiB | × {floor_label} | result |")
-            out.append("|---|---:|---:|---:|---:|---|")
-            for tool_id, entry in entries:
-                if entry["kind"] != "run" or entry.get("median_seconds") is None:
-                    out.append(f"| {entry['label']} | — | — | — | — | {verdict_cell(entry)} |")
-                    continue
-                out.append(f"| {entry['label']} | {fmt_seconds(entry['median_seconds'])} | "
-                           f"{fmt_int(entry.get('rows_per_second'))} | {fmt_mib(entry.get('peak_mib'))} | "
-                           f"{fmt_ratio(entry.get('ratio_to_floor'))} | {verdict_cell(entry)} |")
-            out.append("")
+            out += result_table([e for _, e in entries], floor_label, "ratio_to_floor")
         if size.get("checkpoint_overhead") is not None:
             out.append(f"Checkpoint overhead: {size['checkpoint_overhead'] * 100:+.1f} % "
                        f"((c) vs (c')).\n")
