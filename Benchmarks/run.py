@@ -6,6 +6,7 @@ etl and by a hand-written SQL script.
     python3 Benchmarks/run.py run --etl .build/release/etl --sizes 100000 1000000 --rounds 3
     python3 Benchmarks/run.py smoke --etl .build/release/etl
     python3 Benchmarks/run.py report
+    python3 Benchmarks/run.py scale --etl .build/release/etl --rows 50000000
 
 `run` writes the v1 books store of each size with `etl sample books --seed 1`, then, for
 each round, runs every tool once on it, each into a fresh destination:
@@ -31,11 +32,18 @@ each round, runs every tool once on it, each into a fresh destination:
        from the batch report; once per run, not per size
 
 Each run is timed (wall clock, whole process) and wrapped in `/usr/bin/time -v` for its
-peak resident memory. In the first round of each size, every tool's destination is
+peak resident memory; a thread of the driver samples the disk space the run takes beside
+the source (every file it makes in the work folder, every 0.1 s: `peak_disk_bytes`). In the first round of each size, every tool's destination is
 checked against the content expected from the source (see `content_hash`); in every
 round, against the schema etl writes. Later rounds only time. It writes
 results.json (raw measurements), RESULTS.md and results.png (matplotlib, if importable)
 into Benchmarks/; `report` makes RESULTS.md and results.png again from results.json.
+
+`scale` (issue 18) runs (a) and (c) alone at one size (default 50M books, one round),
+checked like `run`'s first round, and keeps the record in Benchmarks/scale.json (a list,
+one record per size; a new one replaces an older one of the same size), then writes
+RESULTS.md again from results.json and scale.json: its Scale section and the 50M targets,
+whatever sizes the last `run` had. `run` and `report` read scale.json, never write it.
 
 `smoke` is `run` with 2,000 books, one round and no plot, in a temporary folder: it
 checks that all tools agree. Exit status: 0 when every tool that ran produced the
@@ -58,6 +66,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -85,6 +94,13 @@ BATCH_JOBS = 2
 BATCH_GOAL = 150  # stores/s, issue 18
 COST_PARTS = ["open", "plan", "check", "copy", "validate", "rename"]
 RESULTS_FORMAT = 1
+# The scale run (issue 18): (a) and (c) only, at 50M books, kept in scale.json beside
+# results.json, one record per size.
+SCALE_FILE = "scale.json"
+SCALE_ROWS = 50_000_000
+SCALE_TOOLS = ["sqlite", "etl"]
+# Disk space beside the source: how often run_once adds up the work folder's files.
+DISK_INTERVAL = 0.1  # s
 
 SKIPPED_GRDB = "skipped (optional in issue 6; no GRDB on Linux here)"
 
@@ -471,6 +487,57 @@ def max_rss_kib(time_output):
     return int(match.group(1)) if match else None
 
 
+def folder_bytes(folder, skip=()):
+    """Apparent size (st_size) of every file in a folder and its subfolders, the names in
+    `skip` (of the folder itself) left out. A file removed while it is looked at counts
+    as absent."""
+    total = 0
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name in skip:
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        total += folder_bytes(entry.path)
+                    else:
+                        total += entry.stat(follow_symlinks=False).st_size
+                except FileNotFoundError:
+                    pass
+    except FileNotFoundError:
+        pass
+    return total
+
+
+class DiskPeak:
+    """The peak of folder_bytes(folder, skip) while the `with` block runs: a thread adds it
+    up every DISK_INTERVAL seconds (one os.scandir of a folder of a few dozen files, well
+    under a millisecond), once more at the end. A file that lives shorter than the interval
+    can be missed: the peak is a lower bound, to within what a run writes in 0.1 s."""
+
+    def __init__(self, folder, skip):
+        self.folder, self.skip, self.peak = folder, set(skip), 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.sample_until_stopped, daemon=True)
+
+    def sample(self):
+        self.peak = max(self.peak, folder_bytes(self.folder, self.skip))
+
+    def sample_until_stopped(self):
+        while not self.stop.wait(DISK_INTERVAL):
+            self.sample()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self.stop.set()
+        self.thread.join()
+        self.sample()
+        return False
+
+
 def run_once(tool, etl, source, destination, log_path):
     tool_id = tool["id"]
     remove_destination(destination)
@@ -480,9 +547,14 @@ def run_once(tool, etl, source, destination, log_path):
     command, stdin_path = tool_command(tool, etl, source, destination)
     time_path = log_path + ".time"
     wrapped = [TIME, "-v", "-o", time_path] + command
+    # Disk space beside the source: every file of the destination's folder that the run
+    # makes (destination, journal or WAL, checkpoint, etl's work files); the files there
+    # before it (the source stores, earlier logs) and its own log are not counted.
+    folder = os.path.dirname(destination)
+    skip = set(os.listdir(folder)) | {os.path.basename(log_path), os.path.basename(time_path)}
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     try:
-        with open(log_path, "wb") as output:
+        with open(log_path, "wb") as output, DiskPeak(folder, skip) as disk:
             started = time.perf_counter()
             done = subprocess.run(wrapped, stdin=stdin, stdout=output, stderr=subprocess.STDOUT,
                                   cwd=ROOT)
@@ -496,7 +568,7 @@ def run_once(tool, etl, source, destination, log_path):
         log_text = handle.read()
     shown = shlex.join(command) + (f" < {shlex.quote(stdin_path)}" if stdin_path else "")
     run = {"seconds": round(seconds, 4), "max_rss_kib": max_rss_kib(time_text),
-           "exit": done.returncode, "command": shown.replace(ROOT + os.sep, "")}
+           "peak_disk_bytes": disk.peak, "exit": done.returncode, "command": shown.replace(ROOT + os.sep, "")}
     if tool_id.startswith("etl"):
         run["stages"] = etl_stages(log_text)
     if done.returncode != 0:
@@ -629,7 +701,8 @@ def bench_size(rows, rounds, etl, work, tools):
                 verdict += f", checked in {run['check_seconds']:.1f} s"
             rss = run["max_rss_kib"]
             log(f"   round {round_index + 1}/{rounds}  {tool['label']:<38} "
-                f"{run['seconds']:9.2f} s  {rss / 1024 if rss else float('nan'):8.1f} MiB  {verdict}")
+                f"{run['seconds']:9.2f} s  {rss / 1024 if rss else float('nan'):8.1f} MiB  "
+                f"disk {run['peak_disk_bytes'] / 2**20:8.1f} MiB  {verdict}")
             if run.get("leftovers"):
                 log(f"      files left beside the destination: {', '.join(run['leftovers'])}")
             remove_destination(destination)
@@ -694,6 +767,8 @@ def summarize_size(result):
             entry["rows_per_second"] = round(rows / entry["median_seconds"]) if entry["median_seconds"] else None
             rss = [r["max_rss_kib"] for r in good if r["max_rss_kib"]]
             entry["peak_mib"] = round(max(rss) / 1024, 1) if rss else None
+            disk = [r["peak_disk_bytes"] for r in good if r.get("peak_disk_bytes") is not None]
+            entry["peak_disk_mib"] = round(max(disk) / 2**20, 1) if disk else None
             stage_lists = [r.get("stages") for r in good if r.get("stages")]
             if stage_lists:
                 names = [name for name, _ in stage_lists[0]]
@@ -860,6 +935,10 @@ SQL script, the conversion at ≤ 1.3 × its own, a batch of small stores at ≥
 - both ≥ 3 × faster than (b);
 - etl's peak memory ≤ 100 MiB, and within 10 % between 1M and 5M books;
 - checkpointing ≤ 5 % of the run time.
+
+And at 50M books, from the scale run (`scale.json`, see Scale): etl's peak memory ≤ 100
+MiB, its ratio to (a) the same as at 5M, and the disk space it needed beside the source
+(a figure).
 """
 
 METHOD_TEXT = """\
@@ -919,7 +998,14 @@ into a fresh destination (deleted first); rounds are interleaved so that drift h
 every tool alike. Reported: the **median** wall time of the rounds (the whole process,
 start-up included, measured by the driver), rows/s = source books ÷ median time, the
 **highest** "Maximum resident set size" of `/usr/bin/time -v` over the rounds, and the
-ratio of the median time to (a)'s. The source store is in the page cache for all runs
+ratio of the median time to (a)'s, and **disk MiB**: the most disk space a run needed
+beside the source, the highest over the rounds. While each run goes on, the driver adds up
+the apparent size (`st_size`) of every file the run makes in the work folder —
+destination, its journal or WAL, etl's checkpoint and work files — every 0.1 s (one
+`os.scandir` of that folder, in a thread of the driver) and once at the end, the files
+there before it (the source stores) left out; SQLite's own temporary files (sorting, in
+the system's temporary folder, unlinked when made) are not counted, nor files that live
+less than 0.1 s. The source store is in the page cache for all runs
 (it was just written); destinations are on the same disk as the source. Before each run
 the driver calls sync(), so no run pays for writing back the output of the one before.
 
@@ -1009,8 +1095,21 @@ def spread(entry):
     return (max(times) - min(times)) / statistics.median(times)
 
 
-def targets(results):
-    """[(target, figures, verdict)] from the measurements."""
+def usable(size, tool):
+    """A tool's summary at a size when it ran, was right and has a time; else None."""
+    entry = size["tools"].get(tool, {})
+    return entry if entry.get("status") == "ok" and entry.get("median_seconds") else None
+
+
+def declarative_ratio(size):
+    """(c)'s median time over (a)'s at a size, or None."""
+    c, a = usable(size, "etl"), usable(size, BASELINE)
+    return c["median_seconds"] / a["median_seconds"] if c and a else None
+
+
+def targets(results, scale=()):
+    """[(target, figures, verdict)] from the measurements (results.json) and the scale
+    runs (scale.json)."""
     sizes = results["sizes"]
     lines = []
 
@@ -1025,15 +1124,10 @@ def targets(results):
             return "not measured", "not measured"
         return "; ".join(parts), "**met**" if all(verdicts) else "**missed**"
 
-    def usable(size, tool):
-        entry = size["tools"].get(tool, {})
-        return entry if entry.get("status") == "ok" and entry.get("median_seconds") else None
-
     def declarative_vs_a(size):
-        c, a = usable(size, "etl"), usable(size, BASELINE)
-        if not (c and a):
+        ratio = declarative_ratio(size)
+        if ratio is None:
             return None, None
-        ratio = c["median_seconds"] / a["median_seconds"]
         return f"{ratio:.2f} ×", ratio <= 1.15
 
     figures, verdict = each_size(declarative_vs_a)
@@ -1044,9 +1138,8 @@ def targets(results):
     if big:
         parts, verdicts = [], []
         for size in big:
-            c, a = usable(size, "etl"), usable(size, BASELINE)
-            if c and a:
-                ratio = c["median_seconds"] / a["median_seconds"]
+            ratio = declarative_ratio(size)
+            if ratio is not None:
                 parts.append(f"{size_label(size['rows'])}: {ratio:.2f} ×")
                 verdicts.append(ratio <= 1.0)
         lines.append(("declarative etl ≤ 1.0 × (a) time at 1M and 5M books (issue 18)",
@@ -1163,10 +1256,156 @@ def targets(results):
     else:
         lines.append((f"etl batch of small stores ≥ {BATCH_GOAL} stores/s (issue 18)",
                       batch.get("status", "not measured") if batch else "not measured", "not measured"))
+    return lines + scale_targets(results, scale)
+
+
+def scale_targets(results, scale):
+    """Issue 18's goals for the scale run at SCALE_ROWS books (scale.json): peak memory,
+    the ratio to (a) against the one at 5M (results.json), the disk space it needed."""
+    label = size_label(SCALE_ROWS)
+    record = next((r for r in scale if r["rows"] == SCALE_ROWS), None)
+    big = record["size"] if record else {"tools": {}}
+    if record:
+        why = f"(c) at {label}: {big['tools'].get('etl', {}).get('status', 'not run')}"
+    else:
+        why = f"no {label} scale run in {SCALE_FILE}"
+    absent = f"not measured: {why}"
+    lines = []
+
+    c = usable(big, "etl")
+    peak = c.get("peak_mib") if c else None
+    lines.append((f"etl peak memory ≤ 100 MiB at {label} books (issue 18)",
+                  f"{peak:.1f} MiB" if peak else absent,
+                  ("**met**" if peak <= 100 else "**missed**") if peak else "not measured"))
+
+    five = next((size for size in results["sizes"] if size["rows"] == 5_000_000), None)
+    ratio5, ratio_big = declarative_ratio(five) if five else None, declarative_ratio(big)
+    name = f"declarative etl: the same ratio to (a) at {label} as at 5M (issue 18)"
+    if ratio5 is None or ratio_big is None:
+        missing = ([] if ratio5 is not None else ["no 5M run in results.json"]) + \
+                  ([] if ratio_big is not None else [why])
+        lines.append((name, f"not measured: {'; '.join(missing)}", "not measured"))
+    else:
+        # The run-to-run spread of either tool at either size (one round has none).
+        noise = [spread(size["tools"][t]) for size in (five, big) for t in ("etl", BASELINE)]
+        noise = max((n for n in noise if n is not None), default=None)
+        change = ratio_big / ratio5 - 1
+        figures = (f"5M: {ratio5:.2f} ×; {label}: {ratio_big:.2f} × ({change:+.1%}"
+                   + (f"; run-to-run spread {noise:.0%})" if noise is not None else ")"))
+        commits = [(run.get("etl") or {}).get("commit") or "?" for run in (results, record)]
+        if commits[0] != commits[1]:
+            figures += f"; etl commit {commits[0][:12]} at 5M, {commits[1][:12]} at {label}"
+        if noise is None:
+            verdict = "not resolved: one round each, no spread to judge by"
+        elif abs(change) <= noise:
+            verdict = "**met**: the same, within the run-to-run spread"
+        else:
+            verdict = "**missed**: beyond the run-to-run spread"
+        lines.append((name, figures, verdict))
+
+    disks = [(t, big["tools"][t]) for t in ("etl", BASELINE) if usable(big, t)]
+    disks = [(t, e["peak_disk_mib"]) for t, e in disks if e.get("peak_disk_mib") is not None]
+    if disks:
+        source_mib = big["source"]["bytes"] / 2**20
+        figures = "; ".join(f"{'(c)' if t == 'etl' else '(a)'} {mib:,.1f} MiB ({mib / source_mib:.2f} × the source)"
+                            for t, mib in disks) + f"; the source {source_mib:,.1f} MiB"
+    else:
+        figures = absent
+    lines.append((f"disk space needed beside the source at {label} books (issue 18)", figures,
+                  "a figure, no goal"))
     return lines
 
 
-def write_markdown(results, path, plot_note):
+def result_table(entries, floor_label, ratio_key):
+    """A table of tools' summaries (summarize_size), its ratios to `floor_label` taken from
+    `ratio_key`; lines for RESULTS.md, a blank one last."""
+    out = [f"| tool | median s | rows/s | peak MiB | disk MiB | × {floor_label} | result |",
+           "|---|---:|---:|---:|---:|---:|---|"]
+    for entry in entries:
+        if entry["kind"] != "run" or entry.get("median_seconds") is None:
+            out.append(f"| {entry['label']} | — | — | — | — | — | {verdict_cell(entry)} |")
+            continue
+        out.append(f"| {entry['label']} | {fmt_seconds(entry['median_seconds'])} | "
+                   f"{fmt_int(entry.get('rows_per_second'))} | {fmt_mib(entry.get('peak_mib'))} | "
+                   f"{fmt_mib(entry.get('peak_disk_mib'))} | {fmt_ratio(entry.get(ratio_key))} | "
+                   f"{verdict_cell(entry)} |")
+    out.append("")
+    return out
+
+
+def machine_line(machine):
+    return (f"{machine.get('nproc')} cores (nproc), {machine.get('memory_gib')} GiB memory, "
+            f"CPU: {machine.get('cpu')}; {machine.get('platform')}")
+
+
+def etl_line(etl):
+    modified = etl.get("modified_files") or []
+    dirty = f" (uncommitted changes to {', '.join(modified)})" if modified else ""
+    return (f"`{etl.get('binary')}`, version {etl.get('version')}, commit "
+            f"`{(etl.get('commit') or '?')[:12]}`{dirty}, release build")
+
+
+def source_line(size):
+    src = size["source"]
+    return (f"Source: {fmt_int(src['books'])} books, {fmt_int(src['users'])} users, "
+            f"{fmt_int(src['book_user_links'])} book–user links, "
+            f"{src['bytes'] / 2**20:.1f} MiB; expected content hash "
+            f"`{size['expected_hash'][:12]}`"
+            + ("" if src.get("unchanged", True) else "; **the source store changed**")
+            + ".\n")
+
+
+def stage_table(entry):
+    """Where (c) spends its time, from its stage medians; lines for RESULTS.md."""
+    stages = (entry or {}).get("stage_median_seconds")
+    if not stages:
+        return []
+    total = entry["median_seconds"]
+    out = ["Where (c) spends its time (`--progress lines`, median per stage):\n",
+           "| stage | s | share of wall time |", "|---|---:|---:|"]
+    out += [f"| {name} | {seconds:.2f} | {seconds / total:.0%} |" for name, seconds in stages]
+    out.append("")
+    return out
+
+
+SCALE_TEXT = """\
+(a) and (c) alone at a larger size (issue 18: 50M books), kept in `scale.json` whatever
+sizes the tables above have: `make bench-scale ROWS=N` (`run.py scale`) measures them as
+above (one round unless told; every destination's content checked in the first round,
+outside the timed part), adds the record, replacing an older one of the same size, and
+writes this file again. Each was measured in its own sitting, possibly on another commit
+than the tables above. **disk MiB** is the most space the run needed beside the source
+(see Method).
+"""
+
+
+def scale_section(scale):
+    """RESULTS.md's Scale section: every record of scale.json."""
+    out = ["## Scale\n", SCALE_TEXT]
+    if not scale:
+        out.append("No scale run recorded yet (`make bench-scale ROWS=50000000`).\n")
+        return out
+    for record in scale:
+        size = record["size"]
+        out.append(f"### {fmt_int(record['rows'])} books (scale run)\n")
+        out.append(f"- command: `{record['command']}`")
+        out.append(f"- date: {record['date']}; rounds: {record['rounds']}")
+        out.append(f"- machine: {machine_line(record['machine'])}")
+        out.append(f"- etl: {etl_line(record['etl'])}")
+        out += [f"- note: {note}" for note in record.get("notes", [])]
+        out.append("")
+        out.append(source_line(size))
+        out += result_table(list(size["tools"].values()), "(a)", "ratio_to_a")
+        checks = [f"{e['label'].split(' ')[0]} {r['check_seconds']:.1f} s" for e in size["tools"].values()
+                  for r in e["runs"] if r.get("check_seconds") is not None]
+        if checks:
+            out.append(f"Content checks (not timed): {', '.join(checks)}. Whole size, with the sample "
+                       f"and the checks: {size.get('size_seconds', 0):,.0f} s.\n")
+        out += stage_table(size["tools"].get("etl"))
+    return out
+
+
+def write_markdown(results, path, plot_note, scale=()):
     machine, etl = results["machine"], results["etl"]
     out = []
     out.append("# Benchmarks: the books v1 → v2 step\n")
@@ -1179,43 +1418,21 @@ def write_markdown(results, path, plot_note):
     out.append(f"- date: {results['date']}")
     out.append(f"- sizes: {', '.join(fmt_int(s['rows']) for s in results['sizes'])} books; "
                f"rounds: {results['rounds']} (median of {results['rounds']})")
-    out.append(f"- machine: {machine.get('nproc')} cores (nproc), "
-               f"{machine.get('memory_gib')} GiB memory, CPU: {machine.get('cpu')}; "
-               f"{machine.get('platform')}")
+    out.append(f"- machine: {machine_line(machine)}")
     out.append(f"- SQLite: CLI {(machine.get('sqlite_cli') or '?').split(' ')[0]}, "
                f"Python module {machine.get('sqlite_python')} (Python {machine.get('python')}); "
                f"etl links the system libsqlite3")
     out.append(f"- Swift: {machine.get('swift')}")
-    modified = etl.get("modified_files") or []
-    dirty = f" (uncommitted changes to {', '.join(modified)})" if modified else ""
-    out.append(f"- etl: `{etl.get('binary')}`, version {etl.get('version')}, commit "
-               f"`{(etl.get('commit') or '?')[:12]}`{dirty}, release build")
+    out.append(f"- etl: {etl_line(etl)}")
     for note in results.get("notes", []):
         out.append(f"- note: {note}")
     out.append("")
 
     out.append("## Results\n")
     for size in results["sizes"]:
-        src = size["source"]
         out.append(f"### {fmt_int(size['rows'])} books\n")
-        out.append(f"Source: {fmt_int(src['books'])} books, {fmt_int(src['users'])} users, "
-                   f"{fmt_int(src['book_user_links'])} book–user links, "
-                   f"{src['bytes'] / 2**20:.1f} MiB; expected content hash "
-                   f"`{size['expected_hash'][:12]}`"
-                   + ("" if src.get("unchanged", True) else "; **the source store changed**")
-                   + ".\n")
-        out.append("| tool | median s | rows/s | peak MiB | × (a) | result |")
-        out.append("|---|---:|---:|---:|---:|---|")
-        for tool_id, entry in size["tools"].items():
-            if task_of(tool_id) != "v1-v2":
-                continue
-            if entry["kind"] != "run" or entry.get("median_seconds") is None:
-                out.append(f"| {entry['label']} | — | — | — | — | {verdict_cell(entry)} |")
-                continue
-            out.append(f"| {entry['label']} | {fmt_seconds(entry['median_seconds'])} | "
-                       f"{fmt_int(entry.get('rows_per_second'))} | {fmt_mib(entry.get('peak_mib'))} | "
-                       f"{fmt_ratio(entry.get('ratio_to_a'))} | {verdict_cell(entry)} |")
-        out.append("")
+        out.append(source_line(size))
+        out += result_table([e for t, e in size["tools"].items() if task_of(t) == "v1-v2"], "(a)", "ratio_to_a")
         for task, about in TASKS.items():
             entries = [(t, e) for t, e in size["tools"].items() if task_of(t) == task]
             if task == "v1-v2" or not any(e["kind"] == "run" for _, e in entries):
@@ -1225,16 +1442,7 @@ def write_markdown(results, path, plot_note):
             out.append(f"{about['title'][0].upper() + about['title'][1:]}, on the same "
                        f"{fmt_int(size['rows'])} rows (expected content hash `{expected[:12]}`; "
                        f"goal: etl ≤ {about['goal']} × {floor_label}):\n")
-            out.append(f"| tool | median s | rows/s | peak MiB | × {floor_label} | result |")
-            out.append("|---|---:|---:|---:|---:|---|")
-            for tool_id, entry in entries:
-                if entry["kind"] != "run" or entry.get("median_seconds") is None:
-                    out.append(f"| {entry['label']} | — | — | — | — | {verdict_cell(entry)} |")
-                    continue
-                out.append(f"| {entry['label']} | {fmt_seconds(entry['median_seconds'])} | "
-                           f"{fmt_int(entry.get('rows_per_second'))} | {fmt_mib(entry.get('peak_mib'))} | "
-                           f"{fmt_ratio(entry.get('ratio_to_floor'))} | {verdict_cell(entry)} |")
-            out.append("")
+            out += result_table([e for _, e in entries], floor_label, "ratio_to_floor")
         if size.get("checkpoint_overhead") is not None:
             out.append(f"Checkpoint overhead: {size['checkpoint_overhead'] * 100:+.1f} % "
                        f"((c) vs (c')).\n")
@@ -1250,15 +1458,7 @@ def write_markdown(results, path, plot_note):
                 runs_line.append(f"{entry['label'].split(' ')[0]} {times}")
         if runs_line:
             out.append("Every round, seconds: " + "; ".join(runs_line) + ".\n")
-        stages = size["tools"].get("etl", {}).get("stage_median_seconds")
-        if stages:
-            total = size["tools"]["etl"]["median_seconds"]
-            out.append("Where (c) spends its time (`--progress lines`, median per stage):\n")
-            out.append("| stage | s | share of wall time |")
-            out.append("|---|---:|---:|")
-            for name, seconds in stages:
-                out.append(f"| {name} | {seconds:.2f} | {seconds / total:.0%} |")
-            out.append("")
+        out += stage_table(size["tools"].get("etl"))
 
     batch = results.get("batch")
     if batch:
@@ -1286,11 +1486,12 @@ def write_markdown(results, path, plot_note):
                            if total else f"| {part} | {cost.get(part, 0):.1f} | — |")
             out.append("")
 
+    out += scale_section(scale)
     out.append("## Targets\n")
     out.append(TARGETS_TEXT)
     out.append("| target | measured | verdict |")
     out.append("|---|---|---|")
-    for target, figures, verdict in targets(results):
+    for target, figures, verdict in targets(results, scale):
         out.append(f"| {target} | {figures} | {verdict} |")
     out.append("")
     out.append("## Plot\n")
@@ -1363,6 +1564,15 @@ def write_plot(results, path):
                if absent_ids else ""))
 
 
+def load_scale(folder):
+    """The records of scale.json in a folder, by size; [] when there is none."""
+    try:
+        with open(os.path.join(folder, SCALE_FILE)) as handle:
+            return sorted(json.load(handle), key=lambda record: record["rows"])
+    except FileNotFoundError:
+        return []
+
+
 def report(results, folder, plot):
     json_path = os.path.join(folder, "results.json")
     md_path = os.path.join(folder, "RESULTS.md")
@@ -1371,7 +1581,7 @@ def report(results, folder, plot):
         note = write_plot(results, png_path)
     else:
         note = "No plot in this run (smoke mode or --no-plot)."
-    write_markdown(results, md_path, note)
+    write_markdown(results, md_path, note, load_scale(folder))
     return json_path, md_path, png_path if plot and os.path.exists(png_path) else None
 
 
@@ -1402,18 +1612,39 @@ def check_tools(etl):
         die(f"{TIME}: not found; install it (apt-get install time)")
 
 
-def command_run(args, smoke):
-    etl = os.path.abspath(args.etl)
-    check_tools(etl)
+def bench_tools(etl, only=None):
+    """TOOLS completed for this etl binary; with `only` (tool ids), the others not run."""
     tools = [closure_tool(t, etl) if t["id"] in ("etl-closure", "etl-functions") else dict(t) for t in TOOLS]
-    if getattr(args, "tools", None):
+    if only:
         known = [t["id"] for t in TOOLS]
-        unknown = [name for name in args.tools if name not in known]
+        unknown = [name for name in only if name not in known]
         if unknown:
             die(f"--tools: unknown {', '.join(unknown)}; the tools are {', '.join(known)}")
         for tool in tools:
-            if tool["id"] not in args.tools and tool["kind"] == "run":
+            if tool["id"] not in only and tool["kind"] == "run":
                 tool["kind"], tool["status"] = "skipped", "not run (--tools)"
+    return tools
+
+
+def invocation():
+    """The command to show for this run: BENCH_COMMAND (set by the Makefile) or argv."""
+    return os.environ.get("BENCH_COMMAND") or shlex.join(["python3", "Benchmarks/run.py"] + sys.argv[1:])
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def write_json(path, data):
+    with open(path, "w") as handle:
+        json.dump(data, handle, indent=1)
+        handle.write("\n")
+
+
+def command_run(args, smoke):
+    etl = os.path.abspath(args.etl)
+    check_tools(etl)
+    tools = bench_tools(etl, getattr(args, "tools", None))
     closure = next(t for t in tools if t["id"] == "etl-closure")
     if closure["kind"] == "run":
         log(f"(d) measured with {closure['program']}")
@@ -1432,11 +1663,10 @@ def command_run(args, smoke):
     os.makedirs(output, exist_ok=True)
     os.makedirs(work, exist_ok=True)
 
-    command = "make bench-smoke" if smoke else (
-        os.environ.get("BENCH_COMMAND") or shlex.join(["python3", "Benchmarks/run.py"] + sys.argv[1:]))
+    command = "make bench-smoke" if smoke else invocation()
     results = {"format": RESULTS_FORMAT,
                "command": command,
-               "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+               "date": utc_now(),
                "rounds": rounds,
                "machine": machine_info(),
                "etl": etl_info(etl),
@@ -1453,27 +1683,28 @@ def command_run(args, smoke):
     for rows in sizes:
         results["sizes"].append(bench_size(rows, rounds, etl, work, tools))
         # Keep what was measured so far, should a later size fail or be stopped.
-        with open(os.path.join(output, "results.json"), "w") as handle:
-            json.dump(results, handle, indent=1)
-            handle.write("\n")
+        write_json(os.path.join(output, "results.json"), results)
         if not args.keep:
             shutil.rmtree(os.path.join(work, f"rows-{rows}"), ignore_errors=True)
     if smoke or not args.no_batch:
         results["batch"] = bench_batch(etl, work, BATCH_SMOKE_STORES if smoke else BATCH_STORES, rounds)
     results["total_seconds"] = round(time.perf_counter() - started, 1)
-    with open(os.path.join(output, "results.json"), "w") as handle:
-        json.dump(results, handle, indent=1)
-        handle.write("\n")
+    write_json(os.path.join(output, "results.json"), results)
     json_path, md_path, png_path = report(results, output, plot)
     if smoke and not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     log(f"wrote {md_path}, {json_path}" + (f", {png_path}" if png_path else "")
         + f" ({results['total_seconds']} s)")
     print_summary(results)
+    return exit_status(results)
+
+
+def exit_status(results):
+    """1, each failure logged, when a tool failed or was wrong; else 0."""
     bad = failures(results)
+    for line in bad:
+        log(f"FAILED: {line}")
     if bad:
-        for line in bad:
-            log(f"FAILED: {line}")
         return 1
     log("all tools produced the expected content and schema")
     return 0
@@ -1491,7 +1722,7 @@ def print_summary(results):
                 ratio = entry.get("ratio_to_a") if task["floor"] == BASELINE else entry.get("ratio_to_floor")
                 log(f"   {entry['label']:<38} {entry['median_seconds']:9.2f} s "
                     f"{entry.get('rows_per_second') or 0:>11,} rows/s "
-                    f"{entry.get('peak_mib') or 0:8.1f} MiB  "
+                    f"{entry.get('peak_mib') or 0:8.1f} MiB  disk {entry.get('peak_disk_mib') or 0:8.1f} MiB  "
                     f"{ratio or 0:5.2f} × {floor}  {entry.get('status')}")
         if size.get("checkpoint_overhead") is not None:
             log(f"   checkpoint overhead: {size['checkpoint_overhead'] * 100:+.1f} %")
@@ -1504,19 +1735,62 @@ def print_summary(results):
             + ("; ms per store: " + ", ".join(f"{p} {cost[p]:.1f}" for p in COST_PARTS if p in cost) if cost else ""))
 
 
+def command_scale(args):
+    """(a) and (c) alone at one size: the record kept in scale.json (a new one replaces
+    an older one of the same size), then RESULTS.md again from results.json and scale.json."""
+    etl = os.path.abspath(args.etl)
+    check_tools(etl)
+    rows, rounds = args.rows, args.rounds
+    if rows < 1 or rounds < 1:
+        die("rows and rounds must be at least 1")
+    output, work = os.path.abspath(args.output), os.path.abspath(args.work)
+    os.makedirs(output, exist_ok=True)
+    os.makedirs(work, exist_ok=True)
+    log(f"etl scale run: {rows} books, (a) and (c), {rounds} round(s), work folder {work} "
+        f"({shutil.disk_usage(work).free / 2**30:.0f} GiB free)")
+    record = {"rows": rows, "command": invocation(), "date": utc_now(), "rounds": rounds,
+              "machine": machine_info(), "etl": etl_info(etl), "notes": list(args.note or [])}
+    size = bench_size(rows, rounds, etl, work, bench_tools(etl, SCALE_TOOLS))
+    if not args.keep:
+        shutil.rmtree(os.path.join(work, f"rows-{rows}"), ignore_errors=True)
+    # Only what ran, without the schema (the same as etl's, or the run says WRONG SCHEMA).
+    size["tools"] = {tool: entry for tool, entry in size["tools"].items() if entry["kind"] == "run"}
+    for key in ("tasks", "reference_schema"):
+        size.pop(key, None)
+    record["ratio_to_a"] = size["tools"].get("etl", {}).get("ratio_to_a")
+    record["size"] = size
+    scale_path = os.path.join(output, SCALE_FILE)
+    write_json(scale_path, sorted([r for r in load_scale(output) if r["rows"] != rows] + [record],
+                                  key=lambda r: r["rows"]))
+    results = read_results(output)
+    if results:
+        _, md_path, png_path = report(results, output, not args.no_plot)
+        log(f"wrote {scale_path}, {md_path}" + (f", {png_path}" if png_path else ""))
+    else:
+        log(f"wrote {scale_path}; no results.json in {output}, so no RESULTS.md "
+            f"(`make bench`, or `make bench-report` once there is one)")
+    print_summary({"sizes": [size]})
+    return exit_status({"sizes": [size]})
+
+
+def read_results(folder):
+    """results.json of a folder, or None when there is none."""
+    try:
+        with open(os.path.join(folder, "results.json")) as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        return None
+
+
 def command_report(args):
     folder = os.path.abspath(args.output)
     path = os.path.join(folder, "results.json")
-    try:
-        with open(path) as handle:
-            results = json.load(handle)
-    except OSError as error:
-        die(f"{path}: {error.strerror}; run `make bench` first")
+    results = read_results(folder)
+    if results is None:
+        die(f"{path}: no such file; run `make bench` first")
     if args.note:
         results.setdefault("notes", []).extend(args.note)
-        with open(path, "w") as handle:
-            json.dump(results, handle, indent=1)
-            handle.write("\n")
+        write_json(path, results)
     json_path, md_path, png_path = report(results, folder, not args.no_plot)
     log(f"wrote {md_path}" + (f", {png_path}" if png_path else ""))
     print_summary(results)
@@ -1549,9 +1823,24 @@ def main():
     rep.add_argument("--no-plot", action="store_true")
     rep.add_argument("--note", action="append",
                      help="add a line to the notes of results.json and RESULTS.md (repeatable)")
+    scale = sub.add_parser("scale", help=f"(a) and (c) alone at one size (issue 18: "
+                           f"{SCALE_ROWS:,} books), kept in {SCALE_FILE}; RESULTS.md again")
+    scale.add_argument("--etl", default=os.path.join(ROOT, ".build", "release", "etl"))
+    scale.add_argument("--rows", type=int, default=SCALE_ROWS, metavar="N",
+                       help=f"source books (default {SCALE_ROWS:,})")
+    scale.add_argument("--rounds", type=int, default=1, help="rounds (default 1)")
+    scale.add_argument("--work", default=os.path.join(ROOT, "out", "bench"),
+                       help="folder for the stores (default out/bench)")
+    scale.add_argument("--output", default=HERE,
+                       help=f"folder of {SCALE_FILE}, results.json, RESULTS.md, results.png (default Benchmarks)")
+    scale.add_argument("--no-plot", action="store_true")
+    scale.add_argument("--keep", action="store_true", help="keep the stores and logs of the work folder")
+    scale.add_argument("--note", action="append", help="a line for the record and RESULTS.md (repeatable)")
     args = parser.parse_args()
     if args.command == "report":
         return command_report(args)
+    if args.command == "scale":
+        return command_scale(args)
     return command_run(args, smoke=args.command == "smoke")
 
 
