@@ -10,13 +10,7 @@ extension PushdownTests {
     /// dangling entry), when each person's pets and friends fan out into rows that read
     /// `$item` values and filter on them, then both ways write the same store.
     func testAForEachOverEitherKindOfToManyGivesTheSameStoreBothWays() throws {
-        let (_, source) = try writePetsPipeline(filterKinds: true)
-        try writePairsModel()
-        let pipeline = try folder.pipeline("pairs.json", """
-            { "format": 1,
-              "source": { "store": "\(source)", "model": "\(folder.path("pets-v1.json"))" },
-              "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "\(folder.path("pets-pairs.json"))" },
-              "steps": [ { "name": "pairs", "mappings": [
+        let (pipeline, source) = try pairsPipeline(mappings: """
                 { "name": "People", "source": "Person", "destination": "Person", "attributes": { "name": "$source.name" } },
                 { "name": "Pets", "source": "Pet", "destination": "Pet", "attributes": { "name": "$source.name" } },
                 { "name": "Ownerships", "source": "Person", "destination": "Ownership",
@@ -25,7 +19,7 @@ extension PushdownTests {
                   "relationships": { "owner": "destination('People', $source)", "pet": "destination('Pets', $item)" } },
                 { "name": "Friendships", "source": "Person", "destination": "Friendship",
                   "forEach": "$source.friends", "attributes": { "name": "$item.name" },
-                  "relationships": { "person": "destination('People', $source)", "friend": "destination('People', $item)" } } ] } ] }
+                  "relationships": { "person": "destination('People', $source)", "friend": "destination('People', $item)" } }
             """)
         let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
         let rows = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
@@ -85,6 +79,19 @@ extension PushdownTests {
         XCTAssertEqual(pushed.mappings.map(\.filtered), rows.mappings.map(\.filtered))
     }
 
+    /// The pets store and a one-step pipeline of `mappings` into pets-pairs.json.
+    private func pairsPipeline(mappings: String) throws -> (pipeline: String, source: String) {
+        let (_, source) = try writePetsPipeline(filterKinds: true)
+        try writePairsModel()
+        let pipeline = try folder.pipeline("pairs.json", """
+            { "format": 1,
+              "source": { "store": "\(source)", "model": "\(folder.path("pets-v1.json"))" },
+              "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "\(folder.path("pets-pairs.json"))" },
+              "steps": [ { "name": "pairs", "mappings": [ \(mappings) ] } ] }
+            """)
+        return (pipeline, source)
+    }
+
     /// pets-pairs.json: a Person's pets and friends as rows of their own (Ownership, Friendship).
     private func writePairsModel() throws {
         let model = """
@@ -113,19 +120,13 @@ extension PushdownTests {
     /// associations), and `pet`'s target is made after the pairs. They are linked by
     /// relate statements, as before, and the store is the one row by row writes.
     func testAForEachsLinksThatItsStatementCannotWriteAreLinkedThroughItsAssociations() throws {
-        let (_, source) = try writePetsPipeline(filterKinds: true)
-        try writePairsModel()
-        let pipeline = try folder.pipeline("pairs.json", """
-            { "format": 1,
-              "source": { "store": "\(source)", "model": "\(folder.path("pets-v1.json"))" },
-              "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "\(folder.path("pets-pairs.json"))" },
-              "steps": [ { "name": "pairs", "mappings": [
+        let (pipeline, source) = try pairsPipeline(mappings: """
                 { "name": "People", "source": "Person", "destination": "Person", "attributes": { "name": "$source.name" },
                   "relationships": { "ownerships": "destinations('Ownerships', $source)" } },
                 { "name": "Ownerships", "source": "Person", "destination": "Ownership",
                   "forEach": "$source.pets", "attributes": { "label": "$item.name" },
                   "relationships": { "owner": "destination('People', $source)", "pet": "destination('Pets', $item)" } },
-                { "name": "Pets", "source": "Pet", "destination": "Pet", "attributes": { "name": "$source.name" } } ] } ] }
+                { "name": "Pets", "source": "Pet", "destination": "Pet", "attributes": { "name": "$source.name" } }
             """)
         let plan = try Migration(pipeline: pipeline).plan()
         let execution = try StepExecution.of(plan.steps[0], policies: PolicyRegistry())
