@@ -47,15 +47,41 @@ struct SQLTranslator {
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "coalesce(\(parts.joined(separator: ", ")))" : nil
         case .convert(let conversion, let argument, let type, let orNull):
-            return sql(argument).map { "\(Self.convertFunction(conversion, type))(\(orNull ? 1 : 0), \($0))" }
+            guard let value = sql(argument) else { return nil }
+            let call = "\(Self.convertFunction(conversion, type))(\(orNull ? 1 : 0), \(value))"
+            if conversion == .boolean, case .path(_, .string) = argument { return Self.booleanWords(value, else: call) }
+            return call
         case .text(let function, let argument):
-            return sql(argument).map { "\(Self.textFunction(function))(\($0))" }
+            guard let value = sql(argument) else { return nil }
+            let call = "\(Self.textFunction(function))(\(value))"
+            if function == .trim, case .path(_, .string) = argument { return Self.asciiTrim(value, else: call) }
+            return call
         case .function(let name, let list):
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "\(Self.functionName(name))(\(parts.joined(separator: ", ")))" : nil
         case .destinations:
             return nil  // a relationship statement joins these; no scalar value
         }
+    }
+
+    /// `trim` of the text `value` by SQLite's own `trim` when the text is ASCII without a
+    /// NUL (as many characters as bytes: `length` of text counts characters up to a NUL),
+    /// where Unicode's White_Space is exactly tab, line feed, vertical tab, form feed,
+    /// carriage return and space; else `call`, the engine's own. A call into Swift per
+    /// value cost more than the rest of a conversion's statement. (`value` reads a column:
+    /// reading it again is cheap, and it has no effect to repeat. Text stored with bytes
+    /// that are not UTF-8 keeps them, as a pushed-down copy of it does.)
+    static func asciiTrim(_ value: String, else call: String) -> String {
+        "(CASE WHEN length(\(value)) = length(CAST(\(value) AS BLOB)) THEN trim(\(value), char(9, 10, 11, 12, 13, 32)) ELSE \(call) END)"
+    }
+
+    /// `boolean()` of the text `value` by a CASE over the words exactly as spelled in any
+    /// ASCII case, and "1" and "0" (SQLite's `lower` folds ASCII only, as `booleanWord`
+    /// does; other text, white space around a word included, is none of them); anything
+    /// else by `call`, the engine's own, which also rejects what is not a boolean.
+    static func booleanWords(_ value: String, else call: String) -> String {
+        let words = Conversion.trueWords.sorted().map { ($0, 1) } + Conversion.falseWords.sorted().map { ($0, 0) } + [("1", 1), ("0", 0)]
+        return "(CASE lower(\(value)) " + words.map { "WHEN '\($0.0)' THEN \($0.1) " }.joined() + "ELSE \(call) END)"
     }
 
     /// The value to store in a destination attribute of `type` (what `storedValue` does):

@@ -81,8 +81,9 @@ public enum Conversion: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Words a boolean may be written as (compared without case).
-    static let trueWords: Set<String> = ["true", "yes", "on"]
-    static let falseWords: Set<String> = ["false", "no", "off"]
+    /// The words `boolean()` reads as true and false, in any case.
+    public static let trueWords: Set<String> = ["true", "yes", "on"]
+    public static let falseWords: Set<String> = ["false", "no", "off"]
 
     /// What `word` says in any case (true/yes/on, false/no/off), or nil. Compared as ASCII
     /// folded to lower case, without `lowercased()` and a hash per value: no other scalar
