@@ -76,7 +76,13 @@ enum CivilDate {
     /// (February 30th is refused, where SQLite would roll it over into March), hour 0–24,
     /// minute and second 0–59. Returns seconds since 1970, or nil when unparseable.
     static func parse(_ text: String) -> Double? {
-        var scanner = ByteScanner(Array(text.utf8))
+        // Over the string's own bytes: a conversion pushed down parses a date per value.
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var scanner = ByteScanner(bytes)
         scanner.skipSpaces()
         guard let year = scanner.digits(4), scanner.take(UInt8(ascii: "-")),
               let month = scanner.digits(2), (1...12).contains(month), scanner.take(UInt8(ascii: "-")),
@@ -125,11 +131,12 @@ enum CivilDate {
 }
 
 /// A cursor over UTF-8 bytes for the small hand-written parsers.
-struct ByteScanner {
-    let bytes: [UInt8]
+/// Over an array, or over a string's own bytes (`String.withUTF8`) where no copy is wanted.
+struct ByteScanner<Bytes: RandomAccessCollection> where Bytes.Element == UInt8, Bytes.Index == Int {
+    let bytes: Bytes
     var position = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: Bytes) { self.bytes = bytes }
 
     var atEnd: Bool { position >= bytes.count }
     var peek: UInt8? { position < bytes.count ? bytes[position] : nil }
