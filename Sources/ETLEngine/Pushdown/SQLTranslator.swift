@@ -49,12 +49,12 @@ struct SQLTranslator {
         case .convert(let conversion, let argument, let type, let orNull):
             guard let value = sql(argument) else { return nil }
             let call = "\(Self.convertFunction(conversion, type))(\(orNull ? 1 : 0), \(value))"
-            if conversion == .boolean, case .path(_, .string) = argument { return Self.booleanWords(value, else: call) }
+            if conversion == .boolean, type == .string, let column = stringColumn(argument) { return Self.booleanWords(column, else: call) }
             return call
         case .text(let function, let argument):
             guard let value = sql(argument) else { return nil }
             let call = "\(Self.textFunction(function))(\(value))"
-            if function == .trim, case .path(_, .string) = argument { return Self.asciiTrim(value, else: call) }
+            if function == .trim, let column = stringColumn(argument) { return Self.asciiTrim(column, else: call) }
             return call
         case .function(let name, let list):
             let parts = list.compactMap(sql)
@@ -64,24 +64,36 @@ struct SQLTranslator {
         }
     }
 
-    /// `trim` of the text `value` by SQLite's own `trim` when the text is ASCII without a
+    /// The column a string attribute of the row (or item) is stored in, for `form` reading
+    /// one: the shortcuts below test its value as stored, and only `call`, their way out,
+    /// reads it as the engine reads it (`read`).
+    private func stringColumn(_ form: ExpressionForm) -> String? {
+        guard case .path(let path, .string) = form, path.segments.count == 1 else { return nil }
+        let (entity, alias) = path.root == .item ? (itemEntity, itemAlias) : (entity, alias)
+        guard let entity, let attribute = layout.model.attribute(path.segments[0], of: entity), attribute.type == .string,
+              !(attribute.allowsExternalStorage && layout.kind == .coredata) else { return nil }
+        return "\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: entity)))"
+    }
+
+    /// `trim` of `column` by SQLite's own `trim` when it holds text that is ASCII without a
     /// NUL (as many characters as bytes: `length` of text counts characters up to a NUL),
     /// where Unicode's White_Space is exactly tab, line feed, vertical tab, form feed,
     /// carriage return and space; else `call`, the engine's own. A call into Swift per
-    /// value cost more than the rest of a conversion's statement. (`value` reads a column:
-    /// reading it again is cheap, and it has no effect to repeat. Text stored with bytes
+    /// value cost more than the rest of a conversion's statement. (Text stored with bytes
     /// that are not UTF-8 keeps them, as a pushed-down copy of it does.)
-    static func asciiTrim(_ value: String, else call: String) -> String {
-        "(CASE WHEN length(\(value)) = length(CAST(\(value) AS BLOB)) THEN trim(\(value), char(9, 10, 11, 12, 13, 32)) ELSE \(call) END)"
+    static func asciiTrim(_ column: String, else call: String) -> String {
+        "(CASE WHEN \(column) >= '' AND \(column) < x'' AND length(\(column)) = length(CAST(\(column) AS BLOB)) "
+            + "THEN trim(\(column), char(9, 10, 11, 12, 13, 32)) ELSE \(call) END)"
     }
 
-    /// `boolean()` of the text `value` by a CASE over the words exactly as spelled in any
-    /// ASCII case, and "1" and "0" (SQLite's `lower` folds ASCII only, as `booleanWord`
-    /// does; other text, white space around a word included, is none of them); anything
-    /// else by `call`, the engine's own, which also rejects what is not a boolean.
-    static func booleanWords(_ value: String, else call: String) -> String {
+    /// `boolean()` of `column` by a CASE over the words exactly as spelled in any ASCII
+    /// case, and "1" and "0" (SQLite's `lower` folds ASCII only, as `booleanWord` does, and
+    /// reads a number or a blob as the text the engine reads: 1 as '1'); anything else —
+    /// other text, white space around a word — by `call`, the engine's own, which also
+    /// rejects what is not a boolean.
+    static func booleanWords(_ column: String, else call: String) -> String {
         let words = Conversion.trueWords.sorted().map { ($0, 1) } + Conversion.falseWords.sorted().map { ($0, 0) } + [("1", 1), ("0", 0)]
-        return "(CASE lower(\(value)) " + words.map { "WHEN '\($0.0)' THEN \($0.1) " }.joined() + "ELSE \(call) END)"
+        return "(CASE lower(\(column)) " + words.map { "WHEN '\($0.0)' THEN \($0.1) " }.joined() + "ELSE \(call) END)"
     }
 
     /// The value to store in a destination attribute of `type` (what `storedValue` does):
