@@ -99,6 +99,18 @@ struct PushdownPlan {
         /// in the range, bound as (?1, ?2). A lookup per link is a B-tree search at a random
         /// place; a range test is free.
         let dense: DenseTarget?
+        /// The statement without a lookup of each link's owner row, for when the owner's
+        /// table has contiguous keys (bound as ?3, ?4).
+        var denseOwner: DenseOwner? = nil
+    }
+
+    struct DenseOwner {
+        /// The owner's destination table and key column.
+        let table: String
+        let key: String
+        /// Only the owner's rows in range; `both`: the target's too (as `DenseTarget.sql`).
+        let sql: String
+        let both: String?
     }
 
     /// A to-one of a forEach pair's row that the create statement writes with the row, so
@@ -587,6 +599,10 @@ private struct StatementBuilder {
             var ownerSourceKey = ownerKeyColumn
             let argumentRow: String
             var singleValued = true
+            // Driven by a join table: the join finding each link's owner row in the source, and
+            // the owner's own key there (`ownerInRange`).
+            var ownerJoin: String?
+            var ownerListed: String?
             if ownerIsPair {
                 // Each pair's row is recorded with its source row and item, in the order of the
                 // rows' keys: the links come out in that order.
@@ -609,8 +625,10 @@ private struct StatementBuilder {
                 case .joinTable(let table, let own, let other):
                     // Driven by the join table, in its key order, unindexed.
                     from = "src.\(q(table)) p NOT INDEXED"
-                    joins.append("CROSS JOIN src.\(q(ownerTable.name)) a ON \(ownerKeyColumn) = p.\(q(own))")
+                    ownerJoin = "CROSS JOIN src.\(q(ownerTable.name)) a ON \(ownerKeyColumn) = p.\(q(own))"
+                    joins.append(ownerJoin!)
                     ownerSourceKey = "p.\(q(own))"
+                    ownerListed = ownerSourceKey
                     argumentRow = "p.\(q(other))"
                 }
             } else {
@@ -638,12 +656,17 @@ private struct StatementBuilder {
                 throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
             }
             let ownerJoins = joins, ownerConditions = conditions
-            func statement(inRange: Bool) throws -> String {
+            // - Parameter ownerInRange: the owner's rows are found by a range test of the key the
+            //   join table lists (bound as ?3, ?4: the owner's destination keys, when contiguous)
+            //   instead of a lookup of each in the source (at random places when the join table
+            //   is in the other side's order: 2.0 s against 0.25 s for Author_books at 1M books).
+            func statement(inRange: Bool, ownerInRange: Bool = false) throws -> String {
                 let found = try destinationKey(of: target, row: argumentRow, prefix: "t",
                                                sameRowAs: path.segments.isEmpty && !ownerIsPair ? ("a", index) : nil, inRange: inRange)
-                let joins = ownerJoins + found.joins
+                let joins = ownerJoins.filter { !ownerInRange || $0 != ownerJoin } + found.joins
                 var unique: [String] = []
-                for condition in ownerConditions + found.conditions where !unique.contains(condition) { unique.append(condition) }
+                let ownerRange = ownerInRange ? ["+\(ownerListed!) BETWEEN ?3 AND ?4"] : []
+                for condition in ownerConditions + ownerRange + found.conditions where !unique.contains(condition) { unique.append(condition) }
                 let rows = "FROM \(from) " + joins.joined(separator: " ") + (unique.isEmpty ? "" : " WHERE " + unique.joined(separator: " AND "))
                 // A kept source key is the destination key: read it where it is, so the order of
                 // the scan is the order of the output.
@@ -676,7 +699,18 @@ private struct StatementBuilder {
                 let table = layout.table(of: step.mappings[target].destinationEntity)
                 dense = .init(table: table.name, key: table.keyColumn, sql: try statement(inRange: true))
             }
-            result.append(.init(relationship: relationship.name, sql: try statement(inRange: false), dense: dense))
+            // The owner's rows, when they keep their source keys, every source row of the table
+            // made one (no filter, no entity told apart) and nothing else writes their table: a
+            // listed key has its owner exactly when a row of that key was made.
+            var denseOwner: PushdownPlan.DenseOwner?
+            let ownerDestination = layout.table(of: mapping.destinationEntity)
+            if ownerJoin != nil, kind(index) == .sourceKeys, case .joinTable = storage, try passing(index, alias: "a").isEmpty,
+               ownerDestination.discriminator == nil, step.writersByTable[ownerDestination.name] == 1 {
+                denseOwner = .init(table: ownerDestination.name, key: ownerDestination.keyColumn,
+                                   sql: try statement(inRange: false, ownerInRange: true),
+                                   both: dense == nil ? nil : try statement(inRange: true, ownerInRange: true))
+            }
+            result.append(.init(relationship: relationship.name, sql: try statement(inRange: false), dense: dense, denseOwner: denseOwner))
         }
         return result
     }

@@ -369,10 +369,16 @@ struct PushdownStage {
             try context.checkCancelled()
             let statement = statements[done]
             let linked: Int = try db.transaction {
-                if let dense = statement.dense, let range = try contiguousKeys(dense) {
-                    try db.run(dense.sql, [.integer(range.lowerBound), .integer(range.upperBound)])
-                } else {
-                    try db.run(statement.sql)
+                let target = try statement.dense.flatMap(contiguousKeys)
+                let owner = try statement.denseOwner.flatMap { try contiguousKeys(.init(table: $0.table, key: $0.key, sql: "")) }
+                let ranges: [SQLValue] = [target, owner].flatMap { range in
+                    range.map { [.integer($0.lowerBound), .integer($0.upperBound)] } ?? [.null, .null]
+                }
+                switch (target, owner, statement.denseOwner?.both) {
+                case (_?, _?, let both?): try db.run(both, ranges)
+                case (nil, _?, _): try db.run(statement.denseOwner!.sql, ranges)
+                case (_?, _, _): try db.run(statement.dense!.sql, Array(ranges.prefix(2)))
+                default: try db.run(statement.sql)
                 }
                 return db.changes
             }
