@@ -194,6 +194,53 @@ final class KillResumeTests: XCTestCase {
         XCTAssertEqual(left, ["reference.sqlite", "v1.sqlite", "v3.sqlite"], "work files left after the final run")
     }
 
+    /// A value inside SQLite that the row-by-row engine rejects, late in the store: the
+    /// step starts over row by row. Killed in that second try, the rerun goes on row by row
+    /// (the checkpoint says so) rather than inside SQLite again, and ends with the store,
+    /// rejects and summary of a run row by row from the start.
+    func testKilledAfterARejectedValueSentTheStepRowByRowResumesRowByRow() throws {
+        let source = path("v1.sqlite")
+        try BooksSample.write(rows: 4000, seed: 23, to: source)
+        let db = try Database(path: source, mode: .readWrite)
+        try db.execute("UPDATE Book SET title = CAST(id * 3 AS TEXT); UPDATE Book SET title = 'not a number' WHERE id = 3700")
+        db.close()
+        let pipeline = try temporary.booksStepPipeline("prices.json", destination: "unused.sqlite", options: #""maxRejects": 5"#, mappings: """
+            { "name": "Books", "source": "Book", "destination": "Book",
+              "attributes": { "title": "$source.title", "price": "double($source.title)" } }
+            """)
+        let common = ["run", pipeline, "--source", source, "--chunk-size", "4", "--workers", "2", "--progress", "json"]
+        let reference = try ToolProcess.run(common + ["--destination", path("reference.sqlite"), "--no-pushdown"])
+        XCTAssertEqual(reference.status, 0, reference.stderr)
+
+        // Killed once the second try (row by row) has loaded rows of its own.
+        let destination = path("v2.sqlite")
+        let starts = Counter()
+        let killed = try ToolProcess.run(common + ["--destination", destination]) { line in
+            if line.contains("\"kind\":\"started\"") && line.contains("\"stage\":\"create\"") { starts.add() }
+            return starts.value == 2 && line.contains("\"kind\":\"advanced\"") && line.contains("\"done\":2")
+        }
+        XCTAssertTrue(killed.killed, killed.stderr.suffix(2000).description)
+        XCTAssertEqual(starts.value, 2, "inside SQLite, then row by row")
+
+        let resumed = try ToolProcess.run(common + ["--destination", destination])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("\"kind\":\"resumed\""), resumed.stderr)
+        let creates = resumed.stderr.split(separator: "\n").filter { $0.contains("\"kind\":\"started\"") && $0.contains("\"stage\":\"create\"") }
+        XCTAssertEqual(creates.count, 1, "the rerun went on row by row, without another try inside SQLite")
+        XCTAssertTrue(resumed.stdout.contains("ran row by row, not inside SQLite: mapping Books has values that are rejected (double('not a number')"),
+                      resumed.stdout)
+        try assertSameStore(destination, path("reference.sqlite"))
+        let rejects = try RejectFile.read(destination + ".rejects.jsonl.zst")
+        XCTAssertEqual(rejects.map(\.key), [3700])
+    }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
+    }
+
     func testSIGINTStopsCleanlyAndTheRunResumes() throws {
         let source = path("v1.sqlite")
         try BooksSample.write(rows: 4000, seed: 22, to: source)
