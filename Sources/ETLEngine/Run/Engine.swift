@@ -44,7 +44,8 @@ public struct Engine {
         defer { lock.release() }
         let sourceStore = try self.source ?? SourceStore(path: source, check: false, busyTimeout: options.lockTimeoutMilliseconds)
         // The source's quick check runs beside the work; the result waits for it (below).
-        let sourceCheck = options.checkSource ? try SourceCheck(path: source, busyTimeout: options.lockTimeoutMilliseconds) : nil
+        let sourceCheck = options.checkSource
+            ? try SourceCheck(path: source, source: sourceStore.database, busyTimeout: options.lockTimeoutMilliseconds) : nil
         defer { sourceCheck?.cancel() }
         let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan, pushdown: options.pushdown)
@@ -103,7 +104,7 @@ public struct Engine {
                 let inputPath = index == 0 ? source : area.output(ofStep: index - 1, stepCount: plan.steps.count)
                 let input = index == 0 ? sourceDatabase : try openIntermediate(inputPath)
                 if index > 0 {
-                    try ValidationProof.require(step: index - 1, run: identity, in: inputPath, store: inputPath, checkpoint: file.path)
+                    try ValidationProof.require(step: index - 1, run: identity, in: input, path: inputPath, store: inputPath, checkpoint: file.path)
                 }
                 let resume = index == first ? checkpoint : nil
                 let output = area.output(ofStep: index, stepCount: plan.steps.count)

@@ -32,24 +32,39 @@ struct ValidateStage {
     /// The checks that read only the new store run on a second connection (`SideWork`),
     /// on the second core, while this one counts rows and checks links; then it takes link
     /// checks too. The store is committed and nothing writes it until validation is over.
+    ///
+    /// A small store (`SideWork.pays(reading:)`) gets the same checks, every one of them,
+    /// on this connection alone: `storeProblems` and the link checks first, then the
+    /// counts. Its results are the same as the second connection's: nothing is written
+    /// between them, no transaction is open, and the checks name `main`'s tables (the
+    /// attached work database comes after `main` in SQLite's name lookup, and the quick
+    /// and foreign-key checks say `main`).
     func run() throws {
         let db = context.destination
         let cancellation = context.cancellation
         let stop: @Sendable () -> Bool = { cancellation?.isCancelled ?? false }
         let plan = context.plan
         let links = LinkCheckQueue(LinkCheck.all(of: plan))
-        let sideDatabase = try Database(path: db.path, mode: .readOnly, busyTimeout: db.busyTimeout)
-        try sideDatabase.execute(PageCache.pragmas("main"))
-        let side = SideWork(on: sideDatabase) { database in
-            database.onProgress(every: 20_000, stop)
+        let sideChecks: @Sendable (Database) throws -> StoreProblems = { database in
             let found = try Self.storeProblems(plan: plan, links: links.checks, database: database)
             try links.drain(on: database)
             return found
         }
-        defer { side.cancel() }
         db.onProgress(every: 20_000, stop)
         defer { db.onProgress(every: 0, nil) }
         do {
+            let side: SideWork<StoreProblems>
+            if try SideWork<StoreProblems>.pays(reading: db) {
+                let sideDatabase = try Database(path: db.path, mode: .readOnly, busyTimeout: db.busyTimeout)
+                try sideDatabase.execute(PageCache.pragmas("main"))
+                side = SideWork(on: sideDatabase) { database in
+                    database.onProgress(every: 20_000, stop)
+                    return try sideChecks(database)
+                }
+            } else {
+                side = SideWork(inlineOn: db, sideChecks)
+            }
+            defer { side.cancel() }
             try check(links: links, side: side)
         } catch let error as StoreError where error.code & 0xff == SQLiteCode.interrupt {
             throw MigrationError.interrupted(checkpoint: nil)
