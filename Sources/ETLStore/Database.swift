@@ -39,6 +39,7 @@ public final class Database: @unchecked Sendable {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
         case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
+        _ = Self.libraryConfigured
         var db: OpaquePointer?
         // A plain path, not a URI: the path is taken literally whatever characters it holds.
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -58,6 +59,18 @@ public final class Database: @unchecked Sendable {
             }
         }
     }
+
+    /// SQLite's configuration, made once before the process's first connection opens.
+    ///
+    /// Memory statistics off: with them on (SQLite's default), every allocation SQLite
+    /// makes, on any connection, takes one lock shared by the whole process to count
+    /// bytes. `etl batch --jobs 2` (a connection per job, and each run's second connections)
+    /// then spent about a sixth of its CPU time waiting for that lock and waking its other
+    /// holders. etl never reads the statistics (`sqlite3_memory_used`), and sets no heap
+    /// limit (the only SQLite feature that needs them; see `Hardening`).
+    private static let libraryConfigured: Void = {
+        _ = etl_sqlite3_config_no_memory_statistics()
+    }()
 
     private var isClosed = false
     /// The handler `onProgress` installed, kept alive as long as SQLite may call it.
