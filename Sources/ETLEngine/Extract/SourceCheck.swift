@@ -6,10 +6,10 @@ import ETLStore
 /// for it before the new store is moved into place, so a damaged source never yields a
 /// result (what the run read from it is thrown away with the work files).
 ///
-/// A small source (`SideWork.pays(reading:)`) is checked at once on the run's own
-/// connection to it instead, before a row is read: the same `PRAGMA quick_check` on a
-/// connection hardened alike, its outcome reported by `wait()` at the same point of the
-/// run, without the second connection's open, schema parse and thread.
+/// A `SmallStore` is checked at once on the run's own connection to it instead, before a
+/// row is read: the same `PRAGMA quick_check` on a connection hardened alike, its outcome
+/// reported by `wait()` at the same points of the run, without the second connection's
+/// open, schema parse and thread.
 final class SourceCheck: Sendable {
     private let path: String
     private let database: Database
@@ -20,7 +20,7 @@ final class SourceCheck: Sendable {
     init(path: String, source: Database, busyTimeout: Int32) throws {
         self.path = path
         do {
-            if try !SideWork<[String]>.pays(reading: source) {
+            if try SmallStore.holds(source) {
                 database = source
                 work = SideWork(inlineOn: source) { try $0.quickCheck(limit: 10) }
                 return

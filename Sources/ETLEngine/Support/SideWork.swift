@@ -9,10 +9,9 @@ import ETLStore
 /// The body only reads: with the rollback journal the run uses, readers of a file share
 /// it, and a writer's commit waits for them.
 ///
-/// A second connection has a price of its own: the file opened, its whole schema parsed
-/// again, a thread started, and SQLite's allocator shared by one more thread. For a small
-/// store that is more than the work it takes over (`pays(reading:)`), and the same body
-/// runs at once on the caller's own connection instead (`init(inlineOn:_:)`).
+/// A second connection has a price of its own: for a `SmallStore` it is more than the work
+/// it takes over, and the same body runs at once on the caller's own connection instead
+/// (`init(inlineOn:_:)`).
 final class SideWork<Result: Sendable>: @unchecked Sendable {
     let database: Database
     private let finished = DispatchSemaphore(value: 0)
@@ -20,12 +19,6 @@ final class SideWork<Result: Sendable>: @unchecked Sendable {
     private var outcome: Swift.Result<Result, Error>?
     /// The body ran on the caller's connection: nothing to wait for or to stop.
     private let inline: Bool
-
-    /// Below this size a store's checks run on the run's own connection. A store of 50
-    /// books (36 KiB) spent about 1.5 ms per store on second connections (open, schema,
-    /// thread) for checks that take a fraction of that; at a few MiB the quick check alone
-    /// takes longer than setting up the second connection, and the two cores pay again.
-    static var inlineBelowBytes: Int64 { 1 << 20 }
 
     init(on database: Database, _ body: @escaping @Sendable (Database) throws -> Result) {
         self.database = database
@@ -46,14 +39,6 @@ final class SideWork<Result: Sendable>: @unchecked Sendable {
         self.database = database
         inline = true
         outcome = Swift.Result { try body(database) }
-    }
-
-    /// Whether the main file of `database` is large enough for a second connection to pay
-    /// for itself: `PRAGMA page_count` counts the pages a reader sees, WAL included.
-    static func pays(reading database: Database) throws -> Bool {
-        let pages = try database.scalarInt("PRAGMA main.page_count")
-        let pageSize = try database.scalarInt("PRAGMA main.page_size")
-        return pages >= inlineBelowBytes / max(pageSize, 1)
     }
 
     /// Waits for the body; its result, or the error it threw.

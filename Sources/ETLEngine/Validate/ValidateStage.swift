@@ -33,12 +33,11 @@ struct ValidateStage {
     /// on the second core, while this one counts rows and checks links; then it takes link
     /// checks too. The store is committed and nothing writes it until validation is over.
     ///
-    /// A small store (`SideWork.pays(reading:)`) gets the same checks, every one of them,
-    /// on this connection alone: `storeProblems` and the link checks first, then the
-    /// counts. Its results are the same as the second connection's: nothing is written
-    /// between them, no transaction is open, and the checks name `main`'s tables (the
-    /// attached work database comes after `main` in SQLite's name lookup, and the quick
-    /// and foreign-key checks say `main`).
+    /// A `SmallStore` gets the same checks, every one of them, on this connection alone:
+    /// `storeProblems` and the link checks first, then the counts. They find what the
+    /// second connection would: nothing is written between them, no transaction is open,
+    /// and the checks read `main`'s tables (the attached work database comes after `main`
+    /// in SQLite's name lookup, and the quick and foreign-key checks say `main`).
     func run() throws {
         let db = context.destination
         let cancellation = context.cancellation
@@ -54,7 +53,7 @@ struct ValidateStage {
         defer { db.onProgress(every: 0, nil) }
         do {
             let side: SideWork<StoreProblems>
-            if try SideWork<StoreProblems>.pays(reading: db) {
+            if try !SmallStore.holds(db) {
                 let sideDatabase = try Database(path: db.path, mode: .readOnly, busyTimeout: db.busyTimeout)
                 try sideDatabase.execute(PageCache.pragmas("main"))
                 side = SideWork(on: sideDatabase) { database in
