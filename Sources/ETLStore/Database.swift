@@ -136,6 +136,18 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// The bytes of the database `schema` (`main`, or an attached one's name) as a file
+    /// of it would hold them: SQLite's `sqlite3_serialize`, for a database built in memory
+    /// and then written out whole.
+    public func serialized(schema: String = "main") throws -> [UInt8] {
+        var size: sqlite3_int64 = 0
+        guard let bytes = sqlite3_serialize(handle, schema, &size, 0) else {
+            throw StoreError(path: path, code: SQLITE_NOMEM, message: "cannot serialize database \(schema)")
+        }
+        defer { sqlite3_free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(size)))
+    }
+
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     public var changes: Int { Int(sqlite3_changes(handle)) }

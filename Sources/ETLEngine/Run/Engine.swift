@@ -284,12 +284,11 @@ public struct Engine {
         WorkArea.remove(store: output)
         WorkArea.remove(store: area.work)
         do {
-            let db = try Database(path: output, mode: .create)
+            // The empty store and work database the statements would make, written whole
+            // (`EmptyStoreImage`): a file created as before, without a statement run on it.
+            try EmptyStoreImage.of(tableSQL: layout.tableSQL).write(store: output, work: area.work)
+            let db = try Database(path: output, mode: .readWrite)
             try configure(db, area: area)
-            try db.transaction {
-                for sql in layout.tableSQL { try db.execute(sql) }
-                try db.execute(WorkDatabase.creation)
-            }
             return db
         } catch let error as StoreError {
             throw MigrationError.badDestination(path: output, reason: "cannot create the new store: \(error.message)")
