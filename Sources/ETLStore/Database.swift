@@ -39,7 +39,6 @@ public final class Database: @unchecked Sendable {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
         case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
-        _ = Self.libraryConfigured
         var db: OpaquePointer?
         // A plain path, not a URI: the path is taken literally whatever characters it holds.
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -60,17 +59,20 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    /// SQLite's configuration, made once before the process's first connection opens.
+    /// Turns SQLite's memory statistics off for the whole process; effective only when
+    /// called before its first connection opens (false otherwise). The `etl` command
+    /// line calls it first thing.
     ///
-    /// Memory statistics off: with them on (SQLite's default), every allocation SQLite
-    /// makes, on any connection, takes one lock shared by the whole process to count
-    /// bytes. `etl batch --jobs 2` (a connection per job, and each run's second connections)
-    /// then spent about a sixth of its CPU time waiting for that lock and waking its other
-    /// holders. etl never reads the statistics (`sqlite3_memory_used`), and sets no heap
-    /// limit (the only SQLite feature that needs them; see `Hardening`).
-    private static let libraryConfigured: Void = {
-        _ = etl_sqlite3_config_no_memory_statistics()
-    }()
+    /// With them on (SQLite's default), every allocation SQLite makes, on any connection,
+    /// takes one lock shared by the whole process to count bytes: `etl batch --jobs 2`
+    /// spent about a sixth of its CPU time waiting for that lock and waking its other
+    /// holders. Without them, SQLite's heap limits (`sqlite3_hard_heap_limit64`,
+    /// `sqlite3_soft_heap_limit64`) do nothing: etl sets none (see `Hardening`), and a
+    /// real shortage of memory still fails SQLite's allocations with SQLITE_NOMEM.
+    @discardableResult
+    public static func turnOffMemoryStatistics() -> Bool {
+        etl_sqlite3_config_no_memory_statistics() == SQLITE_OK
+    }
 
     private var isClosed = false
     /// The handler `onProgress` installed, kept alive as long as SQLite may call it.
