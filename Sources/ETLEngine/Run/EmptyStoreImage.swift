@@ -40,13 +40,21 @@ struct EmptyStoreImage {
         return image
     }
 
-    /// Creates the files `store` and `work` (removed before) with the image's bytes. Not
-    /// synced: like every write to them before the final rename (`synchronous = OFF`),
-    /// their durability is the install's fsync.
+    /// Writes the image's bytes to the files `store` and `work`, each made afresh or, when
+    /// a regular file of a run is there (the work database of the step before:
+    /// `WorkArea.prepareForReuse`), rewritten whole in place. Not synced: like every write
+    /// to them before the final rename (`synchronous = OFF`), their durability is the
+    /// install's fsync.
     func write(store storePath: String, work workPath: String) throws {
         for (path, bytes) in [(storePath, store), (workPath, work)] {
             let fd: Int32
-            do { fd = try OwnFile.create(path) } catch let failure as OwnFile.Failure {
+            do {
+                // In place: the same bytes in the same file name as a new file would hold,
+                // without a new inode (file creation was the costliest part of a small
+                // store's set-up). A link, FIFO or folder there is refused by `open` and
+                // replaced by `create` as before.
+                fd = try (try? OwnFile.open(path, flags: O_WRONLY | O_TRUNC)) ?? OwnFile.create(path)
+            } catch let failure as OwnFile.Failure {
                 throw MigrationError.badDestination(path: path, reason: "cannot create the new store: \(failure.reason)")
             }
             defer { close(fd) }

@@ -282,7 +282,7 @@ public struct Engine {
 
     private func createOutput(_ output: String, area: WorkArea, layout: any StoreLayout) throws -> Database {
         WorkArea.remove(store: output)
-        WorkArea.remove(store: area.work)
+        WorkArea.prepareForReuse(store: area.work)
         do {
             // The empty store and work database the statements would make, written whole
             // (`EmptyStoreImage`): a file created as before, without a statement run on it.
