@@ -30,7 +30,8 @@ enum ValidationProof {
     /// state); only a second open and schema parse of the file are spared.
     static func require(step: Int, run: RunIdentity, in db: Database?, path: String, store: String, checkpoint: String) throws {
         let found = db.flatMap { db in
-            try? db.table(named: table) != nil
+            // A table of that name, not a view (`objectType`): the statement reads no view's query.
+            try? db.objectType(named: table) == "table"
                 && !db.rows("SELECT 1 FROM \(table) WHERE step = ? AND run = ?", [.integer(Int64(step)), .text(fingerprint(run))]).isEmpty
         } ?? false
         guard found else {
