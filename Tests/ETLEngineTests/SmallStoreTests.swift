@@ -66,15 +66,8 @@ final class SmallStoreTests: XCTestCase {
     /// the run fails naming quick_check's finding, the store checked on the run's own
     /// connection as on a second one, and the source is left as it was.
     func testADamagedSmallSourceIsRefusedAsOnASecondConnection() throws {
-        let store = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 2_000, seed: 1, to: store)
-        let pageSize = try Database(path: store, mode: .readOnly).scalarInt("PRAGMA page_size")
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: store))
-        let page = Int(pageSize) * (bytes.count / Int(pageSize) - 3)
-        bytes[page + 1] ^= 0xff
-        bytes[page + 2] ^= 0x5a
         let damaged = folder.path("damaged.sqlite")
-        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let bytes = try writeDamagedBooksStore(original: folder.path("v1.sqlite"), damaged: damaged)
         XCTAssertTrue(try SmallStore.holds(try Database(path: damaged, mode: .readOnly)), "\(bytes.count) bytes are a small store")
 
         func failure(_ name: String) -> String {

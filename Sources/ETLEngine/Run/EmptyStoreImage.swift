@@ -58,18 +58,8 @@ struct EmptyStoreImage {
                 throw MigrationError.badDestination(path: path, reason: "cannot create the new store: \(failure.reason)")
             }
             defer { close(fd) }
-            let failed: Int32? = bytes.withUnsafeBytes { buffer in
-                var done = 0
-                while done < buffer.count {
-                    let n = Foundation.write(fd, buffer.baseAddress! + done, buffer.count - done)
-                    if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { return errno }
-                    done += n
-                }
-                return nil
-            }
             // As SQLite says it when it writes the file itself.
-            if let failed {
+            if let failed = OwnFile.write(bytes, to: fd) {
                 throw failed == ENOSPC || failed == EDQUOT
                     ? StoreError(path: path, code: SQLiteCode.full, message: "database or disk is full")
                     : StoreError(path: path, code: SQLiteCode.ioError, message: "disk I/O error (\(String(cString: strerror(failed))))")
