@@ -31,16 +31,7 @@ public enum AtomicFile {
         } catch {
             throw Failure(path: temporary, reason: "\(error)", errorCode: nil)
         }
-        let wrote: Int32? = bytes.withUnsafeBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let n = Foundation.write(fd, buffer.baseAddress! + done, buffer.count - done)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return errno }
-                done += n
-            }
-            return nil
-        }
+        let wrote = OwnFile.write(bytes, to: fd)
         if let code = wrote ?? (durable && fsync(fd) != 0 ? errno : nil) {
             close(fd)
             unlink(temporary)

@@ -86,6 +86,21 @@ public enum OwnFile {
         return data.prefix(done)
     }
 
+    /// Writes all of `bytes` to the descriptor `fd` (again after an interrupted or short
+    /// write); the errno of a failed write, or nil.
+    public static func write<Bytes: ContiguousBytes>(_ bytes: Bytes, to fd: Int32) -> Int32? {
+        bytes.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let n = Foundation.write(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return errno }
+                done += n
+            }
+            return nil
+        }
+    }
+
     /// What is at `path` without following a link ("a symbolic link", "a FIFO", …), or nil
     /// when nothing is.
     public static func kind(at path: String) -> String? {

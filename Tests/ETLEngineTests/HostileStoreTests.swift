@@ -37,15 +37,8 @@ final class HostileStoreTests: XCTestCase {
 
     func testADamagedStoreIsRefusedNamingTheDamageUnlessTheCheckIsOff() throws {
         let store = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 2_000, seed: 1, to: store)
-        let pageSize = try Database(path: store, mode: .readOnly).scalarInt("PRAGMA page_size")
-        // A leaf page deep in the file, whose damage opening does not notice.
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: store))
-        let page = Int(pageSize) * (bytes.count / Int(pageSize) - 3)
-        bytes[page + 1] ^= 0xff
-        bytes[page + 2] ^= 0x5a
         let damaged = folder.path("damaged.sqlite")
-        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let bytes = try writeDamagedBooksStore(original: store, damaged: damaged)
 
         assertMigrationError(try SourceStore(path: damaged), contains: [damaged, "is damaged or truncated", "quick_check", "Page"])
         let unchecked = try SourceStore(path: damaged, check: false)

@@ -34,7 +34,8 @@ final class OneChunkStepTests: XCTestCase {
     func testAStepWithinOneChunkWritesNoCheckpointInsideIt() throws {
         // Given 20 books, every table of each step's input together within a chunk of 1000…
         let small = try checkpointsBeforeValidation(rows: 20, chunkSize: 1000)
-        // …step 1 left no checkpoint yet, step 2 only the durable one it started from.
+        // …step 1 left no checkpoint yet, step 2 only the one it started from: written
+        // (not only kept in memory), though not synced, as step 1 fit in one chunk.
         XCTAssertEqual(small.count, 2)
         XCTAssertNil(small[0] ?? nil)
         let second = try XCTUnwrap(small[1] ?? nil)

@@ -28,6 +28,20 @@ func migrateBooks(source: String, destination: String, chunkSize: Int? = nil, wo
     return try migration.run()
 }
 
+/// A v1 books store of 2,000 books (seed 1) written to `original`, and a copy of it at
+/// `damaged` with a leaf page deep in the file damaged, which opening does not notice but
+/// SQLite's quick check does; returns the damaged copy's bytes.
+func writeDamagedBooksStore(original: String, damaged: String) throws -> Data {
+    try BooksSample.write(rows: 2_000, seed: 1, to: original)
+    let pageSize = try Database(path: original, mode: .readOnly).scalarInt("PRAGMA page_size")
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: original))
+    let page = Int(pageSize) * (bytes.count / Int(pageSize) - 3)
+    bytes[page + 1] ^= 0xff
+    bytes[page + 2] ^= 0x5a
+    try bytes.write(to: URL(fileURLWithPath: damaged))
+    return bytes
+}
+
 /// Given a fresh folder holding a v1 books store of `rows` books (made from `seed`) named
 /// `source`: the folder, the store's path, and the path `destination` beside it for the
 /// migration's result. A test case keeps the three in `setUp`.

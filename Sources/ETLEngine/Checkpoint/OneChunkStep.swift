@@ -9,14 +9,17 @@ import ETLStore
 /// this spares a dozen checkpoint files per store.
 enum OneChunkStep {
     /// Whether the store `input` holds at most `chunkSize` rows. Each table is counted no
-    /// further than the rows left, so a large store costs a chunk's scan, not its size.
+    /// further than one row past a chunk, so a large store costs a chunk's scan per table,
+    /// not its size; all of them in one statement, which a small store's many steps
+    /// prepare once each rather than once per table.
     static func holds(_ input: Database, chunkSize: Int) throws -> Bool {
         let tables = try input.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
-        var left = Int64(chunkSize)
-        for case .text(let table)? in tables.map(\.first) {
-            left -= try input.scalarInt("SELECT count(*) FROM (SELECT 1 FROM main.\(Database.quote(table)) LIMIT ?)", [.integer(left + 1)])
-            if left < 0 { return false }
+        let counts = tables.compactMap { row -> String? in
+            guard case .text(let table)? = row.first else { return nil }
+            return "(SELECT count(*) FROM (SELECT 1 FROM main.\(Database.quote(table)) LIMIT ?1))"
         }
-        return true
+        guard !counts.isEmpty else { return true }
+        let limit = Int64(chunkSize) + 1
+        return try input.scalarInt("SELECT " + counts.joined(separator: " + "), [.integer(limit)]) <= Int64(chunkSize)
     }
 }

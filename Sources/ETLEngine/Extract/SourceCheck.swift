@@ -5,14 +5,26 @@ import ETLStore
 /// the run reads the store: on two cores the check costs no wall time. The engine waits
 /// for it before the new store is moved into place, so a damaged source never yields a
 /// result (what the run read from it is thrown away with the work files).
+///
+/// A `SmallStore` is checked at once on the run's own connection to it instead, before a
+/// row is read: the same `PRAGMA quick_check` on a connection hardened alike, its outcome
+/// reported by `wait()` at the same points of the run, without the second connection's
+/// open, schema parse and thread.
 final class SourceCheck: Sendable {
     private let path: String
     private let database: Database
     private let work: SideWork<[String]>
 
-    init(path: String, busyTimeout: Int32) throws {
+    /// - Parameter source: the run's own connection to the store, read-only and hardened
+    ///   (`SourceStore`): where a small store is checked.
+    init(path: String, source: Database, busyTimeout: Int32) throws {
         self.path = path
         do {
+            if try SmallStore.holds(source) {
+                database = source
+                work = SideWork(inlineOn: source) { try $0.quickCheck(limit: 10) }
+                return
+            }
             database = try Database(path: path, mode: .readOnly, busyTimeout: busyTimeout, hardened: true)
         } catch let error as StoreError {
             throw MigrationError.badSource(path: path, reason: SourceStore.reason(for: error, size: Self.size(of: path), busyTimeout: busyTimeout))

@@ -15,7 +15,11 @@ import ETLModel
 public enum SourceSchemaCheck {
     /// The layout a store's own tables show: Core Data's when it has its bookkeeping tables.
     public static func layout(of database: Database) throws -> LayoutKind {
-        let names = Set(try database.tables().map { $0.name.uppercased() })
+        layout(ofTables: try database.tables())
+    }
+
+    private static func layout(ofTables tables: [TableInfo]) -> LayoutKind {
+        let names = Set(tables.map { $0.name.uppercased() })
         return names.contains("Z_PRIMARYKEY") && names.contains("Z_METADATA") ? .coredata : .plain
     }
 
@@ -33,7 +37,9 @@ public enum SourceSchemaCheck {
         // what differs.
         let names = tables.map(\.name)
         let coreDataLike = names.contains { $0.hasPrefix("Z") && $0 == $0.uppercased() }
-        let found = try layout(of: database)
+        // From the tables just read: reading them again (two statements a table) told
+        // nothing more, and cost every store of a batch.
+        let found = layout(ofTables: tables)
         guard found != expected, found == .coredata || !coreDataLike else { return }
         let reason: String
         switch found {

@@ -44,7 +44,8 @@ public struct Engine {
         defer { lock.release() }
         let sourceStore = try self.source ?? SourceStore(path: source, check: false, busyTimeout: options.lockTimeoutMilliseconds)
         // The source's quick check runs beside the work; the result waits for it (below).
-        let sourceCheck = options.checkSource ? try SourceCheck(path: source, busyTimeout: options.lockTimeoutMilliseconds) : nil
+        let sourceCheck = options.checkSource
+            ? try SourceCheck(path: source, source: sourceStore.database, busyTimeout: options.lockTimeoutMilliseconds) : nil
         defer { sourceCheck?.cancel() }
         let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan, pushdown: options.pushdown)
@@ -104,7 +105,7 @@ public struct Engine {
                 let inputPath = index == 0 ? source : area.output(ofStep: index - 1, stepCount: plan.steps.count)
                 let input = index == 0 ? sourceDatabase : try openIntermediate(inputPath)
                 if index > 0 {
-                    try ValidationProof.require(step: index - 1, run: identity, in: inputPath, store: inputPath, checkpoint: file.path)
+                    try ValidationProof.require(step: index - 1, run: identity, in: input, path: inputPath, store: inputPath, checkpoint: file.path)
                 }
                 let resume = index == first ? checkpoint : nil
                 let output = area.output(ofStep: index, stepCount: plan.steps.count)
@@ -298,14 +299,13 @@ public struct Engine {
 
     private func createOutput(_ output: String, area: WorkArea, layout: any StoreLayout) throws -> Database {
         WorkArea.remove(store: output)
-        WorkArea.remove(store: area.work)
+        WorkArea.prepareForReuse(store: area.work)
         do {
-            let db = try Database(path: output, mode: .create)
+            // The empty store and work database the statements would make, written whole
+            // (`EmptyStoreImage`): a file created as before, without a statement run on it.
+            try EmptyStoreImage.of(tableSQL: layout.tableSQL).write(store: output, work: area.work)
+            let db = try Database(path: output, mode: .readWrite)
             try configure(db, area: area)
-            try db.transaction {
-                for sql in layout.tableSQL { try db.execute(sql) }
-                try db.execute(WorkDatabase.creation)
-            }
             return db
         } catch let error as StoreError {
             throw MigrationError.badDestination(path: output, reason: "cannot create the new store: \(error.message)")

@@ -67,8 +67,21 @@ final class RunState {
     }
 
     /// Step `next - 1` is done and its store complete: the next step starts from scratch.
+    ///
+    /// Durable (fsynced, and its folder) when the finished step was larger than a chunk:
+    /// its checkpoints on disk point into its work database, which the next step rewrites,
+    /// so none of them may come back after a crash of the machine. A step within one chunk
+    /// wrote none (`OneChunkStep`): the checkpoint on disk before this one is the start of
+    /// that step or of an earlier one, which starts over from files it makes anew. So this
+    /// one is written and renamed into place as every checkpoint is (a killed process
+    /// loses nothing of it), without the two fsyncs; a crash of the machine that loses it
+    /// redoes that one chunk. The fsyncs that make the result durable before it is
+    /// installed (the finalize checkpoint's, the store's, the folder's) stay.
     func stepFinished(next: Int) throws {
         rowByRowBecause = nil
-        try save(.start(ofStep: next), durable: true)
+        let finishedWithinOneChunk = withinOneChunk
+        // Written, never only kept in memory; the next step's own is decided as it starts.
+        withinOneChunk = false
+        try save(.start(ofStep: next), durable: !finishedWithinOneChunk)
     }
 }

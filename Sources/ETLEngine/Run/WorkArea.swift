@@ -52,11 +52,38 @@ public struct WorkArea {
     }
 
     func removeAll(stepCount: Int) {
-        for file in allFiles(stepCount: stepCount) { try? FileManager.default.removeItem(atPath: file) }
+        for file in allFiles(stepCount: stepCount) { Self.remove(file) }
     }
 
     static func remove(store path: String) {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        try? FileManager.default.removeItem(atPath: path + ".external")
+        for suffix in ["", "-journal", "-wal", "-shm", ".external"] { remove(path + suffix) }
+    }
+
+    /// Readies the database file at `path` (the work database of the step before) to be
+    /// rewritten whole in place (`EmptyStoreImage.write`) rather than removed and made
+    /// again, which would cost two new files a step (it and its journal).
+    ///
+    /// What could bring back its old content goes: a journal with content (a hot journal
+    /// would be rolled back into the new bytes), any WAL or shared memory. An empty
+    /// journal stays: SQLite reads a 0-byte journal as none, and writes its next
+    /// transaction's journal into it (`journal_mode = TRUNCATE` leaves it so). Anything
+    /// but a regular file of one link goes, as `remove(store:)` would remove it.
+    static func prepareForReuse(store path: String) {
+        if !isOwnFile(path) { remove(path) }
+        if !isOwnFile(path + "-journal", empty: true) { remove(path + "-journal") }
+        for suffix in ["-wal", "-shm", ".external"] { remove(path + suffix) }
+    }
+
+    private static func isOwnFile(_ path: String, empty: Bool = false) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1 && (!empty || info.st_size == 0)
+    }
+
+    /// Removes the file, or the folder with what it holds, at `path` if there is one. A
+    /// plain `unlink` first: most of the names are files, or nothing, and a run tries
+    /// every name it may have used.
+    static func remove(_ path: String) {
+        guard unlink(path) != 0, errno != ENOENT else { return }
+        try? FileManager.default.removeItem(atPath: path)
     }
 }

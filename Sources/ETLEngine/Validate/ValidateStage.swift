@@ -32,24 +32,38 @@ struct ValidateStage {
     /// The checks that read only the new store run on a second connection (`SideWork`),
     /// on the second core, while this one counts rows and checks links; then it takes link
     /// checks too. The store is committed and nothing writes it until validation is over.
+    ///
+    /// A `SmallStore` gets the same checks, every one of them, on this connection alone:
+    /// `storeProblems` and the link checks first, then the counts. They find what the
+    /// second connection would: nothing is written between them, no transaction is open,
+    /// and the checks read `main`'s tables (the attached work database comes after `main`
+    /// in SQLite's name lookup, and the quick and foreign-key checks say `main`).
     func run() throws {
         let db = context.destination
         let cancellation = context.cancellation
         let stop: @Sendable () -> Bool = { cancellation?.isCancelled ?? false }
         let plan = context.plan
         let links = LinkCheckQueue(LinkCheck.all(of: plan))
-        let sideDatabase = try Database(path: db.path, mode: .readOnly, busyTimeout: db.busyTimeout)
-        try sideDatabase.execute(PageCache.pragmas("main"))
-        let side = SideWork(on: sideDatabase) { database in
-            database.onProgress(every: 20_000, stop)
+        let sideChecks: @Sendable (Database) throws -> StoreProblems = { database in
             let found = try Self.storeProblems(plan: plan, links: links.checks, database: database)
             try links.drain(on: database)
             return found
         }
-        defer { side.cancel() }
         db.onProgress(every: 20_000, stop)
         defer { db.onProgress(every: 0, nil) }
         do {
+            let side: SideWork<StoreProblems>
+            if try !SmallStore.holds(db) {
+                let sideDatabase = try Database(path: db.path, mode: .readOnly, busyTimeout: db.busyTimeout)
+                try sideDatabase.execute(PageCache.pragmas("main"))
+                side = SideWork(on: sideDatabase) { database in
+                    database.onProgress(every: 20_000, stop)
+                    return try sideChecks(database)
+                }
+            } else {
+                side = SideWork(inlineOn: db, sideChecks)
+            }
+            defer { side.cancel() }
             try check(links: links, side: side)
         } catch let error as StoreError where error.code & 0xff == SQLiteCode.interrupt {
             throw MigrationError.interrupted(checkpoint: nil)
@@ -139,31 +153,45 @@ struct ValidateStage {
         var found = StoreProblems()
         let layout = plan.destinationLayout
         let q = Database.quote
-        // Required attributes and required to-one relationships have values.
+        // Required attributes and required to-one relationships have values: the nulls of
+        // all of a table's required columns counted in one scan of it, then the first keys
+        // of each column that has some.
         for entity in plan.destinationModel.entities where !entity.isAbstract {
             let table = layout.table(of: entity.name)
-            let condition = table.condition(alias: "t0").map { " AND \($0)" } ?? ""
-            func missing(_ column: String, what: String) throws {
-                let keys = try db.rows("SELECT t0.\(q(table.keyColumn)) FROM \(q(table.name)) t0 WHERE t0.\(q(column)) IS NULL\(condition) ORDER BY 1 LIMIT 5")
-                guard !keys.isEmpty else { return }
-                let count = try db.scalarInt("SELECT count(*) FROM \(q(table.name)) t0 WHERE t0.\(q(column)) IS NULL\(condition)")
-                found.required.append("\(entity.name).\(what) is required but missing in \(count) rows (keys \(keys.map { $0[0].sqlLiteral }.joined(separator: ", "))\(count > 5 ? ", …" : "")): map it, give it a default in the model, or filter those rows")
-            }
+            let condition = table.condition(alias: "t0")
+            var required: [(column: String, what: String)] = []
             for attribute in plan.destinationModel.attributes(of: entity.name) where !attribute.isOptional {
-                try missing(layout.column(ofAttribute: attribute.name, entity: entity.name), what: attribute.name)
+                required.append((layout.column(ofAttribute: attribute.name, entity: entity.name), attribute.name))
             }
             for r in plan.destinationModel.relationships(of: entity.name) where !r.isOptional && !r.isToMany {
                 if case .foreignKey(_, let column) = layout.storage(ofRelationship: r.name, entity: entity.name) {
-                    try missing(column, what: r.name)
+                    required.append((column, r.name))
                 }
+            }
+            guard !required.isEmpty else { continue }
+            let nulls = required.map { "count(*) FILTER (WHERE t0.\(q($0.column)) IS NULL)" }.joined(separator: ", ")
+            let counts = try db.rows("SELECT \(nulls) FROM \(q(table.name)) t0" + (condition.map { " WHERE \($0)" } ?? ""))
+            for (index, (column, what)) in required.enumerated() {
+                guard case .integer(let count)? = counts.first?[index], count > 0 else { continue }
+                let keys = try db.rows("SELECT t0.\(q(table.keyColumn)) FROM \(q(table.name)) t0 WHERE t0.\(q(column)) IS NULL"
+                                       + (condition.map { " AND \($0)" } ?? "") + " ORDER BY 1 LIMIT 5")
+                found.required.append("\(entity.name).\(what) is required but missing in \(count) rows (keys \(keys.map { $0[0].sqlLiteral }.joined(separator: ", "))\(count > 5 ? ", …" : "")): map it, give it a default in the model, or filter those rows")
             }
         }
         // Values the model makes unique are (before the UNIQUE indexes are made).
         found.unique = try UniquenessCheck(plan: plan, database: db).problems()
-        // The foreign keys the tables declare, where no link check proves them already.
-        let tables = try db.rows("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name")
-        for case .text(let table) in tables.map({ $0[0] }) {
-            let declared = try db.rows("SELECT \"table\", \"from\", \"to\" FROM main.pragma_foreign_key_list(?)", [.text(table)])
+        // The foreign keys the tables declare, where no link check proves them already: every
+        // table's listed by one statement (a table that declares none has none to prove).
+        var declaredBy: [(table: String, keys: [[SQLValue]])] = []
+        for key in try db.rows("""
+            SELECT m.name, f."table", f."from", f."to" FROM main.sqlite_master m, main.pragma_foreign_key_list(m.name) f
+            WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite%' ORDER BY m.name, f.id, f.seq
+            """) {
+            guard case .text(let table) = key[0] else { continue }
+            if declaredBy.last?.table != table { declaredBy.append((table, [])) }
+            declaredBy[declaredBy.count - 1].keys.append(Array(key.dropFirst()))
+        }
+        for (table, declared) in declaredBy {
             let proven = declared.allSatisfy { key in
                 guard case .text(let parent) = key[0], case .text(let from) = key[1] else { return false }
                 let to: String? = if case .text(let to) = key[2] { to } else { nil }

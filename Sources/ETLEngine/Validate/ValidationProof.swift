@@ -21,14 +21,19 @@ enum ValidationProof {
 
     /// Refuses unless the database at `path` records that step `step` of `run` passed validation.
     static func require(step: Int, run: RunIdentity, in path: String, store: String, checkpoint: String) throws {
-        let found: Bool
-        do {
-            let db = try Database(path: path, mode: .readOnly)
-            found = try db.table(named: table) != nil
+        let db = try? Database(path: path, mode: .readOnly)
+        try require(step: step, run: run, in: db, path: path, store: store, checkpoint: checkpoint)
+    }
+
+    /// `require` on a connection already open to the database at `path`: the one the next
+    /// step reads its input through. The record read is the same (the file's committed
+    /// state); only a second open and schema parse of the file are spared.
+    static func require(step: Int, run: RunIdentity, in db: Database?, path: String, store: String, checkpoint: String) throws {
+        let found = db.flatMap { db in
+            // A table of that name, not a view (`objectType`): the statement reads no view's query.
+            try? db.objectType(named: table) == "table"
                 && !db.rows("SELECT 1 FROM \(table) WHERE step = ? AND run = ?", [.integer(Int64(step)), .text(fingerprint(run))]).isEmpty
-        } catch {
-            found = false
-        }
+        } ?? false
         guard found else {
             throw MigrationError.badCheckpoint(path: checkpoint, reason: "it continues after the validation of step \(step + 1), "
                 + "but \(store) was never validated (no record of it in \(path))")

@@ -1,3 +1,4 @@
+import Foundation
 import ETLStore
 
 /// A table of a store that belongs to no entity of its model: Core Data's persistent
@@ -45,13 +46,32 @@ public struct UnmodeledTable: Sendable, Equatable {
     /// The tables of `store` that `layout` does not lay out (its entities' and join tables,
     /// and for Core Data its bookkeeping tables), with their row counts, by name.
     public static func find(in store: Database, layout: any StoreLayout) throws -> [UnmodeledTable] {
-        let laidOut = try Database(path: ":memory:", mode: .create)
-        for sql in layout.schemaSQL() { try laidOut.execute(sql) }
-        var known = Set(try laidOut.tables().map { $0.name.uppercased() })
+        var known = try LaidOutTables.names(of: layout.schemaSQL())
         if layout.kind == .coredata { known.formUnion(CoreDataNames.bookkeepingTables) }
         return try store.tables().filter { !known.contains($0.name.uppercased()) }.map { table in
             UnmodeledTable(name: table.name, kind: kind(of: table.name),
                            rows: Int(try store.scalarInt("SELECT count(*) FROM \(Database.quote(table.name))")))
         }
+    }
+}
+
+/// The tables a layout's statements make, by upper-cased name: learnt by running them on
+/// an empty database in memory, once per set of statements (a batch asks it for every
+/// store of the same kind; the answer depends on the statements alone).
+private enum LaidOutTables {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var known: [[String]: Set<String>] = [:]
+    /// Sets of statements kept at most.
+    private static let kept = 32
+
+    static func names(of schemaSQL: [String]) throws -> Set<String> {
+        if let names = lock.withLock({ known[schemaSQL] }) { return names }
+        let laidOut = try Database(path: ":memory:", mode: .create)
+        for sql in schemaSQL { try laidOut.execute(sql) }
+        let names = Set(try laidOut.tables().map { $0.name.uppercased() })
+        lock.withLock {
+            if known.count < kept { known[schemaSQL] = names }
+        }
+        return names
     }
 }
