@@ -47,7 +47,12 @@ public final class Statement {
         case .null: rc = sqlite3_bind_null(handle, i)
         case .integer(let v): rc = sqlite3_bind_int64(handle, i, v)
         case .real(let v): rc = sqlite3_bind_double(handle, i, v)
-        case .text(let s): rc = sqlite3_bind_text(handle, i, s, -1, SQLITE_TRANSIENT)
+        case .text(var s):
+            // With its length: a text may hold a NUL, where a C string would end it.
+            rc = s.withUTF8 { bytes in
+                sqlite3_bind_text(handle, i, UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                    .assumingMemoryBound(to: CChar.self), Int32(bytes.count), SQLITE_TRANSIENT)
+            }
         case .blob(let b):
             rc = b.withUnsafeBytes { raw in
                 sqlite3_bind_blob(handle, i, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count), SQLITE_TRANSIENT)

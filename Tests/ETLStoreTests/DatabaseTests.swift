@@ -163,6 +163,7 @@ final class DatabaseTests: XCTestCase {
         (.real(Double.leastNonzeroMagnitude), "real"),
         (.text(""), "text"),
         (.text("plain ascii"), "text"),
+        (.text("before\u{0}after a NUL"), "text"),
         (.text("héllo wörld — 日本語 🚀 👩‍💻 ﬁ"), "text"),
         (.text("it's \"quoted\""), "text"),
         (.blob([]), "blob"),
