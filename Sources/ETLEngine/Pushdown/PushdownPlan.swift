@@ -276,7 +276,7 @@ private struct StatementBuilder {
         }
         let pairs = kind(index) == .forEach ? try forEachPairs(index) : nil
         // A pair's to-ones written with its row (`inlineLinks`): their columns, and the joins finding their targets.
-        let links = try inlineLinks(index).values.sorted { $0.column < $1.column }
+        let links = try inlineLinks(index)
         columns += links.map(\.column)
         values += links.map(\.value)
         let into = "INSERT INTO main.\(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ")"
@@ -435,21 +435,21 @@ private struct StatementBuilder {
         return (joins, item)
     }
 
-    /// The to-ones of forEach mapping `index` written by its create statement, by
-    /// relationship name: `destination('M', $source)` or `destination('M', $item)` stored
+    /// The to-ones of forEach mapping `index` written by its create statement, in the order
+    /// of their columns: `destination('M', $source)` or `destination('M', $item)` stored
     /// as a key column of the pair's own table, where M keeps source keys (its row is found
     /// by key) and is created before this mapping (its rows exist when the pairs are made),
     /// and no other relationship of the step writes that column (the relate stage's
     /// first-link-wins order between two writers would change). Each is the target's row
     /// of that key, left joined: a missing one (a filtered target, a dangling item) links
     /// nothing, as the relate statement's join finds nothing.
-    func inlineLinks(_ index: MappingID) throws(NotPushable) -> [String: PushdownPlan.InlineLink] {
-        guard kind(index) == .forEach else { return [:] }
+    func inlineLinks(_ index: MappingID) throws(NotPushable) -> [PushdownPlan.InlineLink] {
+        guard kind(index) == .forEach else { return [] }
         let mapping = step.mappings[index]
         let layout = step.destinationLayout
         let item = try forEachPairs(index).item
         let sourceKey = "s.\(q(step.sourceLayout.table(of: mapping.sourceEntity).keyColumn))"
-        var links: [String: PushdownPlan.InlineLink] = [:]
+        var found: [(relationship: String, column: String, argument: String, target: EntityTable)] = []
         for assignment in mapping.relationships {
             guard case .destinations(let targetName, .path(let path, _), false)? = assignment.expression.form,
                   path.segments.isEmpty, path.root == .source || path.root == .item,
@@ -463,21 +463,15 @@ private struct StatementBuilder {
             // Contiguous keys say a row exists, not whose it is: not for a shared table; and
             // the table must be complete when the pairs are made: no later mapping writes it.
             guard targetTable.discriminator == nil, step.writersByTable[targetTable.name] == 1 else { continue }
-            links[assignment.relationship.name] = .init(relationship: assignment.relationship.name, column: column, value: "",
-                                                        table: targetTable.name, key: targetTable.keyColumn)
+            found.append((assignment.relationship.name, column, path.root == .source ? sourceKey : item, targetTable))
         }
         // Numbered in column order: link n's range is bound as (?4 + 2n, ?5 + 2n).
-        let ordered = links.sorted { $0.value.column < $1.value.column }
-        for (number, (name, link)) in ordered.enumerated() {
-            let assignment = mapping.relationships.first { $0.relationship.name == name }!
-            guard case .destinations(_, .path(let path, _), _)? = assignment.expression.form else { continue }
-            let argument = path.root == .source ? sourceKey : item
-            let key = q(link.key)
+        return found.sorted { $0.column < $1.column }.enumerated().map { number, link in
+            let key = q(link.target.keyColumn), argument = link.argument
             let value = "CASE WHEN \(argument) BETWEEN ?\(4 + 2 * number) AND ?\(5 + 2 * number) THEN \(argument) "
-                + "ELSE (SELECT t.\(key) FROM main.\(q(link.table)) t WHERE t.\(key) = \(argument)) END"
-            links[name] = .init(relationship: name, column: link.column, value: value, table: link.table, key: link.key)
+                + "ELSE (SELECT t.\(key) FROM main.\(q(link.target.name)) t WHERE t.\(key) = \(argument)) END"
+            return .init(relationship: link.relationship, column: link.column, value: value, table: link.target.name, key: link.target.keyColumn)
         }
-        return links
     }
 
     /// How many relationships of the step store their links in `column` of `table`.
@@ -564,7 +558,7 @@ private struct StatementBuilder {
         var storages: [RelationshipStorage] = []
         var result: [PushdownPlan.Relate] = []
         let inline = try inlineLinks(index)
-        for assignment in mapping.relationships where inline[assignment.relationship.name] == nil {
+        for assignment in mapping.relationships where !inline.contains(where: { $0.relationship == assignment.relationship.name }) {
             let relationship = assignment.relationship
             let what = "the relationship \(mapping.destinationEntity).\(relationship.name) in mapping \(mapping.name)"
             let ownerIsPair = kind(index) == .forEach

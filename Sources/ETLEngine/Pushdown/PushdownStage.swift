@@ -164,11 +164,10 @@ struct PushdownStage {
         }
     }
 
-    /// Runs an insert, and counts the values `orNull` made null in it (for `mapping`'s
-    /// counters, kept by the chunk's checkpoint): the caller's transaction commits them.
+    /// Runs an insert, and counts the values `orNull` made null in it (for its mapping's
+    /// counters, kept by the chunk's checkpoint, as the caller's transaction commits the rows).
     private func insertCounting(_ statement: Statement) throws -> Int {
         let before = nulls.count
-        defer { nulls.count = before }
         try statement.run()
         return nulls.count - before
     }
@@ -225,7 +224,7 @@ struct PushdownStage {
                     let read = upper == .max ? total - done : rowsPerChunk
                     let range: [SQLValue] = [.integer(from), .integer(upper)]
                     let statement: Statement
-                    if let append, try (highestKey(maxKey) ?? 0) == first - 1 {
+                    if let append, try endsBelow(first, maxKey) {
                         statement = append
                         try statement.bind(range)
                     } else {
@@ -241,8 +240,6 @@ struct PushdownStage {
                 if let highest = try highestKey(maxKey) { _ = context.keepKey(highest, table: table.name) }
                 next = try chunkLoaded(index, read: read, passed: read, written: written, upTo: upper, done: &done, total: total)
             }
-            // Kept by the next checkpoint; a resume before it passes here again.
-            context.counters[own].nullsOnPurpose += nullsOnPurpose[index] ?? 0
         case .unique:
             // One transaction: a checkpoint inside the mapping means it is done.
             guard context.resumePoint(.create, mapping: index) == nil else { done = total; break }
@@ -296,7 +293,7 @@ struct PushdownStage {
         var ranges: [SQLValue] = []
         for target in create.links {
             // Not contiguous: the empty range [1, 0], every link looked up.
-            let keys = try contiguousKeys(.init(table: target.table, key: target.key, sql: ""))
+            let keys = try contiguousKeys(table: target.table, key: target.key)
             ranges += [.integer(keys?.lowerBound ?? 1), .integer(keys?.upperBound ?? 0)]
         }
         while let from = next {
@@ -311,7 +308,7 @@ struct PushdownStage {
                 let listed = try pairs.step() ? Int(pairs.int64(0)) : 0
                 pairs.reset()
                 // Parameters by number: ?3 (the first key) is only in `insert`, the ranges from ?4 in both.
-                let appending = try append != nil && (highestKey(maxKey) ?? 0) == first - 1
+                let appending = try append != nil && endsBelow(first, maxKey)
                 let statement = appending ? append! : insert
                 try statement.bind(range)
                 if !appending { try statement.bind(.integer(first), at: 3) }
@@ -334,7 +331,6 @@ struct PushdownStage {
             if written > 0 { _ = context.keepKey(first + Int64(written - 1), table: table) }
             next = try chunkLoaded(index, read: read, passed: listed, written: written, upTo: upper, done: &done, total: total)
         }
-        context.counters[own].nullsOnPurpose += nullsOnPurpose[index] ?? 0
     }
 
     /// Counts a committed range of source keys up to `upper` (`passed`: the rows or forEach
@@ -369,8 +365,8 @@ struct PushdownStage {
             try context.checkCancelled()
             let statement = statements[done]
             let linked: Int = try db.transaction {
-                let target = try statement.dense.flatMap(contiguousKeys)
-                let owner = try statement.denseOwner.flatMap { try contiguousKeys(.init(table: $0.table, key: $0.key, sql: "")) }
+                let target = try statement.dense.flatMap { try contiguousKeys(table: $0.table, key: $0.key) }
+                let owner = try statement.denseOwner.flatMap { try contiguousKeys(table: $0.table, key: $0.key) }
                 let ranges: [SQLValue] = [target, owner].flatMap { range in
                     range.map { [.integer($0.lowerBound), .integer($0.upperBound)] } ?? [.null, .null]
                 }
@@ -392,6 +388,12 @@ struct PushdownStage {
         context.event(.finished, .relate, mapping: mapping.name, done: done, total: statements.count, links: context.counters[own].related)
     }
 
+    /// Whether the table (`maxKey`: its `SELECT max(key)`) ends just below `first`, or is
+    /// empty and `first` is 1: then SQLite numbers the rows an `append` inserts from `first`.
+    private func endsBelow(_ first: Int64, _ maxKey: Statement) throws -> Bool {
+        try (highestKey(maxKey) ?? 0) == first - 1
+    }
+
     /// The highest key of a table (`maxKey`: its `SELECT max(key)`), nil when it is empty.
     private func highestKey(_ maxKey: Statement) throws -> Int64? {
         defer { maxKey.reset() }
@@ -400,9 +402,9 @@ struct PushdownStage {
 
     /// The keys of a target table when they are contiguous (every key from the lowest to
     /// the highest has a row), else nil. The table is complete: the create stage is done.
-    private func contiguousKeys(_ target: PushdownPlan.DenseTarget) throws -> ClosedRange<Int64>? {
-        let key = Database.quote(target.key)
-        let row = try context.destination.rows("SELECT min(\(key)), max(\(key)), count(*) FROM main.\(Database.quote(target.table))")[0]
+    private func contiguousKeys(table: String, key keyColumn: String) throws -> ClosedRange<Int64>? {
+        let key = Database.quote(keyColumn)
+        let row = try context.destination.rows("SELECT min(\(key)), max(\(key)), count(*) FROM main.\(Database.quote(table))")[0]
         guard case .integer(let low) = row[0], case .integer(let high) = row[1], case .integer(let count) = row[2],
               case let (span, overflow) = high.subtractingReportingOverflow(low), !overflow, span == count - 1 else { return nil }
         return low...high
