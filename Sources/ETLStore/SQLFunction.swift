@@ -8,6 +8,8 @@ private final class FunctionBox {
         case any(@Sendable ([SQLValue]) throws -> SQLValue)
         case one(@Sendable (SQLValue) throws -> SQLValue)
         case two(@Sendable (SQLValue, SQLValue) throws -> SQLValue)
+        /// Two arguments, the second offered to `text` as its bytes when it is text.
+        case twoOverText(text: @Sendable (UnsafeBufferPointer<UInt8>) -> SQLValue?, @Sendable (SQLValue, SQLValue) throws -> SQLValue)
     }
     let body: Body
     init(_ body: Body) { self.body = body }
@@ -16,6 +18,15 @@ private final class FunctionBox {
         switch body {
         case .one(let body): return try body(SQLValue(argument: arguments![0]))
         case .two(let body): return try body(SQLValue(argument: arguments![0]), SQLValue(argument: arguments![1]))
+        case .twoOverText(let text, let body):
+            let value = arguments![1]
+            if sqlite3_value_type(value) == SQLITE_TEXT {
+                let count = Int(sqlite3_value_bytes(value))
+                if let start = sqlite3_value_text(value), let result = text(UnsafeBufferPointer(start: start, count: count)) {
+                    return result
+                }
+            }
+            return try body(SQLValue(argument: arguments![0]), SQLValue(argument: value))
         case .any(let body):
             var values: [SQLValue] = []
             values.reserveCapacity(Int(count))
@@ -51,6 +62,16 @@ extension Database {
     /// `createFunction` of two arguments, passed as themselves.
     public func createFunction(_ name: String, _ body: @escaping @Sendable (SQLValue, SQLValue) throws -> SQLValue) throws {
         try createFunction(name, arity: 2, FunctionBox(.two(body)))
+    }
+
+    /// `createFunction` of two arguments, with a way around making a String of the second:
+    /// when it is text, `text` gets its UTF-8 bytes first (SQLite's, valid during the call
+    /// only), and where `text` has no answer (nil) the call goes on to `body`. For a
+    /// function whose common case reads ASCII bytes: the String and the values made per
+    /// call cost more than the work.
+    public func createFunction(_ name: String, text: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> SQLValue?,
+                               _ body: @escaping @Sendable (SQLValue, SQLValue) throws -> SQLValue) throws {
+        try createFunction(name, arity: 2, FunctionBox(.twoOverText(text: text, body)))
     }
 
     private func createFunction(_ name: String, arity: Int32, _ function: FunctionBox) throws {

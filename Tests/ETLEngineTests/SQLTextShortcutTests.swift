@@ -5,8 +5,9 @@ import ETLModel
 @testable import ETLEngine
 
 /// Pushed down, `trim()` and `boolean()` of a string attribute run SQLite's own `trim` and
-/// a CASE over the words before they call into Swift: for every text, what they give is
-/// what the engine's Swift functions give (the fallback is that very function).
+/// a CASE over the words before they call into Swift, and `date()` of a text reads its
+/// bytes: for every text, what they give is what the engine's Swift functions give (the
+/// fallback is that very function).
 final class SQLTextShortcutTests: XCTestCase {
     func testTrimAndBooleanShortcutsGiveTheEnginesOwnValues() throws {
         let db = try Database(path: ":memory:", mode: .create)
@@ -36,6 +37,40 @@ final class SQLTextShortcutTests: XCTestCase {
             if case .string(let string) = text { trimmed = .text(TextOperations.trim(string)) } else { trimmed = .null }
             XCTAssertEqual(row[0], trimmed, "trim of \(value)")
             XCTAssertEqual(row[1], (try? Conversion.boolean.convert(text))?.sqlValue ?? .null, "boolean of \(value)")
+        }
+    }
+
+    /// Pushed down, `date()` of a text reads its bytes, not a String of them: for every
+    /// text it gives the engine's own date, or sends the value on to the engine's
+    /// conversion (a number of seconds, or a reject).
+    func testTextDatesReadAsBytesGiveTheEnginesOwnDates() throws {
+        let db = try Database(path: ":memory:", mode: .create)
+        try SQLTranslator.registerValueFunction(on: db)
+        let texts = [
+            "2024-01-31", "2024-02-29", "2023-02-29", "2024-02-30", "2024-04-31", "2024-13-01", "2024-00-10", "0000-01-01",
+            "9999-12-31T23:59:59Z", "2024-01-31T10:00:00Z", "2024-01-31 10:00:00", "2024-01-31T10:00", "2024-01-31T24:00:00",
+            "2024-01-31T25:00:00", "2024-01-31T10:60:00", "2024-01-31T10:00:60", "2024-01-31T10:00:00.25",
+            "2024-01-31T10:00:00.", "2024-01-31T10:00:00+02:00", "2024-01-31T10:00:00-14:00", "2024-01-31T10:00:00+15:00",
+            "2024-01-31T10:00:00z", " 2024-01-31 ", "2024-01-31  10:00", "2024-01-31TT10:00", "2024-01-31 T10:00",
+            "2024-1-31", "24-01-31", "2024-01-31x", "2024-01-31\u{0}", "2024-01-31T10:00:00\u{0}Z", "\u{FF10}024-01-31",
+            "1700000000", " 1.5e9 ", "-86400", "now", "", "2024-01-31T10:00:00 +02:00", "2024-01-31T10:00:00Z ",
+        ]
+        let values = texts.map { "CAST(X'" + $0.utf8.map { String(format: "%02X", $0) }.joined() + "' AS TEXT)" }
+            + ["CAST(X'323032342D30312D3331FF' AS TEXT)", "NULL", "1700000000", "1.5", "X'323032342D30312D3331'"]
+        let read = SQLTranslator.read("v", as: .string, epoch: 0)!
+        for value in values {
+            let stored = try db.rows("SELECT \(value)")[0][0]
+            let date = Result { try db.rows("SELECT \(SQLTranslator.convertFunction(.date, .string))(0, \(read)) FROM (SELECT \(value) AS v)")[0][0] }
+            if let reason = Value.unreadable(sql: stored, as: .string) {
+                XCTAssertThrowsError(try date.get(), "\(value) is rejected: \(reason)")
+                continue
+            }
+            let expected = Result { try Conversion.date.convert(Value(sql: stored, as: .string)).sqlValue }
+            switch (date, expected) {
+            case (.success(let got), .success(let want)): XCTAssertEqual(got, want, "date of \(value)")
+            case (.failure, .failure): break
+            default: XCTFail("date of \(value): \(date) pushed down, \(expected) in the engine")
+            }
         }
     }
 

@@ -412,4 +412,30 @@ final class DatabaseTests: XCTestCase {
             XCTAssertEqual(try db.rows("SELECT \(value.sqlLiteral)"), [[value]], value.sqlLiteral)
         }
     }
+
+    // MARK: Functions
+
+    /// A function over text gets a text second argument as its bytes (a NUL and bytes that
+    /// are not UTF-8 included), and the values of every other call; where `text` has no
+    /// answer the call goes on to the body, which gets both arguments as values.
+    func testAFunctionOverTextGetsTextAsItsBytesAndFallsBackToItsBody() throws {
+        let db = try Database(path: ":memory:", mode: .create)
+        try db.createFunction("f", text: { bytes in
+            bytes.first == UInt8(ascii: "-") ? nil : .text("bytes " + bytes.map { String(format: "%02x", $0) }.joined())
+        }, { first, second in
+            .text("body \(first.sqlLiteral) \(second.sqlLiteral)")
+        })
+        let calls = [
+            ("f(1, 'ab')", "bytes 6162"),
+            ("f(1, CAST(X'6100FF' AS TEXT))", "bytes 6100ff"),
+            ("f(1, '')", "bytes "),
+            ("f(1, '-x')", "body 1 '-x'"),
+            ("f(2, 7)", "body 2 7"),
+            ("f(NULL, NULL)", "body NULL NULL"),
+            ("f(1, X'6162')", "body 1 X'6162'"),
+        ]
+        for (call, expected) in calls {
+            XCTAssertEqual(try db.rows("SELECT \(call)"), [[.text(expected)]], call)
+        }
+    }
 }

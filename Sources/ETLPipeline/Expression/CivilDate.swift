@@ -81,7 +81,7 @@ enum CivilDate {
         return text.withUTF8 { parse(bytes: $0) }
     }
 
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         var scanner = ByteScanner(bytes)
         scanner.skipSpaces()
         guard let year = scanner.digits(4), scanner.take(UInt8(ascii: "-")),

@@ -120,6 +120,15 @@ public enum Conversion: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// What `date()` makes of a text given as its UTF-8 bytes when that text is an
+    /// ISO-8601 date (`CivilDate.parse`, the first thing `date()` tries on a string); nil
+    /// for anything else, which only `convert` decides (a number of seconds, or a reject).
+    /// A byte that is not UTF-8 is never part of a date, so the raw bytes give the answer
+    /// the repaired String would.
+    public static func isoDate(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        CivilDate.parse(bytes: bytes)
+    }
+
     private static func date(_ value: Value) throws(ConversionError) -> Value {
         switch value {
         case .date: return value
