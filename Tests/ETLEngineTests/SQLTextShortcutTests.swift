@@ -20,13 +20,12 @@ final class SQLTextShortcutTests: XCTestCase {
         // Each text by its bytes (a bound text would end at a NUL), and values of the other storage classes.
         let values = texts.map { "CAST(X'" + $0.utf8.map { String(format: "%02X", $0) }.joined() + "' AS TEXT)" }
             + ["NULL", "1", "0", "10", "1.0", "0.0", "-1", "X'796573'", "X'2059657320'", "X'FF'", "X''", "CAST(X'C3' AS TEXT)"]
-        // What the engine reads the column as, and calls when the shortcut does not answer.
-        let read = SQLTranslator.read("v", as: .string, epoch: 0)!
-        let trim = SQLTranslator.asciiTrim("v", else: "\(SQLTranslator.textFunction(.trim))(\(read))")
-        let boolean = SQLTranslator.booleanWords("v", else: "\(SQLTranslator.convertFunction(.boolean, .string))(1, \(read))")
+        // The translator's SQL for a string attribute `v`, shortcut and way out.
+        let trim = try Self.translated(.text(.trim, Self.v))
+        let boolean = try Self.translated(.convert(.boolean, Self.v, from: .string, orNull: true))
         for value in values {
             let stored = try db.rows("SELECT \(value)")[0][0]
-            let shortcuts = Result { try db.rows("SELECT \(trim), \(boolean) FROM (SELECT \(value) AS v)")[0] }
+            let shortcuts = Result { try db.rows("SELECT \(trim), \(boolean) FROM (SELECT \(value) AS v) AS s")[0] }
             if let reason = Value.unreadable(sql: stored, as: .string) {
                 XCTAssertThrowsError(try shortcuts.get(), "\(value) is rejected: \(reason)")
                 continue
@@ -57,10 +56,10 @@ final class SQLTextShortcutTests: XCTestCase {
         ]
         let values = texts.map { "CAST(X'" + $0.utf8.map { String(format: "%02X", $0) }.joined() + "' AS TEXT)" }
             + ["CAST(X'323032342D30312D3331FF' AS TEXT)", "NULL", "1700000000", "1.5", "X'323032342D30312D3331'"]
-        let read = SQLTranslator.read("v", as: .string, epoch: 0)!
+        let sql = try Self.translated(.convert(.date, Self.v, from: .string, orNull: false))
         for value in values {
             let stored = try db.rows("SELECT \(value)")[0][0]
-            let date = Result { try db.rows("SELECT \(SQLTranslator.convertFunction(.date, .string))(0, \(read)) FROM (SELECT \(value) AS v)")[0][0] }
+            let date = Result { try db.rows("SELECT \(sql) FROM (SELECT \(value) AS v) AS s")[0][0] }
             if let reason = Value.unreadable(sql: stored, as: .string) {
                 XCTAssertThrowsError(try date.get(), "\(value) is rejected: \(reason)")
                 continue
@@ -72,6 +71,18 @@ final class SQLTextShortcutTests: XCTestCase {
             default: XCTFail("date of \(value): \(date) pushed down, \(expected) in the engine")
             }
         }
+    }
+
+    /// A string attribute `v` of the row `s`.
+    private static let v = ExpressionForm.path(SourcePath(root: .source, segments: ["v"]), .string)
+
+    /// The SQL the translator writes for `form` over `s`, a row of an entity whose only
+    /// attribute is the string `v`.
+    private static func translated(_ form: ExpressionForm) throws -> String {
+        let translator = SQLTranslator(layout: PlainLayout(model: Model(version: "m", entities: [
+            Entity(name: "Note", attributes: [Attribute(name: "v", type: .string)], relationships: []),
+        ])), entity: "Note", alias: "s")
+        return try XCTUnwrap(translator.sql(form))
     }
 
     /// Only a string attribute read gets the shortcut: it tests the column as stored, and

@@ -47,14 +47,18 @@ struct SQLTranslator {
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "coalesce(\(parts.joined(separator: ", ")))" : nil
         case .convert(let conversion, let argument, let type, let orNull):
-            guard let value = sql(argument) else { return nil }
+            // A string attribute goes in as stored: the function reads it as `read` would
+            // (one CASE per value less; see `registerValueFunction`).
+            let column = stringColumn(argument)
+            guard let value = column ?? sql(argument) else { return nil }
             let call = "\(Self.convertFunction(conversion, type))(\(orNull ? 1 : 0), \(value))"
-            if conversion == .boolean, type == .string, let column = stringColumn(argument) { return Self.booleanWords(column, else: call) }
+            if conversion == .boolean, let column { return Self.booleanWords(column, else: call) }
             return call
         case .text(let function, let argument):
-            guard let value = sql(argument) else { return nil }
+            let column = stringColumn(argument)
+            guard let value = column ?? sql(argument) else { return nil }
             let call = "\(Self.textFunction(function))(\(value))"
-            if function == .trim, let column = stringColumn(argument) { return Self.asciiTrim(column, else: call) }
+            if function == .trim, let column { return Self.asciiTrim(column, else: call) }
             return call
         case .function(let name, let list):
             let parts = list.compactMap(sql)
@@ -194,6 +198,9 @@ struct SQLTranslator {
     ///   `type`; fails the statement where the evaluator rejects the row, unless orNull is 1;
     /// - `etl_text_<function>(x)`.
     ///
+    /// The last two read `x` as `etl_value_<type>` does, the rejects included, so that a
+    /// column can go in as stored; a value already read reads as itself again.
+    ///
     /// `nulls` counts the values a conversion made null because orNull was 1; `rejected`
     /// keeps why the first value was rejected (a statement failing for another reason
     /// leaves it nil).
@@ -206,6 +213,7 @@ struct SQLTranslator {
             }
             for conversion in Conversion.allCases {
                 let convert: @Sendable (SQLValue, SQLValue) throws -> SQLValue = { orNull, argument in
+                    if let reason = Value.unreadable(sql: argument, as: type) { throw rejected.record(reason) }
                     do {
                         return try conversion.convert(Value(sql: argument, as: type)).sqlValue
                     } catch {
@@ -228,6 +236,7 @@ struct SQLTranslator {
         }
         for function in TextFunction.allCases {
             try database.createFunction(textFunction(function)) { (argument: SQLValue) in
+                if let reason = Value.unreadable(sql: argument, as: .string) { throw rejected.record(reason) }
                 guard case .string(let text) = Value(sql: argument, as: .string) else { return .null }
                 return .text(function.apply(text))
             }
