@@ -25,12 +25,13 @@ final class SQLTextShortcutTests: XCTestCase {
         let boolean = try Self.translated(.convert(.boolean, Self.v, from: .string, orNull: true))
         for value in values {
             let stored = try db.rows("SELECT \(value)")[0][0]
-            let shortcuts = Result { try db.rows("SELECT \(trim), \(boolean) FROM (SELECT \(value) AS v) AS s")[0] }
+            let shortcuts = [trim, boolean].map { sql in Result { try db.rows("SELECT \(sql) FROM (SELECT \(value) AS v) AS s")[0][0] } }
             if let reason = Value.unreadable(sql: stored, as: .string) {
-                XCTAssertThrowsError(try shortcuts.get(), "\(value) is rejected: \(reason)")
+                XCTAssertThrowsError(try shortcuts[0].get(), "trim of \(value) is rejected: \(reason)")
+                XCTAssertThrowsError(try shortcuts[1].get(), "boolean of \(value) is rejected: \(reason)")
                 continue
             }
-            let row = try shortcuts.get()
+            let row = try shortcuts.map { try $0.get() }
             let text = Value(sql: stored, as: .string)
             let trimmed: SQLValue
             if case .string(let string) = text { trimmed = .text(TextOperations.trim(string)) } else { trimmed = .null }
