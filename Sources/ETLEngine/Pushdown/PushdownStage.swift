@@ -400,13 +400,9 @@ struct PushdownStage {
         return try maxKey.step() && !maxKey.isNull(0) ? maxKey.int64(0) : nil
     }
 
-    /// The keys of a target table when they are contiguous (every key from the lowest to
-    /// the highest has a row), else nil. The table is complete: the create stage is done.
-    private func contiguousKeys(table: String, key keyColumn: String) throws -> ClosedRange<Int64>? {
-        let key = Database.quote(keyColumn)
-        let row = try context.destination.rows("SELECT min(\(key)), max(\(key)), count(*) FROM main.\(Database.quote(table))")[0]
-        guard case .integer(let low) = row[0], case .integer(let high) = row[1], case .integer(let count) = row[2],
-              case let (span, overflow) = high.subtractingReportingOverflow(low), !overflow, span == count - 1 else { return nil }
-        return low...high
+    /// The keys of a target table when they are contiguous, else nil. The table is
+    /// complete: the create stage is done.
+    private func contiguousKeys(table: String, key: String) throws -> ClosedRange<Int64>? {
+        try context.destination.contiguousKeys(ofTable: table, key: key)
     }
 }

@@ -19,10 +19,29 @@ struct LinkCheck: Hashable {
     let target: String
     let targetKey: String
 
-    var sql: String {
+    /// The query. With `targetKeys` (see `rangeTestable`), a link is tested against the
+    /// range of the target's keys instead of looked up: at a million books the four link
+    /// checks went from about 0.5 s each to 0.2 s.
+    func sql(targetKeys: ClosedRange<Int64>? = nil) -> String {
         let q = Database.quote
-        return "SELECT t.\(q(column)) FROM \(q(table)) t WHERE t.\(q(column)) IS NOT NULL "
-            + "AND NOT EXISTS (SELECT 1 FROM \(q(target)) x WHERE x.\(q(targetKey)) = t.\(q(column))) ORDER BY t.\(q(column)) LIMIT 5"
+        let link = "t.\(q(column))"
+        let exists = targetKeys.map { keys in
+            // Only an integer is a key: a column of INTEGER affinity keeps a real or a text
+            // only when it is not one, and a lookup would not find it either.
+            "(\(link) BETWEEN \(keys.lowerBound) AND \(keys.upperBound) AND \(link) = CAST(\(link) AS INTEGER))"
+        } ?? "EXISTS (SELECT 1 FROM \(q(target)) x WHERE x.\(q(targetKey)) = \(link))"
+        return "SELECT \(link) FROM \(q(table)) t WHERE \(link) IS NOT NULL AND NOT \(exists) ORDER BY \(link) LIMIT 5"
+    }
+
+    /// Whether a range of the target's keys can stand for the lookup: the target key is
+    /// the table's rowid (unique integers) and the link column has INTEGER affinity (a link
+    /// is compared as the lookup compares it). The range itself is `contiguousKeys`.
+    func rangeTestable(on db: Database) throws -> Bool {
+        guard let rowID = try db.rowIDColumn(ofTable: target), rowID.caseInsensitiveCompare(targetKey) == .orderedSame else { return false }
+        let declared = try db.rows("SELECT upper(type) FROM pragma_table_info(?, 'main') WHERE name = ? COLLATE NOCASE",
+                                   [.text(table), .text(column)])
+        guard case .text(let type)? = declared.first?.first else { return false }
+        return type.contains("INT")  // SQLite's first rule of affinity
     }
 
     /// Every link column of the step's destination, once each.
@@ -65,22 +84,39 @@ struct LinkCheck: Hashable {
 /// is free takes the next, so that the two cores finish together.
 final class LinkCheckQueue: @unchecked Sendable {
     let checks: [LinkCheck]
+    /// Whether links are tested against the range of their target's keys where it is
+    /// contiguous. Off for a small store: the queries that prove a range cost more there
+    /// than the lookups.
+    let rangeTests: Bool
     private let lock = NSLock()
     private var next = 0
     /// Per check, the dangling keys it found, once it ran.
     private var found: [[SQLValue]?]
+    /// Per target table, its keys when contiguous, once a check asked.
+    private var targetKeys: [String: ClosedRange<Int64>?] = [:]
 
-    init(_ checks: [LinkCheck]) {
+    init(_ checks: [LinkCheck], rangeTests: Bool) {
         self.checks = checks
+        self.rangeTests = rangeTests
         found = Array(repeating: nil, count: checks.count)
     }
 
     /// Runs checks on `database` until none is left to take.
     func drain(on database: Database) throws {
         while let index = take() {
-            let keys = try database.rows(checks[index].sql).map { $0[0] }
+            let check = checks[index]
+            let range = try rangeTests && check.rangeTestable(on: database) ? keys(of: check.target, key: check.targetKey, on: database) : nil
+            let keys = try database.rows(check.sql(targetKeys: range)).map { $0[0] }
             lock.withLock { found[index] = keys }
         }
+    }
+
+    /// The contiguous keys of a target table, counted once (two checks may count at once).
+    private func keys(of table: String, key: String, on database: Database) throws -> ClosedRange<Int64>? {
+        if let known = lock.withLock({ targetKeys[table] }) { return known }
+        let keys = try database.contiguousKeys(ofTable: table, key: key)
+        lock.withLock { targetKeys[table] = keys }
+        return keys
     }
 
     private func take() -> Int? {

@@ -43,17 +43,18 @@ struct ValidateStage {
         let cancellation = context.cancellation
         let stop: @Sendable () -> Bool = { cancellation?.isCancelled ?? false }
         let plan = context.plan
-        let links = LinkCheckQueue(LinkCheck.all(of: plan))
-        let sideChecks: @Sendable (Database) throws -> StoreProblems = { database in
-            let found = try Self.storeProblems(plan: plan, links: links.checks, database: database)
-            try links.drain(on: database)
-            return found
-        }
         db.onProgress(every: 20_000, stop)
         defer { db.onProgress(every: 0, nil) }
         do {
+            let small = try SmallStore.holds(db)
+            let links = LinkCheckQueue(LinkCheck.all(of: plan), rangeTests: !small)
+            let sideChecks: @Sendable (Database) throws -> StoreProblems = { database in
+                let found = try Self.storeProblems(plan: plan, links: links.checks, database: database)
+                try links.drain(on: database)
+                return found
+            }
             let side: SideWork<StoreProblems>
-            if try !SmallStore.holds(db) {
+            if !small {
                 let sideDatabase = try Database(path: db.path, mode: .readOnly, busyTimeout: db.busyTimeout)
                 try sideDatabase.execute(PageCache.pragmas("main"))
                 side = SideWork(on: sideDatabase) { database in
