@@ -214,7 +214,7 @@ public struct Engine {
                                   destination: db, workPath: area.work, chunkSize: chunkSize, workers: workers,
                                   counters: resuming ? resume?.counters : nil,
                                   nextKey: nextKeys, resume: resuming ? position : nil,
-                                  cancellation: options.cancellation, policies: options.policies, maxRejects: maxRejects,
+                                  cancellation: options.cancellation, policies: options.policies, memo: plan.memo, maxRejects: maxRejects,
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
         run.withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
