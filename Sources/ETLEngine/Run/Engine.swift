@@ -89,7 +89,7 @@ public struct Engine {
         let unmodeled = try UnmodeledTables(plan: plan, source: sourceDatabase)
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
-                           started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [])
+                           started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [], resumed: checkpoint != nil)
         run.snapshot = snapshot
         run.rowByRowBecause = checkpoint?.rowByRowBecause
         if let checkpoint, checkpoint.position.stage == .finalize {
