@@ -16,6 +16,9 @@ import ETLEngine
 /// another schema (another version, or a changed one) is planned, and checked, on its own.
 /// A Core Data store's plan also carries the store's own names, UUID and metadata: it is
 /// always planned on its own.
+///
+/// The stores sharing a plan share its `PlanMemo` too: what their runs work out from the
+/// plan alone (its push-down statements, its pipeline's fingerprint) is worked out once.
 public final class PlanCache: @unchecked Sendable {
     private let lock = NSLock()
     private var specs: [String: PipelineSpec] = [:]
@@ -56,7 +59,8 @@ public final class PlanCache: @unchecked Sendable {
             known.spec = spec
             return known
         }
-        let plan = try make()
+        var plan = try make()
+        plan.memo = PlanMemo()
         lock.lock()
         plans[key] = plan
         lock.unlock()

@@ -67,6 +67,8 @@ public final class Batch: @unchecked Sendable {
         }
         group.wait()
         if let fatal { throw fatal }
+        // The outcomes appended since the last durable entry (`BatchManifest.append`).
+        try manifest.sync()
 
         var stores: [BatchStoreResult] = []
         for store in options.stores {

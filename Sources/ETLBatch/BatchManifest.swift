@@ -5,7 +5,8 @@ import ETL
 /// same command again continues where the batch stopped.
 ///
 /// The file is JSON lines compressed with zstd — one independent zstd frame (with a
-/// content checksum) per line, appended with `O_APPEND` and fsynced — so `zstdcat FILE`
+/// content checksum) per line, appended with `O_APPEND` and fsynced (a store's outcome
+/// with the next entry: `append`) — so `zstdcat FILE`
 /// reads it, and a kill in the middle of a write can damage only the frame being written.
 /// Reading stops before an incomplete or damaged last frame; opening the file to append
 /// cuts it off first, so later entries never follow garbage.
@@ -169,15 +170,39 @@ public final class BatchManifest: @unchecked Sendable {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// Appends one store's entry, durably (fsync) before returning.
-    public func append(_ result: BatchStoreResult) throws {
+    /// Appends one store's entry; `durable`: fsynced before returning.
+    ///
+    /// A store's `started` entry must be durable before its work: it is what tells a rerun
+    /// after a crash that a result it finds was installed by this batch. Its outcome need
+    /// not be (`Batch.process`): lost, it leaves `started` the store's latest entry, which
+    /// the rerun resolves from the store's files (as after a kill between the store's end
+    /// and its outcome's entry); every later durable append, and the batch's end (`sync`),
+    /// makes it durable with them, the file being synced whole.
+    public func append(_ result: BatchStoreResult, durable: Bool = true) throws {
         lock.lock()
         defer { lock.unlock() }
-        try write(Line(batch: nil, store: result))
+        try write(Line(batch: nil, store: result), durable: durable)
         contents.entries.append(result)
     }
 
-    private func write(_ line: Line) throws {
+    /// fsyncs every entry appended so far (the batch's end).
+    public func sync() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try syncFile()
+    }
+
+    /// fsyncs of the file so far (tests count them).
+    private(set) var syncs = 0
+
+    private func syncFile() throws {
+        guard fsync(descriptor) == 0 else {
+            throw BatchIOError("cannot sync the batch manifest \(path): \(String(cString: strerror(errno)))")
+        }
+        syncs += 1
+    }
+
+    private func write(_ line: Line, durable: Bool = true) throws {
         flock(descriptor, LOCK_EX)
         defer { flock(descriptor, LOCK_UN) }
         let encoder = JSONEncoder()
@@ -194,9 +219,7 @@ public final class BatchManifest: @unchecked Sendable {
             }
             written += n
         }
-        guard fsync(descriptor) == 0 else {
-            throw BatchIOError("cannot sync the batch manifest \(path): \(String(cString: strerror(errno)))")
-        }
+        if durable { try syncFile() }
     }
 
     private func fsyncFolder(_ folder: String) -> Bool {

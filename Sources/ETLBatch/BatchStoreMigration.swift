@@ -67,7 +67,11 @@ extension Batch {
         result.seconds = Date().timeIntervalSince(started) + (prior?.status == .interrupted ? prior?.seconds ?? 0 : 0)
         result.time = Date().timeIntervalSince1970
         result.outputExisted = nil
-        try manifest.append(result)
+        // Not synced on its own (`BatchManifest.append`): a crash that loses it leaves the
+        // durable `started` entry, from which the rerun finds the store done (its result
+        // installed: only ever renamed into place after validation, and synced), or runs it
+        // again (resuming from its checkpoint). One fsync per store less.
+        try manifest.append(result, durable: false)
         return result
     }
 

@@ -183,6 +183,31 @@ final class BatchUnitTests: XCTestCase {
         XCTAssertTrue(try BatchManifest.read(path: path).entries.isEmpty)
     }
 
+    /// A store's `started` entry is synced as it is appended; its outcome with the next
+    /// durable entry or the batch's end: a batch of three stores syncs its manifest five
+    /// times (header, three starts, end), not eight, and every entry is in the file.
+    func testAStoresOutcomeIsSyncedWithTheNextEntryOrTheBatchsEnd() throws {
+        let path = folder.path("m.jsonl.zst")
+        let manifest = try BatchManifest(path: path, header: header, restart: false)
+        XCTAssertEqual(manifest.syncs, 1, "the header")
+        try manifest.append(entry("a.sqlite", .started))
+        try manifest.append(entry("a.sqlite", .done), durable: false)
+        XCTAssertEqual(manifest.syncs, 2)
+        try manifest.sync()
+        XCTAssertEqual(manifest.syncs, 3)
+        XCTAssertEqual(try BatchManifest.read(path: path).latest["/archive/a.sqlite"]?.status, .done)
+
+        let archive = folder.path("archive")
+        try FileManager.default.createDirectory(atPath: archive, withIntermediateDirectories: true)
+        for seed in 1...3 { try BooksSample.write(rows: 10, seed: UInt64(seed), to: archive + "/\(seed).sqlite") }
+        let stores = try BatchStoreList.find(archive, currentDirectory: folder.url.path, excluding: []).stores
+        let batch = Batch(options: BatchOptions(pipeline: repositoryPath("pipelines/books.json"), stores: stores,
+                                                output: .directory(folder.path("out")), manifest: folder.path("batch.jsonl.zst"), jobs: 2))
+        XCTAssertEqual(try batch.run().stores.map(\.status), [.done, .done, .done])
+        XCTAssertEqual(batch.manifest.syncs, 5)
+        XCTAssertEqual(try BatchManifest.read(path: folder.path("batch.jsonl.zst")).latest.values.map(\.status), [.done, .done, .done])
+    }
+
     func testManifestIgnoresATruncatedLastFrameAndRepairsItBeforeAppending() throws {
         let path = folder.path("m.jsonl.zst")
         do {

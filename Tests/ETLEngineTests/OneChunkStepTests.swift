@@ -16,7 +16,9 @@ final class OneChunkStepTests: XCTestCase {
 
     /// Runs books v1 → v3 over a store of `rows` books in chunks of `chunkSize`; returns,
     /// for each step as it starts validating, the checkpoint on disk (nil: none).
-    func checkpointsBeforeValidation(rows: Int, chunkSize: Int) throws -> [Checkpoint.Position?] {
+    /// - Parameter stopInStepOne: the run is first stopped as step 1 validates (which writes
+    ///   its checkpoint), then resumed: the positions are the resumed run's.
+    func checkpointsBeforeValidation(rows: Int, chunkSize: Int, stopInStepOne: Bool = false) throws -> [Checkpoint.Position?] {
         let source = folder.path("v1-\(rows).sqlite")
         try BooksSample.write(rows: rows, seed: 5, to: source)
         let destination = folder.path("v3-\(rows)-\(chunkSize).sqlite")
@@ -25,6 +27,15 @@ final class OneChunkStepTests: XCTestCase {
         migration.destination = destination
         let plan = try migration.plan()
         var options = RunOptions(chunkSize: chunkSize, workers: 1)
+        if stopInStepOne {
+            var stopped = options
+            let cancellation = Cancellation()
+            stopped.cancellation = cancellation
+            XCTAssertThrowsError(try Engine(plan: plan, options: stopped).run { event in
+                if event.step == 1, event.stage == .validate, event.kind == .started { cancellation.cancel() }
+            })
+            XCTAssertEqual(try CheckpointFile(destination: destination).read()?.position.stage, .validate)
+        }
         let seen = Positions()
         options.beforeValidation = { _ in seen.list.append(try CheckpointFile(destination: destination).read()?.position) }
         _ = try Engine(plan: plan, options: options).run()
@@ -34,11 +45,21 @@ final class OneChunkStepTests: XCTestCase {
     func testAStepWithinOneChunkWritesNoCheckpointInsideIt() throws {
         // Given 20 books, every table of each step's input together within a chunk of 1000…
         let small = try checkpointsBeforeValidation(rows: 20, chunkSize: 1000)
-        // …step 1 left no checkpoint yet, step 2 only the one it started from: written
-        // (not only kept in memory), though not synced, as step 1 fit in one chunk.
+        // …neither step left a checkpoint: with none of the run on disk, the start of step 2
+        // is kept in memory too (a kill starts the run over, from files it makes anew).
         XCTAssertEqual(small.count, 2)
         XCTAssertNil(small[0] ?? nil)
-        let second = try XCTUnwrap(small[1] ?? nil)
+        XCTAssertNil(small[1] ?? nil)
+    }
+
+    func testAResumedRunWritesTheStartOfTheNextStep() throws {
+        // Given the same small run, stopped in step 1 (its checkpoint on disk) and resumed…
+        let resumed = try checkpointsBeforeValidation(rows: 20, chunkSize: 1000, stopInStepOne: true)
+        // …step 2 starts from a checkpoint written (not only kept in memory), though not
+        // synced: a kill in step 2 must not resume step 1 from the older one, which points
+        // into the work database step 2 rewrites.
+        XCTAssertEqual(resumed.count, 2)
+        let second = try XCTUnwrap(resumed[1] ?? nil)
         XCTAssertEqual(second.step, 1)
         XCTAssertTrue(second.isStartOfStep, "\(second)")
     }

@@ -4,8 +4,8 @@ import ETLStore
 import ETL
 
 /// A batch plans once per kind of store: given v1 stores and a store already at v3, the
-/// v1 stores share one plan and give the stores separate runs give; the v3 store gets its
-/// own plan (up to date).
+/// v1 stores share one plan (and its memo) and give the stores separate runs give; the v3
+/// store gets its own plan (up to date).
 final class PlanCacheTests: XCTestCase {
     func testStoresOfOneSchemaShareAPlanAndGiveTheStoresOfSeparateRuns() throws {
         let folder = try TemporaryFolder()
@@ -39,9 +39,17 @@ final class PlanCacheTests: XCTestCase {
         XCTAssertEqual(planned["v1-2"]?.steps.count, 2)
         XCTAssertEqual(planned["v3"]?.sourceVersion, "books-v3")
         XCTAssertEqual(planned["v3"]?.steps.count, 0)
-        // …and a shared plan gives the store a plan of its own gives.
+        // …and a shared plan gives the store a plan of its own gives…
         for name in ["v1-1", "v1-2"] {
             try assertSameStore(folder.path("shared-\(name).sqlite"), folder.path("alone-\(name).sqlite"))
         }
+        // …with what the runs work out from the plan alone worked out once (`PlanMemo`): the
+        // pipeline's fingerprint and each step's push-down statements, kept for the v1 stores
+        // only; the v3 store's plan (another schema) has a memo of its own.
+        let memo = try XCTUnwrap(planned["v1-1"]?.memo)
+        XCTAssertTrue(planned["v1-2"]?.memo === memo)
+        XCTAssertEqual(memo.count, 3)
+        XCTAssertNotNil(planned["v3"]?.memo)
+        XCTAssertFalse(planned["v3"]?.memo === memo)
     }
 }

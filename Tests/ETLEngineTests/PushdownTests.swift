@@ -283,6 +283,31 @@ final class PushdownTests: XCTestCase {
         XCTAssertEqual(petsPushed.notes, ["step people ran row by row, not inside SQLite: the relationship Pet.owner in mapping Pets is a to-one to the rows of mapping People, which a policy makes"])
     }
 
+    /// A kept plan's push-down statements are kept per policies (`PlanMemo`): runs of one
+    /// plan with another registry decide anew — a relate hook keeps the step row by row —
+    /// and a registry seen before gets its own decision again, with the same store.
+    func testAKeptPlanDecidesThePushDownForEachPolicyRegistry() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 300, seed: 4, to: source)
+        let pipeline = try booksPolicyPipeline(relationships: "\"authors\": \"destinations('Authors', $source)\"")
+        var hooked = Self.booksPolicy
+        hooked.relate = { row in ["users": try row.destinations("Users", [1])] }
+        let plans = PlanCache()
+        var notes: [[String]] = []
+        for (index, policy) in [Self.booksPolicy, hooked, Self.booksPolicy].enumerated() {
+            var migration = Migration(pipeline: pipeline, policies: ["books": policy])
+            migration.plans = plans
+            migration.source = source
+            migration.destination = folder.path("run-\(index).sqlite")
+            notes.append(try migration.run().notes)
+        }
+        XCTAssertEqual(plans.count, 1)
+        XCTAssertEqual(notes, [["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite"],
+                               ["step books ran row by row, not inside SQLite: mapping Books has a policy with a relate hook"],
+                               ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite"]])
+        try assertSameStore(folder.path("run-0.sqlite"), folder.path("run-2.sqlite"))
+    }
+
     /// A policy on Pets: its to-one owner written from its associations (GROUP BY its first
     /// source row), and the links of People and Kinds to its rows through them.
     func testEveryKindOfLinkOfAPolicyMappingGivesTheSameStoreBothWays() throws {

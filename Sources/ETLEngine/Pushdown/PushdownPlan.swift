@@ -196,6 +196,18 @@ struct PushdownPlan {
         }
         return PushdownPlan(creates: creates, rowByRow: rowByRow, relates: relates)
     }
+
+    /// What `make`'s plan for a step of a kept plan is kept under (`PlanMemo`): the step, and
+    /// the rest `make` decides from — the mappings whose rows were kept, and what it asks of
+    /// the policies (whether each mapping's is registered, and has a relate hook).
+    static func memoKey(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID>) -> String {
+        let policies = step.mappings.map { mapping -> String in
+            guard mapping.policy != nil else { return "none" }
+            guard let registered = policy(mapping) else { return "unregistered" }
+            return registered.relate != nil ? "with relate hook" : "registered"
+        }
+        return "push-down plan of step \(step.index); kept rows \(keptRows.map(\.index).sorted()); policies \(policies)"
+    }
 }
 
 /// Writes the statements of `PushdownPlan`.

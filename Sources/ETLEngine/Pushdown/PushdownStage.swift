@@ -82,14 +82,28 @@ struct PushdownStage {
         return (PushdownStage(context: context, plan: plan, nullsOnPurpose: nullsOnPurpose, nulls: nulls, rejected: rejected), nil)
     }
 
-    /// The step's plan; `keptRows`: see `PushdownPlan.make`.
+    /// The step's plan; `keptRows`: see `PushdownPlan.make`. Worked out once per plan, step,
+    /// kept rows and policies (`PlanMemo`): it depends on nothing else — the destination's
+    /// primary keys it reads are those of the step's layout, from which every store of the
+    /// step is made — and the statements the data decides between are all in it.
     private static func makePlan(_ context: StepContext, keptRows: Set<MappingID> = []) throws -> PushdownPlan {
-        try PushdownPlan.make(context.plan, policy: context.policy(of:), keptRows: keptRows) { table in
-            try context.destination.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
-                if case .text(let name) = row[0] { return name }
-                return ""
+        let step = context.plan
+        let make = {
+            try PushdownPlan.make(step, policy: context.policy(of:), keptRows: keptRows) { table in
+                try context.destination.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
+                    if case .text(let name) = row[0] { return name }
+                    return ""
+                }
             }
         }
+        guard let memo = context.memo else { return try make() }
+        let key = PushdownPlan.memoKey(step, policy: context.policy(of:), keptRows: keptRows)
+        // That the step cannot be pushed down is kept too (the next store learns it without
+        // the work); any other error (reading the primary keys) is the store's, not kept.
+        let made: Result<PushdownPlan, PushdownPlan.NotPushable> = try memo.value(key) {
+            do { return .success(try make()) } catch let notPushable as PushdownPlan.NotPushable { return .failure(notPushable) }
+        }
+        return try made.get()
     }
 
     static func detach(_ db: Database) throws {

@@ -89,7 +89,7 @@ public struct Engine {
         let unmodeled = try UnmodeledTables(plan: plan, source: sourceDatabase)
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
-                           started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [])
+                           started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [], resumed: checkpoint != nil)
         run.snapshot = snapshot
         run.rowByRowBecause = checkpoint?.rowByRowBecause
         if let checkpoint, checkpoint.position.stage == .finalize {
@@ -214,7 +214,7 @@ public struct Engine {
                                   destination: db, workPath: area.work, chunkSize: chunkSize, workers: workers,
                                   counters: resuming ? resume?.counters : nil,
                                   nextKey: nextKeys, resume: resuming ? position : nil,
-                                  cancellation: options.cancellation, policies: options.policies, maxRejects: maxRejects,
+                                  cancellation: options.cancellation, policies: options.policies, memo: plan.memo, maxRejects: maxRejects,
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
         run.withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)

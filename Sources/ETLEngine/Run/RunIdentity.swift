@@ -66,15 +66,23 @@ public struct SourceIdentity: Codable, Sendable, Equatable {
 extension RunIdentity {
     /// The identity of running `plan` now.
     static func of(_ plan: Plan, pushdown: Bool) throws -> RunIdentity {
+        // A kept plan's pipeline and model files were read once, when it was made: their
+        // fingerprint is worked out once too (`PlanMemo`), by its first run, not per store.
+        let pipeline = plan.memo?.value("pipeline fingerprint") { pipelineFingerprint(plan) } ?? pipelineFingerprint(plan)
+        return RunIdentity(toolVersion: ETLVersion.current, pipeline: pipeline, pipelineFile: plan.spec.file,
+                           source: try SourceIdentity.of(plan.sourcePath),
+                           models: [plan.sourceVersion] + plan.steps.map(\.destinationModel.version),
+                           destination: plan.destinationPath, pushdown: pushdown)
+    }
+
+    /// Fingerprint of the pipeline file and every model file, as they are now.
+    static func pipelineFingerprint(_ plan: Plan) -> String {
         var hash = FNV1a()
         hash.add(plan.spec.bytes)
         for path in plan.modelFiles {
             hash.add(Array(path.utf8))
             hash.add(FileManager.default.contents(atPath: path) ?? Data())
         }
-        return RunIdentity(toolVersion: ETLVersion.current, pipeline: hash.hex, pipelineFile: plan.spec.file,
-                           source: try SourceIdentity.of(plan.sourcePath),
-                           models: [plan.sourceVersion] + plan.steps.map(\.destinationModel.version),
-                           destination: plan.destinationPath, pushdown: pushdown)
+        return hash.hex
     }
 }

@@ -28,13 +28,16 @@ final class RunState {
         }
     }
 
-    init(plan: Plan, identity: RunIdentity, file: CheckpointFile, enabled: Bool, started: Date, finished: [MappingCounters]) {
+    /// - Parameter resumed: the run continues a checkpoint on disk.
+    init(plan: Plan, identity: RunIdentity, file: CheckpointFile, enabled: Bool, started: Date, finished: [MappingCounters],
+         resumed: Bool = false) {
         self.plan = plan
         self.identity = identity
         self.file = file
         self.enabled = enabled
         self.started = started
         self.finished = finished
+        onDisk = resumed
     }
 
     /// The step being run fits in one chunk (`OneChunkStep`): its checkpoints inside it
@@ -42,28 +45,37 @@ final class RunState {
     var withinOneChunk = false
     /// The last checkpoint kept in memory, as it was when its position was reached.
     private var pending: Checkpoint?
+    /// A checkpoint of this run is on disk: the one it resumed from, or one it wrote.
+    private var onDisk: Bool
 
     func save(_ position: Checkpoint.Position, durable: Bool) throws {
         guard enabled else { return }
-        let step = plan.steps[min(position.step, plan.steps.count - 1)]
-        let checkpoint = Checkpoint(identity: identity, position: position, steps: plan.steps.map(\.name),
-                                    mappings: step.mappings.map(\.name), finished: finished,
-                                    counters: context?.counters ?? [], nextKeys: context?.nextKey ?? [:],
-                                    rowByRowBecause: rowByRowBecause, started: started, written: Date())
         if withinOneChunk && !durable {
-            pending = checkpoint
+            pending = checkpoint(at: position)
             return
         }
+        try write(checkpoint(at: position), durable: durable)
+    }
+
+    private func checkpoint(at position: Checkpoint.Position) -> Checkpoint {
+        let step = plan.steps[min(position.step, plan.steps.count - 1)]
+        return Checkpoint(identity: identity, position: position, steps: plan.steps.map(\.name),
+                          mappings: step.mappings.map(\.name), finished: finished,
+                          counters: context?.counters ?? [], nextKeys: context?.nextKey ?? [:],
+                          rowByRowBecause: rowByRowBecause, started: started, written: Date())
+    }
+
+    private func write(_ checkpoint: Checkpoint, durable: Bool) throws {
         pending = nil
         try file.write(checkpoint, durable: durable)
+        onDisk = true
     }
 
     /// Writes the checkpoint kept in memory, if any: the run stops with its work kept, and
     /// the rerun resumes where this one got to, as if every checkpoint had been written.
     func flush() throws {
         guard let checkpoint = pending else { return }
-        pending = nil
-        try file.write(checkpoint, durable: false)
+        try write(checkpoint, durable: false)
     }
 
     /// Step `next - 1` is done and its store complete: the next step starts from scratch.
@@ -77,11 +89,24 @@ final class RunState {
     /// loses nothing of it), without the two fsyncs; a crash of the machine that loses it
     /// redoes that one chunk. The fsyncs that make the result durable before it is
     /// installed (the finalize checkpoint's, the store's, the folder's) stay.
+    ///
+    /// And when no checkpoint of this run is on disk at all (it started afresh and every
+    /// step so far was within one chunk, as every step of a small store is), this one is
+    /// kept in memory too, like the step's own: there is no older checkpoint that a kill
+    /// would leave pointing into the work database the next step rewrites, and a run killed
+    /// without a checkpoint starts over from files it makes anew, redoing steps of at most
+    /// a chunk each. An interruption or an error that keeps the work still writes it
+    /// (`flush`). That spares a batch of small stores one checkpoint file per step.
     func stepFinished(next: Int) throws {
         rowByRowBecause = nil
         let finishedWithinOneChunk = withinOneChunk
-        // Written, never only kept in memory; the next step's own is decided as it starts.
+        // The next step's own is decided as it starts.
         withinOneChunk = false
-        try save(.start(ofStep: next), durable: !finishedWithinOneChunk)
+        guard enabled else { return }
+        if finishedWithinOneChunk && !onDisk {
+            pending = checkpoint(at: .start(ofStep: next))
+            return
+        }
+        try write(checkpoint(at: .start(ofStep: next)), durable: !finishedWithinOneChunk)
     }
 }

@@ -29,13 +29,15 @@ final class StepContext {
     var commitHandler: (Checkpoint.Position) throws -> Void = { _ in }
     let cancellation: Cancellation?
     let policies: PolicyRegistry
+    /// The run's plan's `PlanMemo`, if it has one.
+    let memo: PlanMemo?
     /// Rejected rows allowed in the whole run, and how many earlier steps rejected.
     let maxRejects: Int
     let priorRejects: Int
 
     init(plan: StepPlan, stepCount: Int, source: Database, sourcePath: String, destination: Database, workPath: String,
          chunkSize: Int, workers: Int, counters: [MappingCounters]?, nextKey: [String: Int64], resume: Checkpoint.Position?,
-         cancellation: Cancellation?, policies: PolicyRegistry, maxRejects: Int, priorRejects: Int,
+         cancellation: Cancellation?, policies: PolicyRegistry, memo: PlanMemo? = nil, maxRejects: Int, priorRejects: Int,
          report: @escaping (ProgressEvent) -> Void) {
         self.plan = plan
         self.stepCount = stepCount
@@ -51,6 +53,7 @@ final class StepContext {
             MappingCounters(step: plan.name, mapping: $0.name, source: plan.mappings[$0.mapping].sourceEntity, destination: $0.entity)
         }
         self.policies = policies
+        self.memo = memo
         self.maxRejects = maxRejects
         self.priorRejects = priorRejects
         self.nextKey = nextKey

@@ -24,6 +24,8 @@ public struct PlainLayout: StoreLayout {
     /// Off for the stores a run writes: validation checks required values once the rows are
     /// in and names every row missing one, where a NOT NULL would stop the load at the first.
     public var declaresRequired = false
+    /// Shared by the copies of this layout (`PlainLayoutAnswers`).
+    private let answers = PlainLayoutAnswers()
 
     public init(model: Model) { self.model = model }
 
@@ -33,6 +35,10 @@ public struct PlainLayout: StoreLayout {
     }
 
     public func table(of entity: String) -> EntityTable {
+        answers.table(of: entity) { workOutTable(of: entity) }
+    }
+
+    private func workOutTable(of entity: String) -> EntityTable {
         let root = model.root(of: entity)
         let shared = model.descendants(of: root).count > 1
         return EntityTable(name: root, keyColumn: "id",
@@ -43,6 +49,10 @@ public struct PlainLayout: StoreLayout {
     public func column(ofAttribute attribute: String, entity: String) -> String { attribute }
 
     public func storage(ofRelationship relationship: String, entity: String) -> RelationshipStorage {
+        answers.storage(ofRelationship: relationship, entity: entity) { workOutStorage(ofRelationship: relationship, entity: entity) }
+    }
+
+    private func workOutStorage(ofRelationship relationship: String, entity: String) -> RelationshipStorage {
         guard let r = model.relationship(relationship, of: entity) else {
             preconditionFailure("unknown relationship \(entity).\(relationship): the planner checks names first")
         }
@@ -71,6 +81,10 @@ public struct PlainLayout: StoreLayout {
     }
 
     public func schemaSQL() -> [String] {
+        answers.schemaSQL(declaresRequired: declaresRequired) { workOutSchemaSQL() }
+    }
+
+    private func workOutSchemaSQL() -> [String] {
         var statements: [String] = []
         let q = Database.quote
         for root in model.entities where root.parent == nil {

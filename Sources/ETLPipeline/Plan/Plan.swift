@@ -12,6 +12,9 @@ public struct Plan: Sendable {
     public var targetVersion: String
     /// Every model file the plan was made from: their bytes are part of a run's identity.
     public var modelFiles: [String]
+    /// What runs of this plan work out once (`PlanMemo`); set by `PlanCache` on the plans it
+    /// keeps, nil for a plan made on its own.
+    public var memo: PlanMemo?
 
     /// The final destination (may be overridden on the command line before planning).
     public var destinationPath: String { spec.destination.store }
