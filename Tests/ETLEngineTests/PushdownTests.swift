@@ -267,13 +267,20 @@ final class PushdownTests: XCTestCase {
                        "added rows from 701, in source order")
     }
 
-    /// What SQL would not write alike keeps the whole step row by row, and says why.
-    func testAPolicyWithARelateHookOrAToOneToItsRowsKeepsTheStepRowByRow() throws {
+    /// 300 books, the policy pipeline with Authors linked, and the books policy with a
+    /// relate hook (which SQL cannot run).
+    private func booksWithARelateHook() throws -> (source: String, pipeline: String, hooked: Policy) {
         let source = folder.path("v1.sqlite")
         try BooksSample.write(rows: 300, seed: 4, to: source)
         let pipeline = try booksPolicyPipeline(relationships: "\"authors\": \"destinations('Authors', $source)\"")
         var hooked = Self.booksPolicy
         hooked.relate = { row in ["users": try row.destinations("Users", [1])] }
+        return (source, pipeline, hooked)
+    }
+
+    /// What SQL would not write alike keeps the whole step row by row, and says why.
+    func testAPolicyWithARelateHookOrAToOneToItsRowsKeepsTheStepRowByRow() throws {
+        let (source, pipeline, hooked) = try booksWithARelateHook()
         let (pushed, _) = try runBoth(pipeline, ["books": hooked], source: source)
         XCTAssertEqual(pushed.notes, ["step books ran row by row, not inside SQLite: mapping Books has a policy with a relate hook"])
 
@@ -287,11 +294,7 @@ final class PushdownTests: XCTestCase {
     /// plan with another registry decide anew — a relate hook keeps the step row by row —
     /// and a registry seen before gets its own decision again, with the same store.
     func testAKeptPlanDecidesThePushDownForEachPolicyRegistry() throws {
-        let source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 300, seed: 4, to: source)
-        let pipeline = try booksPolicyPipeline(relationships: "\"authors\": \"destinations('Authors', $source)\"")
-        var hooked = Self.booksPolicy
-        hooked.relate = { row in ["users": try row.destinations("Users", [1])] }
+        let (source, pipeline, hooked) = try booksWithARelateHook()
         let plans = PlanCache()
         var notes: [[String]] = []
         for (index, policy) in [Self.booksPolicy, hooked, Self.booksPolicy].enumerated() {
