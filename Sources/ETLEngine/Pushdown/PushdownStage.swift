@@ -307,7 +307,7 @@ struct PushdownStage {
         var ranges: [SQLValue] = []
         for target in create.links {
             // Not contiguous: the empty range [1, 0], every link looked up.
-            let keys = try contiguousKeys(table: target.table, key: target.key)
+            let keys = try context.destination.contiguousKeys(ofTable: target.table, key: target.key)
             ranges += [.integer(keys?.lowerBound ?? 1), .integer(keys?.upperBound ?? 0)]
         }
         while let from = next {
@@ -379,8 +379,8 @@ struct PushdownStage {
             try context.checkCancelled()
             let statement = statements[done]
             let linked: Int = try db.transaction {
-                let target = try statement.dense.flatMap { try contiguousKeys(table: $0.table, key: $0.key) }
-                let owner = try statement.denseOwner.flatMap { try contiguousKeys(table: $0.table, key: $0.key) }
+                let target = try statement.dense.flatMap { try context.destination.contiguousKeys(ofTable: $0.table, key: $0.key) }
+                let owner = try statement.denseOwner.flatMap { try context.destination.contiguousKeys(ofTable: $0.table, key: $0.key) }
                 let ranges: [SQLValue] = [target, owner].flatMap { range in
                     range.map { [.integer($0.lowerBound), .integer($0.upperBound)] } ?? [.null, .null]
                 }
@@ -414,9 +414,4 @@ struct PushdownStage {
         return try maxKey.step() && !maxKey.isNull(0) ? maxKey.int64(0) : nil
     }
 
-    /// The keys of a target table when they are contiguous, else nil. The table is
-    /// complete: the create stage is done.
-    private func contiguousKeys(table: String, key: String) throws -> ClosedRange<Int64>? {
-        try context.destination.contiguousKeys(ofTable: table, key: key)
-    }
 }
