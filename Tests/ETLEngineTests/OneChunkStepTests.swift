@@ -36,7 +36,7 @@ final class OneChunkStepTests: XCTestCase {
             })
             XCTAssertEqual(try CheckpointFile(destination: destination).read()?.position.stage, .validate)
         }
-        let seen = Positions()
+        let seen = Recorded<Checkpoint.Position?>()
         options.beforeValidation = { _ in seen.list.append(try CheckpointFile(destination: destination).read()?.position) }
         _ = try Engine(plan: plan, options: options).run()
         return seen.list
@@ -114,8 +114,4 @@ final class OneChunkStepTests: XCTestCase {
         XCTAssertTrue(try OneChunkStep.holds(db, chunkSize: 5))
         XCTAssertFalse(try OneChunkStep.holds(db, chunkSize: 4))
     }
-}
-
-private final class Positions: @unchecked Sendable {
-    var list: [Checkpoint.Position?] = []
 }

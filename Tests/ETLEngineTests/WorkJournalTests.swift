@@ -19,21 +19,17 @@ final class WorkJournalTests: XCTestCase {
         let plan = try migration.plan()
         XCTAssertEqual(plan.steps.count, 2)
         var options = RunOptions(chunkSize: 25, workers: 1)
-        let modes = Modes()
+        let modes = Recorded<String>()
         options.beforeValidation = { db in
             for schema in ["main", "work"] {
                 guard case .text(let mode)? = try db.rows("PRAGMA \(schema).journal_mode").first?.first else { return XCTFail(schema) }
-                modes.seen.append(mode)
+                modes.list.append(mode)
             }
         }
         // …when it runs, each step's store and work file journal in truncate mode…
         _ = try Engine(plan: plan, options: options).run()
-        XCTAssertEqual(modes.seen, ["truncate", "truncate", "truncate", "truncate"])
+        XCTAssertEqual(modes.list, ["truncate", "truncate", "truncate", "truncate"])
         // …and once installed, only the source and the result are left.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["v1.sqlite", "v3.sqlite"])
     }
-}
-
-private final class Modes: @unchecked Sendable {
-    var seen: [String] = []
 }

@@ -14,11 +14,15 @@ public final class TemporaryFolder {
     /// A folder removed when `test` ends, for helpers that have no test case property to keep it in.
     public static func forTest(_ test: XCTestCase, prefix: String = "etl-test") throws -> URL {
         let folder = try TemporaryFolder(prefix: prefix)
-        test.addTeardownBlock { _ = folder }
+        // Removed in the block itself: XCTest keeps a test case (and so its teardown
+        // blocks) until the whole run ends, so waiting for `deinit` left every folder behind.
+        test.addTeardownBlock { folder.remove() }
         return folder.url
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit { remove() }
+
+    public func remove() { try? FileManager.default.removeItem(at: url) }
 
     public var path: String { url.path }
 

@@ -333,7 +333,7 @@ public struct Engine {
     /// cost more than the rows on a file system that allocates inodes slowly. The empty
     /// journals go with the work files (`WorkArea.remove`).
     private func configure(_ db: Database, area: WorkArea) throws {
-        try db.execute("PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; " + PageCache.pragmas("main"))
+        try db.execute("PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; " + SorterThreads.pragma + "; " + PageCache.pragmas("main"))
         try db.execute("ATTACH DATABASE \(SQLValue.text(area.work).sqlLiteral) AS work")
         try db.execute("PRAGMA work.journal_mode = TRUNCATE; PRAGMA work.synchronous = OFF; " + PageCache.pragmas("work"))
     }
