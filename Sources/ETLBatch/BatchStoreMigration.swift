@@ -85,6 +85,16 @@ extension Batch {
         return migration
     }
 
+    /// The engine removes its checkpoint, then lets go of its run lock, which removes the
+    /// lock file: a kill in between leaves the file (no longer locked: the kernel let go of
+    /// it with the process). A store found finished that way has no run to come that would
+    /// remove it, so this does, unless a run holds it.
+    private func removeStaleRunLock(of destination: String) {
+        let path = RunLock.path(forDestination: destination)
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        (try? RunLock.take(destination: destination, path: path))??.release()
+    }
+
     /// Records that a store's migration begins, so that a kill between its end and its
     /// outcome's entry is recognised on the next run.
     private func recordStart(_ store: BatchStore, output: String, outputExisted: Bool) throws {
@@ -115,6 +125,7 @@ extension Batch {
             result.status = .done
             result.rows = BatchReport.rowsInStore(destination, plan: plan)
             result.notes.append("finished just before the batch was stopped; rows counted in the result")
+            removeStaleRunLock(of: destination)
             return
         }
 
@@ -193,6 +204,7 @@ extension Batch {
                 result.backup = backupTarget
                 result.rows = BatchReport.rowsInStore(path, plan: plan)
                 result.notes.append("finished just before the batch was stopped; rows counted in the result")
+                removeStaleRunLock(of: path)
                 return
             }
             result.status = .skipped
@@ -245,6 +257,7 @@ extension Batch {
             result.status = .done
             result.rows = BatchReport.rowsInStore(path, plan: plan)
             result.notes.append("finished just before the batch was stopped; rows counted in the result")
+            removeStaleRunLock(of: path)
         }
         result.backup = try keepOriginal(of: path, original: original, backupDirectory: backupDirectory, backupTarget: backupTarget)
     }

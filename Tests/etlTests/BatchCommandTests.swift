@@ -388,6 +388,41 @@ final class BatchCommandTests: XCTestCase {
         XCTAssertEqual(files(below: "out").filter { $0.contains(".etl-") && !$0.hasPrefix(".etl-batch-manifest") }, [], "seed \(seed)")
     }
 
+    /// Killed after a store's result was installed and its checkpoint removed, but before
+    /// its run lock was let go and its outcome written: the rerun counts the store done,
+    /// leaves its result alone, and removes the lock file the kill left behind.
+    func testAStoreFinishedJustBeforeAKillLeavesNoLockFileBehind() throws {
+        try FileManager.default.createDirectory(atPath: path("archive"), withIntermediateDirectories: true)
+        for seed in 1...2 { try BooksSample.write(rows: 20, seed: UInt64(seed), to: path("archive/s\(seed).sqlite")) }
+        let pipeline = Self.root.appendingPathComponent("pipelines/books.json").path
+        let arguments = ["batch", pipeline, "--stores", "archive", "--out", "out", "--report", "report.json"]
+        let first = try etl(arguments)
+        XCTAssertEqual(first.status, 0, first.stderr)
+
+        // What such a kill leaves: the store's `started` entry last, and the lock file.
+        let manifestPath = path("out/.etl-batch-manifest.jsonl.zst")
+        let contents = try BatchManifest.read(path: manifestPath)
+        let store = try XCTUnwrap(contents.latest.values.first { $0.path.hasSuffix("s1.sqlite") })
+        var started = store
+        started.status = .started
+        started.outputExisted = false
+        try BatchManifest(path: manifestPath, header: try XCTUnwrap(contents.header), restart: false).append(started)
+        let output = path("out/s1.sqlite")
+        let lockFile = RunLock.path(forDestination: output)
+        XCTAssertTrue(FileManager.default.createFile(atPath: lockFile, contents: Data("12345\n".utf8)))
+        let before = stamp(output)
+
+        let rerun = try etl(arguments)
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        let report = try BatchReport.read(path: path("report.json"))
+        let result = try XCTUnwrap(report.stores.first { $0.path.hasSuffix("s1.sqlite") })
+        XCTAssertEqual(result.status, .done)
+        XCTAssertTrue(result.notes.contains { $0.hasPrefix("finished just before the batch was stopped") }, "\(result.notes)")
+        XCTAssertEqual(stamp(output), before, "the result was not written again")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: lockFile), "the stale lock file was removed")
+        XCTAssertEqual(files(below: "out").filter { $0.contains(".etl-") && !$0.hasPrefix(".etl-batch-manifest") }, [])
+    }
+
     /// Four shards at once over one archive: each store migrated by exactly one of them.
     func testFourConcurrentShardsMigrateEveryStoreExactlyOnce() throws {
         let archive = try makeArchive()
