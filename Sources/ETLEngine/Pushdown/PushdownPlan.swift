@@ -102,6 +102,19 @@ struct PushdownPlan {
         /// The statement without a lookup of each link's owner row, for when the owner's
         /// table has contiguous keys (bound as ?3, ?4).
         var denseOwner: DenseOwner? = nil
+        /// Set when `sql` reads the source and uniqueBy keys only, so that its links can be
+        /// worked out before the rows exist (`AheadWork`).
+        var ahead: AheadLinks? = nil
+    }
+
+    /// What a relate statement that reads only the source and the uniqueBy keys of some
+    /// mappings writes: `INSERT OR IGNORE INTO main.table (columns) SELECT … ORDER BY 1, 2`.
+    struct AheadLinks {
+        /// The join table, and the columns in the statement's order (its primary key's).
+        let table: String
+        let columns: [String]
+        /// The uniqueBy mappings whose keys (`work.unique_key`) the statement reads.
+        let keysOf: [MappingID]
     }
 
     struct DenseOwner {
@@ -716,7 +729,17 @@ private struct StatementBuilder {
                                    sql: try statement(inRange: false, ownerInRange: true),
                                    both: dense == nil ? nil : try statement(inRange: true, ownerInRange: true))
             }
-            result.append(.init(relationship: relationship.name, sql: try statement(inRange: false), dense: dense, denseOwner: denseOwner))
+            // Links between rows found by source key or uniqueBy key alone read no row the
+            // step makes: they can be worked out ahead, on a second connection.
+            var ahead: PushdownPlan.AheadLinks?
+            if case .joinTable(let table, let own, let other) = storage, !ownerIsPair, dense == nil, denseOwner == nil,
+               kind(target) == .unique, kind(index) == .sourceKeys || kind(index) == .unique {
+                var columns = [own, other]
+                if try primaryKey(table).first == other { columns.reverse() }
+                ahead = .init(table: table, columns: columns, keysOf: kind(index) == .unique ? [index, target] : [target])
+            }
+            result.append(.init(relationship: relationship.name, sql: try statement(inRange: false), dense: dense, denseOwner: denseOwner,
+                                ahead: ahead))
         }
         return result
     }

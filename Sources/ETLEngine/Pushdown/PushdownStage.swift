@@ -122,9 +122,11 @@ struct PushdownStage {
     /// key (`keptSourceKeys`).
     @discardableResult
     func run() throws -> Set<MappingID> {
+        let ahead = try AheadWork.start(context, plan: plan)
+        defer { ahead?.finish() }
         for index in context.plan.mappingIDs where !context.isDone(.create, mapping: index) {
             if let create = plan.creates.first(where: { $0.mapping == index }) {
-                try inSQLite(creating: index) { try self.create(create) }
+                try inSQLite(creating: index) { try self.create(create, ahead: ahead) }
             } else {
                 try CreateStage(context: context, index: index).run()
             }
@@ -135,7 +137,7 @@ struct PushdownStage {
         let relates = kept.isEmpty ? plan.relates : try Self.makePlan(context, keptRows: kept).relates
         for index in context.plan.mappingIDs where !context.isDone(.relate, mapping: index) {
             guard let statements = relates[index] else { continue }
-            try inSQLite { try relate(index, statements: statements) }
+            try inSQLite { try relate(index, statements: statements, ahead: ahead) }
         }
         try Self.detach(context.destination)
         return kept
@@ -210,7 +212,7 @@ struct PushdownStage {
         }
     }
 
-    private func create(_ create: PushdownPlan.Create) throws {
+    private func create(_ create: PushdownPlan.Create, ahead: AheadWork?) throws {
         let started = Date()
         let db = context.destination
         let index = create.mapping
@@ -259,8 +261,14 @@ struct PushdownStage {
             guard context.resumePoint(.create, mapping: index) == nil else { done = total; break }
             let table = step.destinationLayout.table(of: mapping.destinationEntity).name
             let first = context.nextKey[table] ?? 1
+            let keysAhead = try ahead?.attachKeys(of: index, first: first, to: db) ?? false
+            defer { if keysAhead { try? ahead?.detach(from: db) } }
             let (passed, written): (Int, Int) = try db.transaction {
-                try db.run(create.fillKeys!, [.integer(first)])
+                if keysAhead {
+                    try db.run(AheadWork.copyKeys(scope: mapping.targets[0]))
+                } else {
+                    try db.run(create.fillKeys!, [.integer(first)])
+                }
                 try db.run(create.insert, [.integer(first)])
                 let written = db.changes
                 return (Int(try db.scalarInt(create.passed, [.integer(first)])), written)
@@ -364,7 +372,7 @@ struct PushdownStage {
         return SourceKeyRange.first(after: upper)
     }
 
-    private func relate(_ index: MappingID, statements: [PushdownPlan.Relate]) throws {
+    private func relate(_ index: MappingID, statements: [PushdownPlan.Relate], ahead: AheadWork?) throws {
         let started = Date()
         let db = context.destination
         let step = context.plan
@@ -378,7 +386,13 @@ struct PushdownStage {
         while done < statements.count {
             try context.checkCancelled()
             let statement = statements[done]
+            let linksAhead = try ahead?.attachLinks(for: statement, to: db) ?? false
+            defer { if linksAhead { try? ahead?.detach(from: db) } }
             let linked: Int = try db.transaction {
+                if linksAhead, let links = statement.ahead {
+                    try db.run(AheadWork.copyLinks(links))
+                    return db.changes
+                }
                 let target = try statement.dense.flatMap { try context.destination.contiguousKeys(ofTable: $0.table, key: $0.key) }
                 let owner = try statement.denseOwner.flatMap { try context.destination.contiguousKeys(ofTable: $0.table, key: $0.key) }
                 let ranges: [SQLValue] = [target, owner].flatMap { range in

@@ -8,6 +8,8 @@ import ETLModel
 /// - `books-v3.sqlite.etl-tmp`: the destination being built (renamed into place at the end);
 /// - `books-v3.sqlite.etl-step1.tmp`: the store a step before the last produces;
 /// - `books-v3.sqlite.etl-work`: the current step's `WorkDatabase` (associations, uniqueBy keys, rejects);
+/// - `books-v3.sqlite.etl-work-keys`, `….etl-work-links`: uniqueBy keys and links a step
+///   pushed down into SQLite works out ahead, on a second connection (`AheadWork`);
 /// - `books-v3.sqlite.etl-tmp.external`: the external storage files of a store being built;
 /// - `books-v3.sqlite.etl-backup.external`: with a backup, the old store's external storage
 ///   files, gathered before the new ones join them in its folder.
@@ -16,6 +18,10 @@ public struct WorkArea {
 
     var temporaryDestination: String { destination + ".etl-tmp" }
     var work: String { destination + ".etl-work" }
+    var aheadFiles: (keys: String, links: String) { Self.aheadFiles(ofWork: work) }
+
+    /// The files `AheadWork` writes beside the work database `work`.
+    static func aheadFiles(ofWork work: String) -> (keys: String, links: String) { (work + "-keys", work + "-links") }
     var backup: String { destination + ".bak" }
     var backupExternal: String { destination + ".etl-backup.external" }
 
@@ -27,7 +33,7 @@ public struct WorkArea {
     /// Every file a run may leave behind, with SQLite's journals.
     func allFiles(stepCount: Int) -> [String] {
         let outputs = (0..<stepCount).map { output(ofStep: $0, stepCount: stepCount) }
-        let stores = outputs + [work]
+        let stores = outputs + [work, aheadFiles.keys, aheadFiles.links]
         return stores.flatMap { [$0, $0 + "-journal", $0 + "-wal", $0 + "-shm"] }
             + outputs.map { $0 + ".external" } + [backupExternal, backupExternal + ".etl-partial"]
             + (0..<stepCount).map { RejectFile(destination: destination).stepFile($0) }

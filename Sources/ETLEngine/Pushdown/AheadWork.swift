@@ -1,0 +1,245 @@
+import Foundation
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// The statements of a pushed-down step that read nothing the step writes, worked out on
+/// a second connection and thread (the second core) while the run's connection creates
+/// the rows before them:
+///
+/// - a uniqueBy mapping's keys (`PushdownPlan.Create.fillKeys`: a `GROUP BY` of every source
+///   row, its costliest statement), when no other mapping writes its table, so that the
+///   first key its rows get is known from the start;
+/// - then the links of a join table between rows found by source key or uniqueBy key
+///   (`PushdownPlan.AheadLinks`: Author_books of the books step, a join and a sort of one
+///   row per book), when no other statement of the step writes that table.
+///
+/// They are the run's own statements with the run's own parameters, written into files of
+/// their own beside the work database (`WorkArea.aheadFiles`): the keys first, then the
+/// links. When the run's connection reaches such a statement it copies the rows in,
+/// inside the transaction and under the checkpoint of the statement they stand for, in
+/// the order the statement writes them: the same rows, keys and counts. A statement that
+/// failed ahead (a value the row-by-row engine rejects, say) or was stopped is run by the
+/// run's connection as if nothing had been done ahead, and fails or goes on as it always
+/// did. A kill loses nothing: the files are scratch; a resumed run works out again what is
+/// still to do, and they go with the other work files.
+///
+/// The run's connection opens each file only once it is complete and closed, so the two
+/// connections never wait for each other's locks. A `SmallStore` gets none of this: a
+/// second connection costs more than its work.
+final class AheadWork: @unchecked Sendable {
+    private struct Keys {
+        let mapping: MappingID
+        let fill: String
+        /// The first key the mapping's rows get, bound to `fill` as ?1.
+        let first: Int64
+    }
+
+    private struct Links {
+        let relate: PushdownPlan.Relate
+        /// The join table's CREATE TABLE, from the destination.
+        let tableSQL: String
+    }
+
+    /// How many times the runs of this process copied keys and links worked out ahead, for
+    /// tests to see the work was used (the store is the same either way).
+    static var copied: (keys: Int, links: Int) { copiesLock.withLock { copies } }
+    private static let copiesLock = NSLock()
+    nonisolated(unsafe) private static var copies = (keys: 0, links: 0)
+
+    /// Called on the second connection before each statement; a test throws from it to
+    /// see the run's connection take the statement over.
+    nonisolated(unsafe) static var beforeStatement: (@Sendable (String) throws -> Void)?
+
+    private let files: (keys: String, links: String)
+    private let lock = NSLock()
+    private var keysDone: [MappingID: Int64] = [:]
+    private var linksDone: Set<String> = []
+    /// The keys the run's connection copied: the only ones links worked out ahead agree with.
+    private var keysUsed: Set<MappingID> = []
+    private var stopped = false
+    private var current: Database?
+    private let keysReady = DispatchSemaphore(value: 0)
+    private let linksReady = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts the work ahead for what remains of the step, or returns nil when nothing of
+    /// it can be worked out ahead, or the source is a `SmallStore`.
+    static func start(_ context: StepContext, plan: PushdownPlan) throws -> AheadWork? {
+        guard !(try SmallStore.holds(context.source)) else { return nil }
+        let step = context.plan
+        var keys: [Keys] = []
+        for create in plan.creates where create.kind == .unique && !context.isDone(.create, mapping: create.mapping) {
+            let table = step.destinationLayout.table(of: step.mappings[create.mapping].destinationEntity).name
+            guard step.writersByTable[table] == 1, let fill = create.fillKeys else { continue }
+            keys.append(Keys(mapping: create.mapping, fill: fill, first: context.nextKey[table] ?? 1))
+        }
+        let keyed = Set(keys.map(\.mapping))
+        let statements = plan.relates.values.flatMap { $0 }
+        var links: [Links] = []
+        for index in step.mappingIDs where !context.isDone(.relate, mapping: index) {
+            for relate in plan.relates[index] ?? [] {
+                guard let ahead = relate.ahead, ahead.keysOf.allSatisfy(keyed.contains) else { continue }
+                let insert = "INSERT OR IGNORE INTO main.\(Database.quote(ahead.table)) ("
+                guard statements.filter({ $0.sql.hasPrefix(insert) }).count == 1,
+                      case .text(let sql)? = try context.destination.rows(
+                        "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", [.text(ahead.table)]).first?.first
+                else { continue }
+                links.append(Links(relate: relate, tableSQL: sql))
+            }
+        }
+        guard !keys.isEmpty else { return nil }
+        let work = AheadWork(files: WorkArea.aheadFiles(ofWork: context.workPath))
+        let source = PushdownStage.readOnlyURI(context.sourcePath)
+        let functions = context.policies.functions
+        let cancellation = context.cancellation
+        let items = (keys: keys, links: links)
+        Thread.detachNewThread {
+            work.run(keys: items.keys, links: items.links, source: source, functions: functions) { cancellation?.isCancelled ?? false }
+        }
+        return work
+    }
+
+    private init(files: (keys: String, links: String)) {
+        self.files = files
+    }
+
+    // MARK: The run's connection
+
+    /// Waits for the keys worked out ahead. True when mapping `mapping`'s are there, made
+    /// from `first` on: then the file is attached to `db` as `ahead`, for `copyKeys`.
+    func attachKeys(of mapping: MappingID, first: Int64, to db: Database) throws -> Bool {
+        keysReady.wait()
+        keysReady.signal()
+        guard lock.withLock({ keysDone[mapping] == first }) else { return false }
+        try attach(files.keys, to: db)
+        lock.withLock { _ = keysUsed.insert(mapping) }
+        Self.copiesLock.withLock { Self.copies.keys += 1 }
+        return true
+    }
+
+    /// Copies scope `scope`'s keys from the attached file into the work database, in the
+    /// order `fillKeys` writes them.
+    static func copyKeys(scope: TargetID) -> String {
+        WorkDatabase.addUniqueKeysSelecting(scope: scope, key: "key", destination: "destination", source: "source", rows: "rows")
+            + "FROM ahead.unique_key WHERE mapping = \(scope.index) ORDER BY key"
+    }
+
+    /// Waits for the links worked out ahead. True when `relate`'s are there, from keys the
+    /// run copied: then the file is attached to `db` as `ahead`, for `copyLinks`.
+    func attachLinks(for relate: PushdownPlan.Relate, to db: Database) throws -> Bool {
+        guard let ahead = relate.ahead else { return false }
+        linksReady.wait()
+        linksReady.signal()
+        let usable = lock.withLock { linksDone.contains(relate.sql) && ahead.keysOf.allSatisfy(keysUsed.contains) }
+        guard usable else { return false }
+        try attach(files.links, to: db)
+        Self.copiesLock.withLock { Self.copies.links += 1 }
+        return true
+    }
+
+    /// Copies the links of a statement worked out ahead into the destination's join table,
+    /// in the statement's order (that of the table's primary key).
+    static func copyLinks(_ ahead: PushdownPlan.AheadLinks) -> String {
+        let q = Database.quote
+        let columns = ahead.columns.map(q).joined(separator: ", ")
+        return "INSERT OR IGNORE INTO main.\(q(ahead.table)) (\(columns)) SELECT \(columns) FROM ahead.\(q(ahead.table)) ORDER BY 1, 2"
+    }
+
+    func detach(from db: Database) throws {
+        try db.execute("DETACH DATABASE ahead")
+    }
+
+    /// Stops the work that is left, waits for its thread, and removes the files. The run's
+    /// connection has detached them.
+    func finish() {
+        lock.withLock {
+            stopped = true
+            current?.interrupt()
+        }
+        finished.wait()
+        finished.signal()
+        for file in [files.keys, files.links] { WorkArea.remove(store: file) }
+    }
+
+    private func attach(_ file: String, to db: Database) throws {
+        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.readOnlyURI(file)).sqlLiteral) AS ahead")
+        try db.execute(PageCache.pragmas("ahead"))
+    }
+
+    // MARK: The second connection
+
+    private func run(keys: [Keys], links: [Links], source: String, functions: [String: ExpressionFunction],
+                     cancelled: @escaping @Sendable () -> Bool) {
+        defer {
+            keysReady.signal()
+            linksReady.signal()
+            finished.signal()
+        }
+        let stop: @Sendable () -> Bool = { [self] in cancelled() || lock.withLock { stopped } }
+        // The keys: the work database's own table in a file of its own, attached as `work`,
+        // so that each `fillKeys` runs as it is.
+        var done: [MappingID: Int64] = [:]
+        connection(main: ":memory:", work: files.keys, source: source, functions: functions, stop: stop) { db in
+            try db.execute(WorkDatabase.creation)
+            for item in keys where !stop() {
+                do {
+                    try Self.beforeStatement?(item.fill)
+                    try db.transaction { try db.run(item.fill, [.integer(item.first)]) }
+                    done[item.mapping] = item.first
+                } catch {
+                    // Run again by the run's connection, which reports what is wrong.
+                }
+            }
+        }
+        lock.withLock { keysDone = done }
+        keysReady.signal()
+        // The links: the join tables as the destination declares them, in a file of their
+        // own that is `main` here, so that each statement runs as it is; the keys read-only.
+        var linked: Set<String> = []
+        let ready = links.filter { $0.relate.ahead!.keysOf.allSatisfy { done[$0] != nil } }
+        guard !ready.isEmpty else { return }
+        connection(main: files.links, work: PushdownStage.readOnlyURI(files.keys), source: source, functions: functions, stop: stop) { db in
+            for item in ready where !stop() {
+                do {
+                    try Self.beforeStatement?(item.relate.sql)
+                    try db.execute(item.tableSQL)
+                    try db.transaction { try db.run(item.relate.sql) }
+                    linked.insert(item.relate.sql)
+                } catch {
+                    // Run by the run's connection instead.
+                }
+            }
+        }
+        lock.withLock { linksDone = linked }
+    }
+
+    /// Opens a connection with `main` and `work` (created when missing) and the source
+    /// attached read-only, the run's SQL functions registered, and runs `body` on it. It
+    /// stops at once when `stop` says so (`finish`, or the run's cancellation).
+    private func connection(main: String, work: String, source: String, functions: [String: ExpressionFunction],
+                            stop: @escaping @Sendable () -> Bool, _ body: (Database) throws -> Void) {
+        do {
+            if main != ":memory:" { WorkArea.remove(store: main) }
+            if !work.hasPrefix("file:") { WorkArea.remove(store: work) }
+            let db = try Database(path: main, mode: .create)
+            defer {
+                lock.withLock { current = nil }
+                db.close()
+            }
+            lock.withLock { current = db }
+            guard !stop() else { return }
+            db.onProgress(every: 20_000, stop)
+            try SQLTranslator.registerValueFunction(on: db)
+            try SQLTranslator.register(functions, on: db)
+            try db.execute("ATTACH DATABASE \(SQLValue.text(work).sqlLiteral) AS work")
+            try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS src")
+            // Scratch files: a failed statement is rolled back from memory, nothing is synced.
+            try db.execute("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA work.journal_mode = MEMORY; "
+                           + "PRAGMA work.synchronous = OFF; " + SorterThreads.pragma + "; " + PageCache.pragmas("main", "work", "src"))
+            try body(db)
+        } catch {
+            // Nothing worked out ahead: the run's connection does it all.
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import XCTest
+import Foundation
+import ETLStore
+@testable import ETLEngine
+import ETL
+
+/// Keys and links worked out ahead on a second connection (`AheadWork`) give the store the
+/// run's connection gives alone; a statement that fails there is run by the run's
+/// connection; a run stopped while that work goes on resumes to the same store.
+final class AheadWorkTests: XCTestCase {
+    var folder: TemporaryFolder!
+    var source: String!
+    private let maximumBytes = SmallStore.maximumBytes
+
+    override func setUpWithError() throws {
+        folder = try TemporaryFolder()
+        source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 2000, seed: 13, to: source)
+    }
+
+    override func tearDown() {
+        SmallStore.maximumBytes = maximumBytes
+        AheadWork.beforeStatement = nil
+        folder = nil
+    }
+
+    /// The books pipeline into `name`: with work ahead when `ahead` (every store counts as
+    /// large), else without (every store counts as small). Returns the summary and what
+    /// the run copied from the work done ahead.
+    func run(into name: String, ahead: Bool, stopWhen stop: (@Sendable (ProgressEvent) -> Bool)? = nil) throws
+        -> (summary: RunSummary, copied: (keys: Int, links: Int)) {
+        SmallStore.maximumBytes = ahead ? 0 : .max
+        let before = AheadWork.copied
+        let cancellation = Cancellation()
+        var migration = booksMigration(source: source, destination: folder.path(name), chunkSize: 50, workers: 2)
+        migration.cancellation = cancellation
+        let summary = try migration.run { event in
+            if stop?(event) ?? false { cancellation.cancel() }
+        }
+        let after = AheadWork.copied
+        return (summary, (after.keys - before.keys, after.links - before.links))
+    }
+
+    func assertSameRun(_ a: RunSummary, _ b: RunSummary, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(a.mappings.map(\.read), b.mappings.map(\.read), file: file, line: line)
+        XCTAssertEqual(a.mappings.map(\.written), b.mappings.map(\.written), file: file, line: line)
+        XCTAssertEqual(a.mappings.map(\.related), b.mappings.map(\.related), file: file, line: line)
+        XCTAssertEqual(a.mappings.map(\.filtered), b.mappings.map(\.filtered), file: file, line: line)
+    }
+
+    func testKeysAndLinksWorkedOutAheadGiveTheSameStore() throws {
+        let alone = try run(into: "alone.sqlite", ahead: false)
+        XCTAssertEqual(alone.copied.keys, 0)
+        let ahead = try run(into: "ahead.sqlite", ahead: true)
+        // The Authors' keys (a uniqueBy mapping) and the Author ↔ Book links of step 1.
+        XCTAssertEqual(ahead.copied.keys, 1)
+        XCTAssertEqual(ahead.copied.links, 1)
+        try assertSameStore(folder.path("ahead.sqlite"), folder.path("alone.sqlite"))
+        assertSameRun(ahead.summary, alone.summary)
+        XCTAssertEqual(try folder.files(), ["ahead.sqlite", "alone.sqlite", "v1.sqlite"], "the files of the work ahead are removed")
+    }
+
+    func testAStatementThatFailsAheadIsRunByTheRunsConnection() throws {
+        let alone = try run(into: "alone.sqlite", ahead: false)
+        // The keys fail: the run fills them itself, and the links made from them are not used.
+        AheadWork.beforeStatement = { sql in
+            if sql.contains("work.unique_key (mapping, key") { throw StoreError(path: "ahead", code: 1, message: "injected") }
+        }
+        let noKeys = try run(into: "no-keys.sqlite", ahead: true)
+        XCTAssertEqual(noKeys.copied.keys, 0)
+        XCTAssertEqual(noKeys.copied.links, 0)
+        try assertSameStore(folder.path("no-keys.sqlite"), folder.path("alone.sqlite"))
+        assertSameRun(noKeys.summary, alone.summary)
+        // Only the links fail: the keys are copied, the links statement runs as it is.
+        AheadWork.beforeStatement = { sql in
+            if sql.hasPrefix("INSERT OR IGNORE") { throw StoreError(path: "ahead", code: 1, message: "injected") }
+        }
+        let noLinks = try run(into: "no-links.sqlite", ahead: true)
+        XCTAssertEqual(noLinks.copied.keys, 1)
+        XCTAssertEqual(noLinks.copied.links, 0)
+        try assertSameStore(folder.path("no-links.sqlite"), folder.path("alone.sqlite"))
+        assertSameRun(noLinks.summary, alone.summary)
+    }
+
+    func testStoppedWhileWorkIsAheadResumesToTheSameStore() throws {
+        let alone = try run(into: "alone.sqlite", ahead: false)
+        // Stopped while the keys are worked out (Books being created), then while the links
+        // are (Authors created); each resumed run starts the work ahead again.
+        let stops: [@Sendable (ProgressEvent) -> Bool] = [
+            { $0.step == 1 && $0.stage == .create && $0.mapping == "Books" && $0.kind == .advanced },
+            { $0.step == 1 && $0.stage == .relate && $0.mapping == "Books" && $0.kind == .started },
+        ]
+        for stop in stops {
+            XCTAssertThrowsError(try run(into: "v3.sqlite", ahead: true, stopWhen: stop)) { error in
+                guard case MigrationError.interrupted = error else { return XCTFail("expected interrupted, got \(error)") }
+            }
+        }
+        let resumed = try run(into: "v3.sqlite", ahead: true)
+        try assertSameStore(folder.path("v3.sqlite"), folder.path("alone.sqlite"))
+        XCTAssertEqual(resumed.summary.mappings.map(\.written), alone.summary.mappings.map(\.written))
+        XCTAssertEqual(try folder.files(), ["alone.sqlite", "v1.sqlite", "v3.sqlite"], "no work file is left")
+    }
+}
