@@ -82,6 +82,44 @@ final class AheadWorkTests: XCTestCase {
         assertSameRun(noLinks.summary, alone.summary)
     }
 
+    /// While the run's connection would wait for links worked out ahead, it builds the
+    /// indexes of the tables no statement left in the step writes: here Book_users', whose
+    /// statement ran just before.
+    func testTheRunBuildsFinishedTablesIndexesWhileLinksAreWorkedOutAhead() throws {
+        let alone = try run(into: "alone.sqlite", ahead: false)
+        let building = folder.path("ahead.sqlite") + ".etl-step1.tmp"
+        let seen = Recorded<[String]>()
+        AheadWork.beforeStatement = { sql in
+            guard sql.hasPrefix("INSERT OR IGNORE") else { return }
+            // The links are held back until the run's connection has built the index (or 10 s passed).
+            for _ in 0..<200 {
+                let indexes = try Database(path: building, mode: .readOnly)
+                    .rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+                    .map { row -> String in if case .text(let name) = row[0] { return name } else { return "" } }
+                if !indexes.isEmpty { seen.list.append(indexes); return }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        let ahead = try run(into: "ahead.sqlite", ahead: true)
+        XCTAssertEqual(seen.list, [["Book_users_target_index"]], "built before the Author ↔ Book links, and only that one")
+        XCTAssertEqual(ahead.copied.links, 1)
+        try assertSameStore(folder.path("ahead.sqlite"), folder.path("alone.sqlite"))
+        assertSameRun(ahead.summary, alone.summary)
+    }
+
+    func testAnIndexsTableIsReadFromItsStatement() {
+        let table = IndexStatement.table
+        XCTAssertEqual(table(#"CREATE INDEX "Book_users_target_index" ON "Book_users"("target_id")"#), "Book_users")
+        XCTAssertEqual(table("CREATE INDEX IF NOT EXISTS Z_Book_author ON ZBOOK (ZAUTHOR)"), "ZBOOK")
+        XCTAssertEqual(table(#"create index if not exists main."a""b" on [my table] (x, y)"#), "my table")
+        XCTAssertEqual(table("CREATE INDEX `i` ON `t``u`(x)"), "t`u")
+        XCTAssertEqual(table(#"CREATE INDEX "i" ON "Z""ONE" ("x")"#), #"Z"ONE"#)
+        XCTAssertNil(table("CREATE UNIQUE INDEX i ON t(x)"))
+        XCTAssertNil(table("CREATE TABLE t (x)"))
+        XCTAssertNil(table("CREATE INDEX i ON t"))
+        XCTAssertNil(table(#"CREATE INDEX "i ON t(x)"#))
+    }
+
     func testStoppedWhileWorkIsAheadResumesToTheSameStore() throws {
         let alone = try run(into: "alone.sqlite", ahead: false)
         // Stopped while the keys are worked out (Books being created), then while the links

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETLModel
+@testable import ETLEngine
 import ETL
 
 /// A step pushed down into SQLite must write exactly the store the row-by-row engine
@@ -234,6 +235,29 @@ final class PushdownTests: XCTestCase {
         let after = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
         XCTAssertEqual(try after.scalarInt("SELECT count(*) FROM Book"), 699)
         XCTAssertGreaterThan(try after.scalarInt("SELECT count(*) FROM Book_users"), 700)
+    }
+
+    /// The links of a policy's rows are worked out ahead (`AheadWork`) as if every row will
+    /// keep its source key, and used when they all did: the same store as row by row either way.
+    func testAPolicysLinksWorkedOutAheadAreUsedOnlyWhenItsRowsKeptTheirKeys() throws {
+        let maximumBytes = SmallStore.maximumBytes
+        SmallStore.maximumBytes = 0  // every store large enough for the work ahead
+        defer { SmallStore.maximumBytes = maximumBytes }
+        let (source, pipeline) = try booksPolicyStep()
+        var before = AheadWork.copied
+        _ = try runBoth(pipeline, ["books": Self.upperTitles], source: source)
+        XCTAssertEqual(AheadWork.copied.keys - before.keys, 1, "the Authors' keys")
+        XCTAssertEqual(AheadWork.copied.links - before.links, 1, "the Author ↔ Book links, found by the kept keys")
+
+        for name in ["pushed.sqlite", "rows.sqlite"] { try FileManager.default.removeItem(atPath: folder.path(name)) }
+        let dropLast = Policy(create: { book, output in
+            if book.key == 700 { return output.removeAll() }
+            output.rows[0].values["title"] = book.string("title").map { .string($0.uppercased()) } ?? .null
+        })
+        before = AheadWork.copied
+        _ = try runBoth(pipeline, ["books": dropLast], source: source)
+        XCTAssertEqual(AheadWork.copied.keys - before.keys, 1)
+        XCTAssertEqual(AheadWork.copied.links - before.links, 0, "a book was dropped: its links go through the associations")
     }
 
     /// Besides the declared row, a sequel of every 50th book, of the mapping's own entity.

@@ -59,13 +59,17 @@ final class AheadWork: @unchecked Sendable {
     private var keysUsed: Set<MappingID> = []
     private var stopped = false
     private var current: Database?
-    private let keysReady = DispatchSemaphore(value: 0)
-    private let linksReady = DispatchSemaphore(value: 0)
+    private let keysReadySignal = DispatchSemaphore(value: 0)
+    private let linksReadySignal = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the work ahead for what remains of the step, or returns nil when nothing of
     /// it can be worked out ahead, or the source is a `SmallStore`.
-    static func start(_ context: StepContext, plan: PushdownPlan) throws -> AheadWork? {
+    /// - Parameter keptRelates: the relate statements of the plan the step ends with when
+    ///   every policy mapping's rows keep their source keys (decided once the rows exist,
+    ///   `PushdownStage.keptSourceKeys`): worked out too, and used if the step ends so (the
+    ///   run's connection uses only statements it runs itself, word for word).
+    static func start(_ context: StepContext, plan: PushdownPlan, keptRelates: [MappingID: [PushdownPlan.Relate]]? = nil) throws -> AheadWork? {
         guard !(try SmallStore.holds(context.source)) else { return nil }
         let step = context.plan
         var keys: [Keys] = []
@@ -75,17 +79,19 @@ final class AheadWork: @unchecked Sendable {
             keys.append(Keys(mapping: create.mapping, fill: fill, first: context.nextKey[table] ?? 1))
         }
         let keyed = Set(keys.map(\.mapping))
-        let statements = plan.relates.values.flatMap { $0 }
         var links: [Links] = []
-        for index in step.mappingIDs where !context.isDone(.relate, mapping: index) {
-            for relate in plan.relates[index] ?? [] {
-                guard let ahead = relate.ahead, ahead.keysOf.allSatisfy(keyed.contains) else { continue }
-                let insert = "INSERT OR IGNORE INTO main.\(Database.quote(ahead.table)) ("
-                guard statements.filter({ $0.sql.hasPrefix(insert) }).count == 1,
-                      case .text(let sql)? = try context.destination.rows(
-                        "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", [.text(ahead.table)]).first?.first
-                else { continue }
-                links.append(Links(relate: relate, tableSQL: sql))
+        for relates in [plan.relates] + [keptRelates].compactMap({ $0 }) {
+            let statements = relates.values.flatMap { $0 }
+            for index in step.mappingIDs where !context.isDone(.relate, mapping: index) {
+                for relate in relates[index] ?? [] where !links.contains(where: { $0.relate.sql == relate.sql }) {
+                    guard let ahead = relate.ahead, ahead.keysOf.allSatisfy(keyed.contains) else { continue }
+                    let insert = "INSERT OR IGNORE INTO main.\(Database.quote(ahead.table)) ("
+                    guard statements.filter({ $0.sql.hasPrefix(insert) }).count == 1,
+                          case .text(let sql)? = try context.destination.rows(
+                            "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", [.text(ahead.table)]).first?.first
+                    else { continue }
+                    links.append(Links(relate: relate, tableSQL: sql))
+                }
             }
         }
         guard !keys.isEmpty else { return nil }
@@ -109,8 +115,8 @@ final class AheadWork: @unchecked Sendable {
     /// Waits for the keys worked out ahead. True when mapping `mapping`'s are there, made
     /// from `first` on: then the file is attached to `db` as `ahead`, for `copyKeys`.
     func attachKeys(of mapping: MappingID, first: Int64, to db: Database) throws -> Bool {
-        keysReady.wait()
-        keysReady.signal()
+        keysReadySignal.wait()
+        keysReadySignal.signal()
         guard lock.withLock({ keysDone[mapping] == first }) else { return false }
         try attach(files.keys, to: db)
         lock.withLock { _ = keysUsed.insert(mapping) }
@@ -129,12 +135,19 @@ final class AheadWork: @unchecked Sendable {
     /// run copied: then the file is attached to `db` as `ahead`, for `copyLinks`.
     func attachLinks(for relate: PushdownPlan.Relate, to db: Database) throws -> Bool {
         guard let ahead = relate.ahead else { return false }
-        linksReady.wait()
-        linksReady.signal()
+        linksReadySignal.wait()
+        linksReadySignal.signal()
         let usable = lock.withLock { linksDone.contains(relate.sql) && ahead.keysOf.allSatisfy(keysUsed.contains) }
         guard usable else { return false }
         try attach(files.links, to: db)
         Self.copiesLock.withLock { Self.copies.links += 1 }
+        return true
+    }
+
+    /// Whether the links are worked out (or will never be): `attachLinks` returns at once.
+    var linksReady: Bool {
+        guard linksReadySignal.wait(timeout: .now()) == .success else { return false }
+        linksReadySignal.signal()
         return true
     }
 
@@ -172,8 +185,8 @@ final class AheadWork: @unchecked Sendable {
     private func run(keys: [Keys], links: [Links], source: String, functions: [String: ExpressionFunction],
                      cancelled: @escaping @Sendable () -> Bool) {
         defer {
-            keysReady.signal()
-            linksReady.signal()
+            keysReadySignal.signal()
+            linksReadySignal.signal()
             finished.signal()
         }
         let stop: @Sendable () -> Bool = { [self] in cancelled() || lock.withLock { stopped } }
@@ -193,7 +206,7 @@ final class AheadWork: @unchecked Sendable {
             }
         }
         lock.withLock { keysDone = done }
-        keysReady.signal()
+        keysReadySignal.signal()
         // The links: the join tables as the destination declares them, in a file of their
         // own that is `main` here, so that each statement runs as it is; the keys read-only.
         var linked: Set<String> = []
@@ -236,7 +249,7 @@ final class AheadWork: @unchecked Sendable {
             try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS src")
             // Scratch files: a failed statement is rolled back from memory, nothing is synced.
             try db.execute("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA work.journal_mode = MEMORY; "
-                           + "PRAGMA work.synchronous = OFF; " + SorterThreads.pragma + "; " + PageCache.pragmas("main", "work", "src"))
+                           + "PRAGMA work.synchronous = OFF; " + PageCache.pragmas("main", "work", "src"))
             try body(db)
         } catch {
             // Nothing worked out ahead: the run's connection does it all.

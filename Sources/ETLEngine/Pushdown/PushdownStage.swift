@@ -122,7 +122,8 @@ struct PushdownStage {
     /// key (`keptSourceKeys`).
     @discardableResult
     func run() throws -> Set<MappingID> {
-        let ahead = try AheadWork.start(context, plan: plan)
+        let keptRelates = plan.rowByRow.isEmpty ? nil : try? Self.makePlan(context, keptRows: Set(plan.rowByRow.keys)).relates
+        let ahead = try AheadWork.start(context, plan: plan, keptRelates: keptRelates)
         defer { ahead?.finish() }
         for index in context.plan.mappingIDs where !context.isDone(.create, mapping: index) {
             if let create = plan.creates.first(where: { $0.mapping == index }) {
@@ -135,9 +136,10 @@ struct PushdownStage {
         // same statements in the same order, so a checkpoint's count of them holds for either.
         let kept = try Set(plan.rowByRow.keys.filter(keptSourceKeys))
         let relates = kept.isEmpty ? plan.relates : try Self.makePlan(context, keptRows: kept).relates
-        for index in context.plan.mappingIDs where !context.isDone(.relate, mapping: index) {
-            guard let statements = relates[index] else { continue }
-            try inSQLite { try relate(index, statements: statements, ahead: ahead) }
+        let relating = context.plan.mappingIDs.filter { !context.isDone(.relate, mapping: $0) && relates[$0] != nil }
+        for (position, index) in relating.enumerated() {
+            let later = relating[(position + 1)...].flatMap { relates[$0]! }
+            try inSQLite { try relate(index, statements: relates[index]!, later: later, ahead: ahead) }
         }
         try Self.detach(context.destination)
         return kept
@@ -372,7 +374,8 @@ struct PushdownStage {
         return SourceKeyRange.first(after: upper)
     }
 
-    private func relate(_ index: MappingID, statements: [PushdownPlan.Relate], ahead: AheadWork?) throws {
+    /// - Parameter later: the statements of the mappings related after this one.
+    private func relate(_ index: MappingID, statements: [PushdownPlan.Relate], later: [PushdownPlan.Relate], ahead: AheadWork?) throws {
         let started = Date()
         let db = context.destination
         let step = context.plan
@@ -386,6 +389,10 @@ struct PushdownStage {
         while done < statements.count {
             try context.checkCancelled()
             let statement = statements[done]
+            if let ahead, statement.ahead != nil, !ahead.linksReady {
+                // Rather than wait for them: the indexes of the tables left as they are.
+                try buildIndexes(leftAsTheyAreBy: Array(statements[done...]) + later)
+            }
             let linksAhead = try ahead?.attachLinks(for: statement, to: db) ?? false
             defer { if linksAhead { try? ahead?.detach(from: db) } }
             let linked: Int = try db.transaction {
@@ -414,6 +421,25 @@ struct PushdownStage {
         }
         context.counters[own].seconds += Date().timeIntervalSince(started)
         context.event(.finished, .relate, mapping: mapping.name, done: done, total: statements.count, links: context.counters[own].related)
+    }
+
+    /// Builds the secondary indexes (`StoreLayout.deferredIndexSQL`) of the tables none of
+    /// `remaining` writes, each in a transaction of its own, as the engine builds them after
+    /// the stage (which then finds them there). An index is the same whenever it is built;
+    /// built before its table is complete it would only be slower, kept up to date row by row.
+    private func buildIndexes(leftAsTheyAreBy remaining: [PushdownPlan.Relate]) throws {
+        let db = context.destination
+        for (sql, table) in context.plan.destinationLayout.deferredIndexes {
+            guard let table else { continue }
+            let name = Database.quote(table).lowercased()
+            let written = remaining.contains {
+                let statement = $0.sql.lowercased()
+                return statement.hasPrefix("insert or ignore into main.\(name) ") || statement.hasPrefix("update main.\(name) ")
+            }
+            guard !written else { continue }
+            try context.checkCancelled()
+            try db.transaction { try db.execute(sql) }
+        }
     }
 
     /// Whether the table (`maxKey`: its `SELECT max(key)`) ends just below `first`, or is

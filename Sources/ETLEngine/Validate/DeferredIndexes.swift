@@ -17,6 +17,12 @@ extension StoreLayout {
         schemaSQL().filter(Self.isPlainIndex).map { Self.ifNotExists($0, after: "CREATE INDEX ") }
     }
 
+    /// `deferredIndexSQL`, each with the table it indexes when its statement names it in a
+    /// form `IndexStatement.table` reads.
+    var deferredIndexes: [(sql: String, table: String?)] {
+        deferredIndexSQL.map { ($0, IndexStatement.table($0)) }
+    }
+
     /// The `CREATE UNIQUE INDEX`es, made safe to run again.
     var uniqueIndexSQL: [String] {
         schemaSQL().filter(Self.isUniqueIndex).map { Self.ifNotExists($0, after: "CREATE UNIQUE INDEX ") }
@@ -33,5 +39,62 @@ extension StoreLayout {
 
     private static func isUniqueIndex(_ sql: String) -> Bool {
         sql.uppercased().hasPrefix("CREATE UNIQUE INDEX ")
+    }
+}
+
+enum IndexStatement {
+    /// The table a `CREATE INDEX` statement indexes, unquoted (`CREATE INDEX [IF NOT EXISTS]
+    /// name ON table (…)`, names bare or quoted with "", [] or ``, the index's perhaps with a
+    /// schema); nil for anything else.
+    static func table(_ sql: String) -> String? {
+        var rest = Substring(sql)
+        func skipSpace() { rest = rest.drop { $0.isWhitespace } }
+        func word() -> String? {
+            skipSpace()
+            guard let first = rest.first else { return nil }
+            let closing: Character? = switch first { case "\"": "\""; case "[": "]"; case "`": "`"; default: nil }
+            guard let closing else {
+                let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" }
+                rest = rest.dropFirst(name.count)
+                return name.isEmpty ? nil : String(name)
+            }
+            var name = ""
+            var index = rest.index(after: rest.startIndex)
+            while index < rest.endIndex {
+                let character = rest[index]
+                index = rest.index(after: index)
+                if character == closing {
+                    // A doubled quote is one quote of the name.
+                    guard closing != "]", index < rest.endIndex, rest[index] == closing else {
+                        rest = rest[index...]
+                        return name
+                    }
+                    index = rest.index(after: index)
+                }
+                name.append(character)
+            }
+            return nil
+        }
+        func keyword(_ expected: String) -> Bool {
+            let saved = rest
+            if word()?.uppercased() == expected { return true }
+            rest = saved
+            return false
+        }
+        func qualifiedName() -> String? {
+            guard var name = word() else { return nil }
+            skipSpace()
+            if rest.first == "." {
+                rest = rest.dropFirst()
+                guard let inSchema = word() else { return nil }
+                name = inSchema
+            }
+            return name
+        }
+        guard keyword("CREATE"), keyword("INDEX") else { return nil }
+        if keyword("IF") { guard keyword("NOT"), keyword("EXISTS") else { return nil } }
+        guard qualifiedName() != nil, keyword("ON"), let table = word() else { return nil }
+        skipSpace()
+        return rest.first == "(" ? table : nil
     }
 }
