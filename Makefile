@@ -98,7 +98,7 @@ bench-scale: deps bench-deps bench-plot-deps
 
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --disable-swift-testing \
-		--filter 'ChunkPipelineTests|DeterminismTests|ResumeTests'
+		--filter 'ChunkPipelineTests|DeterminismTests|ResumeTests|AheadWorkTests'
 
 # Leaks are not checked by default: at exit LeakSanitizer reports only XCTest's own test-case
 # objects (one direct 32-byte leak in XCTest's awaitUsingExpectation, everything else hanging

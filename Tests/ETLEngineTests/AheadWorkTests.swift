@@ -62,24 +62,22 @@ final class AheadWorkTests: XCTestCase {
 
     func testAStatementThatFailsAheadIsRunByTheRunsConnection() throws {
         let alone = try run(into: "alone.sqlite", ahead: false)
-        // The keys fail: the run fills them itself, and the links made from them are not used.
-        AheadWork.beforeStatement = { sql in
-            if sql.contains("work.unique_key (mapping, key") { throw StoreError(path: "ahead", code: 1, message: "injected") }
+        // The keys fail: the run fills them itself, and the links made from them are not
+        // used. Only the links fail: the keys are copied, the links statement runs as it is.
+        let cases: [(name: String, failing: @Sendable (String) -> Bool, keys: Int)] = [
+            ("no-keys.sqlite", { $0.contains("work.unique_key (mapping, key") }, 0),
+            ("no-links.sqlite", { $0.hasPrefix("INSERT OR IGNORE") }, 1),
+        ]
+        for (name, failing, keys) in cases {
+            AheadWork.beforeStatement = { sql in
+                if failing(sql) { throw StoreError(path: "ahead", code: 1, message: "injected") }
+            }
+            let failed = try run(into: name, ahead: true)
+            XCTAssertEqual(failed.copied.keys, keys, name)
+            XCTAssertEqual(failed.copied.links, 0, name)
+            try assertSameStore(folder.path(name), folder.path("alone.sqlite"))
+            assertSameRun(failed.summary, alone.summary)
         }
-        let noKeys = try run(into: "no-keys.sqlite", ahead: true)
-        XCTAssertEqual(noKeys.copied.keys, 0)
-        XCTAssertEqual(noKeys.copied.links, 0)
-        try assertSameStore(folder.path("no-keys.sqlite"), folder.path("alone.sqlite"))
-        assertSameRun(noKeys.summary, alone.summary)
-        // Only the links fail: the keys are copied, the links statement runs as it is.
-        AheadWork.beforeStatement = { sql in
-            if sql.hasPrefix("INSERT OR IGNORE") { throw StoreError(path: "ahead", code: 1, message: "injected") }
-        }
-        let noLinks = try run(into: "no-links.sqlite", ahead: true)
-        XCTAssertEqual(noLinks.copied.keys, 1)
-        XCTAssertEqual(noLinks.copied.links, 0)
-        try assertSameStore(folder.path("no-links.sqlite"), folder.path("alone.sqlite"))
-        assertSameRun(noLinks.summary, alone.summary)
     }
 
     /// While the run's connection would wait for links worked out ahead, it builds the
