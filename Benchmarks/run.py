@@ -962,10 +962,10 @@ many-to-many. The v1 store is written by `etl sample books --version 1 --rows N
   `swift build -c release`) is the whole etl command line plus one policy,
   `booksInSwift`; the pipeline is (c)'s except that the Books mapping names that policy
   and declares no attributes, so its `create` closure computes title, fileURL, published
-  and price of every Book from the source row. The Books mapping is created row by row
-  (the closure runs on the engine's worker queues); Users, Authors and every link are
-  still written inside SQLite; every Book has its source row's key, so the links of Books
-  are found by key.{closure_override}
+  and price of every Book from the source row. The closure makes one Book per source
+  row under its key, so SQLite calls it from the Books mapping's own `INSERT … SELECT`
+  (`PolicyInSQLite`, once per book, on the writer's connection); Users, Authors and every
+  link are written inside SQLite as in (c), the links of Books found by key.{closure_override}
 - **(d2)** the same attribute work as Swift closures of another kind: functions the
   program adds to the expression language (`ExpressionFunction`), called as
   `swiftText($source.title)` etc. (`Benchmarks/pipelines/books-v1-v2-functions.json`, same

@@ -31,7 +31,7 @@ struct StatusCommand: ParsableCommand {
         migration.destination = destination
         var status = try migration.status()
         if status.checkpoint == nil, destination == nil {
-            let folders = [FileManager.default.currentDirectoryPath, (status.file.path as NSString).deletingLastPathComponent]
+            let folders = [FileManager.default.currentDirectoryPath, URL(fileURLWithPath: status.file.path).deletingLastPathComponent().path]
             let found = migration.destinationsWithCheckpoints(in: folders)
             if found.count == 1 {
                 print("found a run of this pipeline with --destination \(found[0])")

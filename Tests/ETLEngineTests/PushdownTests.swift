@@ -188,12 +188,14 @@ final class PushdownTests: XCTestCase {
         return (summaries[0], summaries[1])
     }
 
-    /// Only the policy's mapping is made row by row; its links (from its associations) and
-    /// the links to its rows (Users.books) are written inside SQLite, with the same result.
+    /// A policy that drops, rejects and merges rows: SQLite calls it until book 9, which it
+    /// drops (`PolicyInSQLite`); the step starts over with only the policy's mapping made
+    /// row by row. Its links (from its associations) and the links to its rows
+    /// (Users.books) are written inside SQLite, with the same result.
     func testAPolicyMappingIsMadeRowByRowAndTheRestOfTheStepInsideSQLite() throws {
         let (source, pipeline) = try booksPolicyStep()
         let (pushed, _) = try runBoth(pipeline, ["books": Self.booksPolicy], source: source)
-        XCTAssertEqual(pushed.notes, ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite"])
+        XCTAssertEqual(pushed.notes, ["step books: mapping Books was created row by row (it has a policy, and policy books of mapping Books made no row of Book row 9); the rest of the step ran inside SQLite"])
         let books = pushed.mappings[1]
         XCTAssertEqual(books.rejected, 1, "book 13")
         let kept = 700 - 700 / 9 - 1
@@ -210,13 +212,14 @@ final class PushdownTests: XCTestCase {
     })
 
     /// A policy that makes one row of every source row (Books from a store with keys 1…n,
-    /// all kept): its rows have their source rows' keys, so their links are found by key,
-    /// with the same store as row by row. One book dropped and the rows are found through
-    /// the associations again.
+    /// all kept): SQLite calls it from the mapping's insert, its rows have their source
+    /// rows' keys and their links are found by key, with the same store as row by row. The
+    /// last book dropped: the step starts over, the policy row by row, and the rows are
+    /// found through the associations again.
     func testAPolicysRowsUnderTheirSourceKeysAreLinkedByKey() throws {
         let (source, pipeline) = try booksPolicyStep()
         let (pushed, _) = try runBoth(pipeline, ["books": Self.upperTitles], source: source)
-        XCTAssertEqual(pushed.notes, ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite, finding its rows by key (each has its source row's key)"])
+        XCTAssertEqual(pushed.notes, ["step books: mapping Books's policy books was called by SQLite, one row per source row, each keeping its source row's key"])
         let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book"), 700)
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book WHERE title != upper(title)"), 0)
@@ -231,7 +234,7 @@ final class PushdownTests: XCTestCase {
             output.rows[0].values["title"] = book.string("title").map { .string($0.uppercased()) } ?? .null
         })
         let (dropped, _) = try runBoth(pipeline, ["books": dropLast], source: source)
-        XCTAssertEqual(dropped.notes, ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite"])
+        XCTAssertEqual(dropped.notes, ["step books: mapping Books was created row by row (it has a policy, and policy books of mapping Books made no row of Book row 700); the rest of the step ran inside SQLite"])
         let after = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
         XCTAssertEqual(try after.scalarInt("SELECT count(*) FROM Book"), 699)
         XCTAssertGreaterThan(try after.scalarInt("SELECT count(*) FROM Book_users"), 700)
@@ -291,6 +294,99 @@ final class PushdownTests: XCTestCase {
                        "added rows from 701, in source order")
     }
 
+    // MARK: A policy SQLite calls (`PolicyInSQLite`)
+
+    /// A policy giving each book its source title (the pipeline declares none), then doing `more`.
+    static func titled(_ more: @escaping @Sendable (PolicySourceRow, inout PolicyOutput) throws -> Void) -> Policy {
+        Policy(create: { book, output in
+            output.rows[0].values["title"] = book.string("title").map { .string($0) } ?? .null
+            try more(book, &output)
+        })
+    }
+
+    /// A prepared policy (fields by position) that changes a text, a date and a number and
+    /// clears one declared value: SQLite calls it from the insert, and the store is the
+    /// row-by-row one, value for value (dates through the epoch, nulls, the declared
+    /// fileURL it leaves).
+    func testAPreparedPolicyCalledBySQLiteWritesTheRowByRowStore() throws {
+        let (source, pipeline) = try booksPolicyStep()
+        let shift = Policy(prepare: { plan in
+            let title = try plan.source("title", as: String.self), price = try plan.source("price", as: Double.self)
+            let published = try plan.source("published", as: Date.self)
+            let newTitle = try plan.attribute("title", as: String.self), newPrice = try plan.attribute("price", as: Double.self)
+            let newPublished = try plan.attribute("published", as: Date.self), fileURL = try plan.attribute("fileURL", as: String.self)
+            return { book, output in
+                output[newTitle] = book[title].map { "\($0) (\(book.key))" }
+                output[newPrice] = book[price].map { $0 / 3 }
+                output[newPublished] = book[published].map { $0.addingTimeInterval(0.001) }
+                if book.key % 5 == 0 { output[fileURL] = nil }
+            }
+        })
+        let (pushed, rows) = try runBoth(pipeline, ["books": shift], source: source)
+        XCTAssertEqual(pushed.notes, ["step books: mapping Books's policy books was called by SQLite, one row per source row, each keeping its source row's key"])
+        XCTAssertEqual(rows.notes, [])
+        let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book WHERE title LIKE '% (' || id || ')'"), 700)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book WHERE id % 5 = 0 AND fileURL IS NOT NULL"), 0)
+        XCTAssertGreaterThan(try db.scalarInt("SELECT count(*) FROM Book WHERE fileURL IS NOT NULL"), 0, "the declared fileURL elsewhere")
+    }
+
+    /// Each kind of source row only row by row can make, met inside SQLite, starts the
+    /// step over with the policy row by row: the note names the policy and the row, and
+    /// the store, counts and rejects are those of a run that never tried.
+    func testARowThePolicyRejectsMultipliesOrMergesStartsTheStepOverWithThePolicyRowByRow() throws {
+        let (source, pipeline) = try booksPolicyStep()
+        let cases: [(policy: Policy, reason: String)] = [
+            (Self.titled { book, _ in if book.key == 40 { throw PolicyTests.Unreadable(id: book.key) } },
+             "policy books of mapping Books rejected Book row 40: "),
+            (Self.titled { book, output in if book.key == 41 { output.rows.append(output.rows[0]) } },
+             "policy books of mapping Books made 2 rows of Book row 41"),
+            (Self.titled { book, output in if book.key >= 42 { output.rows[0].uniqueKey = .integer(book.key / 2) } },
+             "policy books of mapping Books made a row with a uniqueKey of Book row 42"),
+        ]
+        for (policy, reason) in cases {
+            for name in ["pushed.sqlite", "rows.sqlite"] where FileManager.default.fileExists(atPath: folder.path(name)) {
+                try FileManager.default.removeItem(atPath: folder.path(name))
+            }
+            let (pushed, _) = try runBoth(pipeline, ["books": policy], source: source)
+            XCTAssertEqual(pushed.notes.count, 1)
+            XCTAssertTrue(pushed.notes[0].hasPrefix("step books: mapping Books was created row by row (it has a policy, and \(reason)"), pushed.notes[0])
+            XCTAssertTrue(pushed.notes[0].hasSuffix("); the rest of the step ran inside SQLite"), pushed.notes[0])
+        }
+    }
+
+    /// Stopped after the step started over with its policy row by row: the checkpoint says
+    /// so, and the resumed run goes on row by row, to the store of a run never stopped.
+    func testAStepStartedOverWithItsPolicyRowByRowResumesSo() throws {
+        let (source, pipeline) = try booksPolicyStep()
+        let dropLate = Self.titled { book, output in if book.key == 650 { output.removeAll() } }
+        let cancellation = Cancellation()
+        var migration = Migration(pipeline: pipeline, policies: ["books": dropLate])
+        migration.source = source
+        migration.destination = folder.path("out.sqlite")
+        migration.chunkSize = 7
+        migration.cancellation = cancellation
+        var events = 0
+        XCTAssertThrowsError(try migration.run { event in
+            // Row by row, Books advances every 7 rows; inside SQLite it never got that far.
+            if event.stage == .create && event.mapping == "Books" && event.kind == .advanced {
+                events += 1
+                if events == 20 { cancellation.cancel() }
+            }
+        })
+        XCTAssertGreaterThanOrEqual(events, 20)
+        let checkpoint = try XCTUnwrap(try CheckpointFile(destination: folder.path("out.sqlite")).read())
+        XCTAssertEqual(checkpoint.policiesRowByRowBecause, "policy books of mapping Books made no row of Book row 650")
+        migration.cancellation = nil
+        let resumed = try migration.run()
+        XCTAssertNotNil(resumed.resumed)
+        XCTAssertEqual(resumed.notes, ["step books: mapping Books was created row by row (it has a policy, and policy books of mapping Books made no row of Book row 650); the rest of the step ran inside SQLite"])
+        var straight = migration
+        straight.destination = folder.path("straight.sqlite")
+        _ = try straight.run()
+        try assertSameStore(folder.path("out.sqlite"), folder.path("straight.sqlite"))
+    }
+
     /// 300 books, the policy pipeline with Authors linked, and the books policy with a
     /// relate hook (which SQL cannot run).
     private func booksWithARelateHook() throws -> (source: String, pipeline: String, hooked: Policy) {
@@ -302,8 +398,10 @@ final class PushdownTests: XCTestCase {
         return (source, pipeline, hooked)
     }
 
-    /// What SQL would not write alike keeps the whole step row by row, and says why.
-    func testAPolicyWithARelateHookOrAToOneToItsRowsKeepsTheStepRowByRow() throws {
+    /// What SQL would not write alike keeps the whole step row by row, and says why. A
+    /// to-one to the rows of a policy SQLite calls is written inside SQLite: they keep
+    /// their source keys.
+    func testAPolicyWithARelateHookKeepsTheStepRowByRowButAToOneToItsRowsDoesNot() throws {
         let (source, pipeline, hooked) = try booksWithARelateHook()
         let (pushed, _) = try runBoth(pipeline, ["books": hooked], source: source)
         XCTAssertEqual(pushed.notes, ["step books ran row by row, not inside SQLite: mapping Books has a policy with a relate hook"])
@@ -311,7 +409,7 @@ final class PushdownTests: XCTestCase {
         for name in ["pushed.sqlite", "rows.sqlite"] { try FileManager.default.removeItem(atPath: folder.path(name)) }
         let (pets, petsSource) = try writePetsPipeline(filterKinds: true, policy: "People")
         let (petsPushed, _) = try runBoth(pets, ["keep": Policy()], source: petsSource)
-        XCTAssertEqual(petsPushed.notes, ["step people ran row by row, not inside SQLite: the relationship Pet.owner in mapping Pets is a to-one to the rows of mapping People, which a policy makes"])
+        XCTAssertEqual(petsPushed.notes, ["step people: mapping People's policy keep was called by SQLite, one row per source row, each keeping its source row's key"])
     }
 
     /// A kept plan's push-down statements are kept per policies (`PlanMemo`): runs of one
@@ -329,9 +427,8 @@ final class PushdownTests: XCTestCase {
             notes.append(try migration.run().notes)
         }
         XCTAssertEqual(plans.count, 1)
-        XCTAssertEqual(notes, [["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite"],
-                               ["step books ran row by row, not inside SQLite: mapping Books has a policy with a relate hook"],
-                               ["step books: mapping Books was created row by row (it has a policy); the rest of the step ran inside SQLite"]])
+        let rowByRow = "step books: mapping Books was created row by row (it has a policy, and policy books of mapping Books made no row of Book row 9); the rest of the step ran inside SQLite"
+        XCTAssertEqual(notes, [[rowByRow], ["step books ran row by row, not inside SQLite: mapping Books has a policy with a relate hook"], [rowByRow]])
         try assertSameStore(folder.path("run-0.sqlite"), folder.path("run-2.sqlite"))
     }
 
@@ -341,7 +438,7 @@ final class PushdownTests: XCTestCase {
         let (pipeline, source) = try writePetsPipeline(filterKinds: true, policy: "Pets")
         let dropTom = Policy(create: { pet, output in if pet.string("name") == "Tom" { output.removeAll() } })
         let (pushed, _) = try runBoth(pipeline, ["keep": dropTom], source: source)
-        XCTAssertEqual(pushed.notes, ["step people: mapping Pets was created row by row (it has a policy); the rest of the step ran inside SQLite"])
+        XCTAssertEqual(pushed.notes, ["step people: mapping Pets was created row by row (it has a policy, and policy keep of mapping Pets made no row of Pet row 2); the rest of the step ran inside SQLite"])
         let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
         XCTAssertEqual(try db.rows("SELECT id, owner_id, kind_id FROM Pet ORDER BY id"),
                        [[.integer(1), .integer(1), .integer(1)], [.integer(4), .null, .integer(2)],

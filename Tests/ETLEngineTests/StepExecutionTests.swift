@@ -13,14 +13,21 @@ final class StepExecutionTests: XCTestCase {
         XCTAssertEqual(withRelate.reason, "mapping Posts has a policy with a relate hook")
         XCTAssertEqual(withRelate.mappings.map(\.why), ["it has a policy with a relate hook"])
 
-        // The same policy with its create closure only: the mapping is made row by row, its links inside SQLite.
+        // The same policy with its create closure only: it creates Sections too, which SQLite
+        // cannot call it for, so the mapping is made row by row, its links inside SQLite.
         let createOnly = ["addSection": Policy(creates: PostSections.addSection.creates, create: PostSections.addSection.create)]
         let plan = try Migration(pipeline: pipeline, policies: createOnly).plan()
         let execution = try StepExecution.of(plan.steps[0], policies: PolicyRegistry(createOnly))
         XCTAssertTrue(execution.insideSQLite)
         XCTAssertNil(execution.reason)
         XCTAssertEqual(execution.mappings.map(\.insideSQLite), [false])
-        XCTAssertTrue(execution.mappings[0].why.hasPrefix("it has a policy: created row by row"), execution.mappings[0].why)
+        XCTAssertEqual(execution.mappings[0].why, "it has a policy, and its policy creates rows of Section too: created row by row, its closures on the workers; its links are set inside SQLite")
+
+        // Without the Sections: one row per post, under its key, made by the INSERT calling the policy.
+        let postsOnly = ["addSection": Policy(create: { _, _ in })]
+        let called = try StepExecution.of(try Migration(pipeline: pipeline, policies: postsOnly).plan().steps[0], policies: PolicyRegistry(postsOnly))
+        XCTAssertEqual(called.mappings.map(\.insideSQLite), [true])
+        XCTAssertTrue(called.mappings[0].why.hasPrefix("INSERT … SELECT in ranges of source keys, calling its policy per source row"), called.mappings[0].why)
 
         let off = try StepExecution.of(plan.steps[0], policies: PolicyRegistry(createOnly), pushdown: false)
         XCTAssertFalse(off.insideSQLite)

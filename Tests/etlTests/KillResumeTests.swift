@@ -119,10 +119,10 @@ final class KillResumeTests: XCTestCase {
     }
 
     /// A policy prepared with fields (`Policy(prepare:)`): `etl-bench-closure`'s Books
-    /// mapping, row by row, its rows under their source keys with their associations recorded
-    /// per chunk; kills land between and inside its chunks and in the SQLite part after it.
+    /// mapping, which SQLite calls from the mapping's insert (`PolicyInSQLite`), 2,000 source
+    /// rows per transaction; kills land between and inside those and in the links after.
     func testKilledInAPreparedPolicysMappingResumesToTheSameStore() throws {
-        try killAndResume(rows: 4000, chunkSize: 20, options: [], minimumKills: 4,
+        try killAndResume(rows: 20000, chunkSize: 20, options: [], minimumKills: 4,
                           pipeline: Self.root.appendingPathComponent("Benchmarks/pipelines/books-v1-v2-closure.json").path,
                           program: "etl-bench-closure", targets: [
             Target(step: 1, stage: "create", mapping: "Books", fraction: 0.2),

@@ -76,6 +76,10 @@ public struct Checkpoint: Codable, Sendable {
     /// row-by-row engine rejects and started it over (`PushdownStage.ValuesRejected`):
     /// a resume goes on row by row. Absent from earlier checkpoints.
     public var rowByRowBecause: String? = nil
+    /// Why the current step's policies run row by row, when SQLite called one
+    /// (`PolicyInSQLite`) for a source row only row by row can make, and the step started
+    /// over (`PushdownStage.PolicyIrregular`): a resume does the same. Absent from earlier checkpoints.
+    public var policiesRowByRowBecause: String? = nil
     public var started: Date
     public var written: Date
 

@@ -9,7 +9,9 @@ import ETLPipeline
 ///         output.insert("Section", ["title": .string(String(content.prefix(20)) + "…"), "body": .string(content)])
 ///     }
 ///
-/// Hooks run concurrently on the worker queues, any number at a time, in no particular
+/// Hooks run concurrently on the worker queues (or on the writer's connection, when SQLite
+/// calls the create hook from the mapping's insert: `PolicyInSQLite`), any number at a
+/// time, in no particular
 /// order: they must not share mutable state. What is ordered: rows are *loaded* in source
 /// order, so keys, deduplication (`PolicyOutput.Row.uniqueKey`) and the result are the same
 /// with 1 or N workers.

@@ -155,6 +155,9 @@ struct PushdownPlan {
     let rowByRow: [MappingID: String]
     /// Per mapping, its relationship statements (none: no entry).
     let relates: [MappingID: [Relate]]
+    /// Mappings whose policy SQLite calls from their insert (`PolicyInSQLite`): their rows
+    /// keep their source keys, as those of a `.sourceKeys` mapping.
+    var policiesInSQLite: Set<MappingID> = []
 
     struct NotPushable: Error {
         let reason: String
@@ -166,11 +169,15 @@ struct PushdownPlan {
     /// - Parameter keptRows: mappings made by a policy in which every source row (of the
     ///   source entity) made exactly one row of the mapping's table, under the source
     ///   row's key, and the table has no other rows.
+    /// - Parameter policiesRowByRow: why policies run row by row even where SQLite could
+    ///   call them (`PolicyInSQLite`): a source row's was irregular there, in an earlier try.
     static func make(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID> = [],
+                     policiesRowByRow: String? = nil,
                      primaryKey: @escaping (String) throws -> [String]) throws -> PushdownPlan {
         // By mapping, in order.
         var kinds: [Kind] = []
         var rowByRow: [MappingID: String] = [:]
+        var policiesInSQLite: Set<MappingID> = []
         let keeping = step.sourceKeyTargets
         let scopes = step.uniqueKeyScopes
         for index in step.mappingIDs {
@@ -191,15 +198,20 @@ struct PushdownPlan {
                 // a relate hook computes are not, so such a step runs row by row as a whole.
                 guard let policy = policy(mapping) else { throw NotPushable(reason: "\(name) names the unregistered policy \(policyName)") }
                 if policy.relate != nil { throw NotPushable(reason: "\(name) has a policy with a relate hook") }
-                rowByRow[index] = "it has a policy"
-                kinds.append(.rowByRow)
+                if let why = policiesRowByRow ?? PolicyInSQLite.refusal(step, index, policy: policy) {
+                    rowByRow[index] = "it has a policy, and \(why)"
+                    kinds.append(.rowByRow)
+                } else {
+                    policiesInSQLite.insert(index)
+                    kinds.append(.sourceKeys)
+                }
                 continue
             }
             kinds.append(keeping.contains(own) ? .sourceKeys : mapping.uniqueBy != nil ? .unique : .nextKeys)
         }
         // Those rows are linked like rows that keep their source keys by rule, every source row passing.
         let linking = zip(step.mappingIDs, kinds).map { keptRows.contains($0) && $1 == .rowByRow ? Kind.sourceKeys : $1 }
-        let builder = StatementBuilder(step: step, kinds: linking, everyRow: keptRows, primaryKey: primaryKey)
+        let builder = StatementBuilder(step: step, kinds: linking, everyRow: keptRows, policiesInSQLite: policiesInSQLite, primaryKey: primaryKey)
         var creates: [Create] = []
         var relates: [MappingID: [Relate]] = [:]
         for (index, kind) in zip(step.mappingIDs, kinds) {
@@ -207,19 +219,22 @@ struct PushdownPlan {
             let statements = try builder.relates(index)
             if !statements.isEmpty { relates[index] = statements }
         }
-        return PushdownPlan(creates: creates, rowByRow: rowByRow, relates: relates)
+        return PushdownPlan(creates: creates, rowByRow: rowByRow, relates: relates, policiesInSQLite: policiesInSQLite)
     }
 
     /// What `make`'s plan for a step of a kept plan is kept under (`PlanMemo`): the step, and
     /// the rest `make` decides from — the mappings whose rows were kept, and what it asks of
     /// the policies (whether each mapping's is registered, and has a relate hook).
-    static func memoKey(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID>) -> String {
-        let policies = step.mappings.map { mapping -> String in
+    static func memoKey(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID>, policiesRowByRow: String?) -> String {
+        let policies = step.mappings.indices.map { index -> String in
+            let mapping = step.mappings[index]
             guard mapping.policy != nil else { return "none" }
             guard let registered = policy(mapping) else { return "unregistered" }
-            return registered.relate != nil ? "with relate hook" : "registered"
+            if registered.relate != nil { return "with relate hook" }
+            return PolicyInSQLite.refusal(step, MappingID(index), policy: registered) == nil ? "registered, callable by SQLite" : "registered"
         }
         return "push-down plan of step \(step.index); kept rows \(keptRows.map(\.index).sorted()); policies \(policies)"
+            + (policiesRowByRow.map { "; policies row by row: \($0)" } ?? "")
     }
 }
 
@@ -230,6 +245,7 @@ private struct StatementBuilder {
     let kinds: [PushdownPlan.Kind]
     /// Mappings whose every source row made a row (`keptRows`): their filter is passed.
     let everyRow: Set<MappingID>
+    let policiesInSQLite: Set<MappingID>
     let primaryKey: (String) throws -> [String]
     let q = Database.quote
 
@@ -341,6 +357,11 @@ private struct StatementBuilder {
                                      rows: rows, key: key, passing: passing, unique: unique, readsSource: readsSource,
                                      count: count, passed: passed, bound: bound)
         create.rejects = rejects
+        if policiesInSQLite.contains(index) {
+            guard links.isEmpty, pairs == nil else { throw NotPushable(reason: "mapping \(mapping.name) has a policy and links written with its rows") }
+            create.insert = try PolicyInSQLite.insert(step, index, into: into, key: key, values: values, attributes: mapping.attributes.count,
+                                                      rows: rows, conditions: passing + ["\(key) >= ?1", "\(key) <= ?2"])
+        }
         if let pairs {
             // Pairs in key order, as the loader hands out keys: the source key, then the item's.
             let order = "\(key), \(pairs.item)"

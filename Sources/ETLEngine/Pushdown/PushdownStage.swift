@@ -33,6 +33,10 @@ struct PushdownStage {
     /// What the connection's value functions count and reject.
     var nulls = NullCount()
     var rejected = SQLTranslator.RejectedValue()
+    /// Why policies run row by row here (`PushdownPlan.make`), if they do.
+    var policiesRowByRow: String?
+    /// What a policy called by SQLite met that only row by row does (`PolicyInSQLite`).
+    var irregular = PolicyInSQLite.Irregular()
 
     /// A value of mapping `mapping` the row-by-row engine rejects: the step must run row by row.
     struct ValuesRejected: Error {
@@ -40,22 +44,36 @@ struct PushdownStage {
         let reason: String
     }
 
+    /// A source row of a mapping whose policy SQLite calls must go row by row
+    /// (`PolicyInSQLite.Irregular`): the engine starts the step over with its policies row
+    /// by row, and the rest inside SQLite.
+    struct PolicyIrregular: Error, CustomStringConvertible {
+        /// "policy tidy of mapping Books made no row of Book row 12".
+        let reason: String
+        var description: String { reason }
+    }
+
     /// Source rows per transaction of the create stage.
     var rowsPerChunk: Int { max(1, context.chunkSize) * 100 }
 
     /// Attaches the step's input as `src` and plans the step. Nil (input detached) with
     /// the reason when the step must run row by row.
-    static func prepare(_ context: StepContext) throws -> (stage: PushdownStage?, reason: String?) {
+    /// - Parameter policiesRowByRow: see `PushdownPlan.make`.
+    static func prepare(_ context: StepContext, policiesRowByRow: String? = nil) throws -> (stage: PushdownStage?, reason: String?) {
         let db = context.destination
         let plan: PushdownPlan
         do {
-            plan = try makePlan(context)
+            plan = try makePlan(context, policiesRowByRow: policiesRowByRow)
         } catch let error as PushdownPlan.NotPushable {
             return (nil, error.reason)
         }
         let nulls = NullCount(), rejected = SQLTranslator.RejectedValue()
         try SQLTranslator.registerValueFunction(on: db, nulls: nulls, rejected: rejected)
         try SQLTranslator.register(context.policies.functions, on: db)
+        let irregular = PolicyInSQLite.Irregular()
+        for index in plan.policiesInSQLite.sorted(by: { $0.index < $1.index }) {
+            try PolicyInSQLite.register(context, index, on: db, irregular: irregular)
+        }
         try db.execute("ATTACH DATABASE \(SQLValue.text(readOnlyURI(context.sourcePath)).sqlLiteral) AS src")
         try db.execute(PageCache.pragmas("src", "main", "work"))
         var nullsOnPurpose: [MappingID: Int] = [:]
@@ -79,17 +97,18 @@ struct PushdownStage {
                 }
             }
         }
-        return (PushdownStage(context: context, plan: plan, nullsOnPurpose: nullsOnPurpose, nulls: nulls, rejected: rejected), nil)
+        return (PushdownStage(context: context, plan: plan, nullsOnPurpose: nullsOnPurpose, nulls: nulls, rejected: rejected,
+                              policiesRowByRow: policiesRowByRow, irregular: irregular), nil)
     }
 
     /// The step's plan; `keptRows`: see `PushdownPlan.make`. Worked out once per plan, step,
     /// kept rows and policies (`PlanMemo`): it depends on nothing else — the destination's
     /// primary keys it reads are those of the step's layout, from which every store of the
     /// step is made — and the statements the data decides between are all in it.
-    private static func makePlan(_ context: StepContext, keptRows: Set<MappingID> = []) throws -> PushdownPlan {
+    private static func makePlan(_ context: StepContext, keptRows: Set<MappingID> = [], policiesRowByRow: String?) throws -> PushdownPlan {
         let step = context.plan
         let make = {
-            try PushdownPlan.make(step, policy: context.policy(of:), keptRows: keptRows) { table in
+            try PushdownPlan.make(step, policy: context.policy(of:), keptRows: keptRows, policiesRowByRow: policiesRowByRow) { table in
                 try context.destination.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
                     if case .text(let name) = row[0] { return name }
                     return ""
@@ -97,7 +116,7 @@ struct PushdownStage {
             }
         }
         guard let memo = context.memo else { return try make() }
-        let key = PushdownPlan.memoKey(step, policy: context.policy(of:), keptRows: keptRows)
+        let key = PushdownPlan.memoKey(step, policy: context.policy(of:), keptRows: keptRows, policiesRowByRow: policiesRowByRow)
         // That the step cannot be pushed down is kept too (the next store learns it without
         // the work); any other error (reading the primary keys) is the store's, not kept.
         let made: Result<PushdownPlan, PushdownPlan.NotPushable> = try memo.value(key) {
@@ -122,7 +141,7 @@ struct PushdownStage {
     /// key (`keptSourceKeys`).
     @discardableResult
     func run() throws -> Set<MappingID> {
-        let keptRelates = plan.rowByRow.isEmpty ? nil : try? Self.makePlan(context, keptRows: Set(plan.rowByRow.keys)).relates
+        let keptRelates = plan.rowByRow.isEmpty ? nil : try? Self.makePlan(context, keptRows: Set(plan.rowByRow.keys), policiesRowByRow: policiesRowByRow).relates
         let ahead = try AheadWork.start(context, plan: plan, keptRelates: keptRelates)
         defer { ahead?.finish() }
         for index in context.plan.mappingIDs where !context.isDone(.create, mapping: index) {
@@ -135,7 +154,7 @@ struct PushdownStage {
         // Decided from the rows made, so a resumed run decides alike; both plans have the
         // same statements in the same order, so a checkpoint's count of them holds for either.
         let kept = try Set(plan.rowByRow.keys.filter(keptSourceKeys))
-        let relates = kept.isEmpty ? plan.relates : try Self.makePlan(context, keptRows: kept).relates
+        let relates = kept.isEmpty ? plan.relates : try Self.makePlan(context, keptRows: kept, policiesRowByRow: policiesRowByRow).relates
         let relating = context.plan.mappingIDs.filter { !context.isDone(.relate, mapping: $0) && relates[$0] != nil }
         for (position, index) in relating.enumerated() {
             let later = relating[(position + 1)...].flatMap { relates[$0]! }
@@ -172,12 +191,14 @@ struct PushdownStage {
         db.onProgress(every: 20_000) { cancellation?.isCancelled ?? false }
         defer { db.onProgress(every: 0, nil) }
         rejected.clear()
+        irregular.clear()
         do {
             try body()
         } catch let error as StoreError {
             if let creating, let reason = rejected.reason {
                 throw ValuesRejected(reason: "mapping \(context.plan.mappings[creating].name) has values that are rejected (\(reason))")
             }
+            if creating != nil, let reason = irregular.reason { throw PolicyIrregular(reason: reason) }
             throw translate(error)
         }
     }

@@ -60,6 +60,9 @@ public struct StepExecution: Sendable, Equatable {
             }
             var why: String
             switch creates[index]?.kind {
+            case .sourceKeys? where plan.policiesInSQLite.contains(index):
+                why = "INSERT … SELECT in ranges of source keys, calling its policy per source row; each row keeps its source row's key"
+                    + " (the step starts over with the policy row by row at a source row it rejects, drops or multiplies)"
             case .sourceKeys?:
                 why = "INSERT … SELECT in ranges of source keys; each row keeps its source row's key"
             case .nextKeys?:

@@ -20,6 +20,31 @@ struct Transformer: Sendable {
     /// The destination is a Core Data store: a binary attribute allowing external storage
     /// gets its value inline, behind the `0x01` marker (`ExternalBinaryStorage`).
     var marksExternalStorage = false
+    /// Per target, what a policy's rows need of each attribute, in the loader's order:
+    /// worked out once, so that no attribute is copied per row.
+    private let fields: [[PolicyOutputField]]
+
+    private struct PolicyOutputField {
+        let attribute: Attribute
+        let type: ExprType
+        /// The model's default, for an attribute the mapping declares nothing for.
+        let constant: SQLValue?
+    }
+
+    init(mapping: MappingPlan, targets: [TargetPlan], policy: Policy?, epoch: Double, step: String) {
+        self.mapping = mapping
+        self.targets = targets
+        self.policy = policy
+        self.epoch = epoch
+        self.step = step
+        fields = targets.map { target in
+            target.attributes.map { assignment in
+                let constant: SQLValue?
+                if case .constant(let value) = assignment.source { constant = value } else { constant = nil }
+                return PolicyOutputField(attribute: assignment.attribute, type: ExprType(assignment.attribute.type), constant: constant)
+            }
+        }
+    }
 
     /// The source's marker when `expression` passes an externally stored value through
     /// unchanged (`$source.attribute`) into an attribute that allows external storage, and
@@ -159,20 +184,21 @@ struct Transformer: Sendable {
 
     /// Runs the create hook on the declared row and turns what it leaves into rows to load.
     /// `bySlot`: the closure was prepared with fields, it gets the declared row by position
-    /// (`PolicyOutput.Row.fields`), not as a dictionary by name.
-    private func applyPolicy(_ create: Policy.Create, bySlot: Bool = false, own: NewRow, slots: [Value], key: Int64, item: Int64?) throws -> [NewRow] {
-        let ownTarget = targets[own.target]
+    /// (`PolicyOutput.Row.fields`), not as a dictionary by name. SQLite calls it too
+    /// (`PolicyInSQLite`), on the same rows as read here.
+    func applyPolicy(_ create: Policy.Create, bySlot: Bool = false, own: NewRow, slots: [Value], key: Int64, item: Int64?) throws -> [NewRow] {
+        let ownFields = fields[own.target.index]
         var declared: [Value?] = []
-        declared.reserveCapacity(ownTarget.attributes.count)
-        for (index, assignment) in ownTarget.attributes.enumerated() {
+        declared.reserveCapacity(ownFields.count)
+        for index in ownFields.indices {
             var sql = own.values[index]
             // The policy sees the bytes, not the marker `stored` put before them.
-            if marksExternalStorage, assignment.attribute.allowsExternalStorage, case .blob(let marked) = sql { sql = .blob(Array(marked.dropFirst())) }
-            declared.append(Value(sql: sql, as: ExprType(assignment.attribute.type), epoch: epoch))
+            if marksExternalStorage, ownFields[index].attribute.allowsExternalStorage, case .blob(let marked) = sql { sql = .blob(Array(marked.dropFirst())) }
+            declared.append(Value(sql: sql, as: ownFields[index].type, epoch: epoch))
         }
         let uniqueKey = own.unique.map { Value(sql: $0, as: .string, epoch: 0) }
-        var output = PolicyOutput(rows: [bySlot ? PolicyOutput.Row(fields: declared, entity: ownTarget.entity, uniqueKey: uniqueKey)
-            : PolicyOutput.Row(values: Dictionary(uniqueKeysWithValues: zip(ownTarget.attributes.map(\.attribute.name), declared.map { $0! })),
+        var output = PolicyOutput(rows: [bySlot ? PolicyOutput.Row(fields: declared, entity: targets[own.target].entity, uniqueKey: uniqueKey)
+            : PolicyOutput.Row(values: Dictionary(uniqueKeysWithValues: zip(ownFields.map(\.attribute.name), declared.map { $0! })),
                                uniqueKey: uniqueKey)])
         let source = PolicySourceRow(key: key, item: item, values: slots, names: mapping.policyCreateSlots, bySlot: bySlot)
         do {
@@ -196,21 +222,20 @@ struct Transformer: Sendable {
             if !row.fields.isEmpty, let fieldsEntity = row.fieldsEntity, fieldsEntity != entity {
                 throw RowFailure(key: key, expression: "policy \(mapping.policy!)", reason: "set fields of \(fieldsEntity) on a row of \(entity)")
             }
+            let targetFields = fields[target.index]
             var values: [SQLValue] = []
-            values.reserveCapacity(targets[target].attributes.count)
+            values.reserveCapacity(targetFields.count)
             // By name (the dictionary API) over by position (fields); unset: the declared value or default.
-            for (index, assignment) in targets[target].attributes.enumerated() {
-                if !row.values.isEmpty, let value = row.values[assignment.attribute.name] {
-                    values.append(stored(value, assignment.attribute))
+            for index in targetFields.indices {
+                if !row.values.isEmpty, let value = row.values[targetFields[index].attribute.name] {
+                    values.append(stored(value, targetFields[index].attribute))
                 } else if index < row.fields.count, let value = row.fields[index] {
-                    values.append(stored(value, assignment.attribute))
-                } else if case .constant(let value) = assignment.source {
-                    values.append(value)
+                    values.append(stored(value, targetFields[index].attribute))
                 } else {
-                    values.append(.null)
+                    values.append(targetFields[index].constant ?? .null)
                 }
             }
-            for name in row.values.keys where !targets[target].attributes.contains(where: { $0.attribute.name == name }) {
+            for name in row.values.keys where !targetFields.contains(where: { $0.attribute.name == name }) {
                 throw RowFailure(key: key, expression: "policy \(mapping.policy!)", reason: "set '\(name)', which is not an attribute of \(entity)")
             }
             var made = NewRow(target: target, sourceKey: key, item: item ?? WorkDatabase.noItem,

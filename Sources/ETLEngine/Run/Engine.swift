@@ -92,6 +92,7 @@ public struct Engine {
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [], resumed: checkpoint != nil)
         run.snapshot = snapshot
         run.rowByRowBecause = checkpoint?.rowByRowBecause
+        run.policiesRowByRowBecause = checkpoint?.policiesRowByRowBecause
         if let checkpoint, checkpoint.position.stage == .finalize {
             progress(resumedEvent(checkpoint, redone: 0))
         }
@@ -232,7 +233,8 @@ public struct Engine {
             run.notes.append("step \(step.name) dropped \(removed.name): \(what) not carried over\(declared)")
         }
         do {
-            let execution = try stepExecutor(for: context, pushdown: options.pushdown, rowByRow: run.rowByRowBecause).execute()
+            let execution = try stepExecutor(for: context, pushdown: options.pushdown, rowByRow: run.rowByRowBecause,
+                                             policiesRowByRow: run.policiesRowByRowBecause).execute()
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
@@ -256,6 +258,16 @@ public struct Engine {
             // inside SQLite (whose links would name the rejected rows).
             run.context = nil
             run.rowByRowBecause = rejected.reason
+            try run.save(.start(ofStep: step.index), durable: true)
+            db.close()
+            return try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
+                               resume: nil, run: run, again: true, progress: progress)
+        } catch let irregular as PushdownStage.PolicyIrregular {
+            // A source row that only the row-by-row create stage can make (a policy dropped,
+            // multiplied or rejected it): the step starts over with its policies row by row,
+            // the rest still inside SQLite. Decided in the checkpoint first, as above.
+            run.context = nil
+            run.policiesRowByRowBecause = irregular.reason
             try run.save(.start(ofStep: step.index), durable: true)
             db.close()
             return try runStep(step, input: input, inputPath: inputPath, output: output, area: area,

@@ -15,6 +15,9 @@ final class RunState {
     /// Why the current step runs row by row after its run inside SQLite gave up (kept in
     /// the checkpoint, so a resume does the same).
     var rowByRowBecause: String?
+    /// Why the current step's policies run row by row after SQLite met a row of theirs it
+    /// cannot make (kept in the checkpoint, so a resume does the same).
+    var policiesRowByRowBecause: String?
     /// The source as the run started reading it: checked after every chunk.
     var snapshot: SourceSnapshot?
     /// The step being run.
@@ -62,7 +65,8 @@ final class RunState {
         return Checkpoint(identity: identity, position: position, steps: plan.steps.map(\.name),
                           mappings: step.mappings.map(\.name), finished: finished,
                           counters: context?.counters ?? [], nextKeys: context?.nextKey ?? [:],
-                          rowByRowBecause: rowByRowBecause, started: started, written: Date())
+                          rowByRowBecause: rowByRowBecause, policiesRowByRowBecause: policiesRowByRowBecause,
+                          started: started, written: Date())
     }
 
     private func write(_ checkpoint: Checkpoint, durable: Bool) throws {
@@ -99,6 +103,7 @@ final class RunState {
     /// (`flush`). That spares a batch of small stores one checkpoint file per step.
     func stepFinished(next: Int) throws {
         rowByRowBecause = nil
+        policiesRowByRowBecause = nil
         let finishedWithinOneChunk = withinOneChunk
         // The next step's own is decided as it starts.
         withinOneChunk = false

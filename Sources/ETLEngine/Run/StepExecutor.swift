@@ -22,10 +22,10 @@ struct StepOutcome {
 /// The step inside SQLite when its mappings translate exactly and `pushdown` allows it;
 /// otherwise row by row, with the reason in its notes. `rowByRow`: why an earlier attempt
 /// of this step inside SQLite gave up (`PushdownStage.ValuesRejected`).
-func stepExecutor(for context: StepContext, pushdown: Bool, rowByRow: String? = nil) throws -> StepExecutor {
+func stepExecutor(for context: StepContext, pushdown: Bool, rowByRow: String? = nil, policiesRowByRow: String? = nil) throws -> StepExecutor {
     guard pushdown else { return RowByRowExecutor(context: context, reason: nil) }
     if let rowByRow { return RowByRowExecutor(context: context, reason: rowByRow) }
-    let (stage, reason) = try PushdownStage.prepare(context)
+    let (stage, reason) = try PushdownStage.prepare(context, policiesRowByRow: policiesRowByRow)
     if let stage { return PushdownExecutor(stage: stage) }
     return RowByRowExecutor(context: context, reason: reason)
 }
