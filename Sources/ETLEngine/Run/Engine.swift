@@ -232,6 +232,17 @@ public struct Engine {
             let declared = plan.spec.drop.contains { $0.name == removed.name } ? " (as the pipeline's \"drop\" says)" : ""
             run.notes.append("step \(step.name) dropped \(removed.name): \(what) not carried over\(declared)")
         }
+        // The decision is in the checkpoint before anything is undone: killed from here on,
+        // the rerun starts the step over the same way (a fresh output), never continuing the
+        // rows made inside SQLite (whose links would name rows made otherwise).
+        func startOver(deciding decide: (RunState) -> Void) throws -> Int {
+            run.context = nil
+            decide(run)
+            try run.save(.start(ofStep: step.index), durable: true)
+            db.close()
+            return try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
+                               resume: nil, run: run, again: true, progress: progress)
+        }
         do {
             let execution = try stepExecutor(for: context, pushdown: options.pushdown, rowByRow: run.rowByRowBecause,
                                              policiesRowByRow: run.policiesRowByRowBecause).execute()
@@ -252,26 +263,13 @@ public struct Engine {
             try ValidationProof.record(step: step.index, run: run.identity, schema: step.index == plan.steps.count - 1 ? "work" : "main", in: db)
         } catch let rejected as PushdownStage.ValuesRejected {
             // A value inside SQLite that the row-by-row engine rejects: the step starts over
-            // row by row, which rejects those rows and loads the others. The decision is in
-            // the checkpoint before anything is undone: killed from here on, the rerun starts
-            // the step over row by row too (a fresh output), never continuing the rows made
-            // inside SQLite (whose links would name the rejected rows).
-            run.context = nil
-            run.rowByRowBecause = rejected.reason
-            try run.save(.start(ofStep: step.index), durable: true)
-            db.close()
-            return try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
-                               resume: nil, run: run, again: true, progress: progress)
+            // row by row, which rejects those rows and loads the others.
+            return try startOver { $0.rowByRowBecause = rejected.reason }
         } catch let irregular as PushdownStage.PolicyIrregular {
             // A source row that only the row-by-row create stage can make (a policy dropped,
             // multiplied or rejected it): the step starts over with its policies row by row,
-            // the rest still inside SQLite. Decided in the checkpoint first, as above.
-            run.context = nil
-            run.policiesRowByRowBecause = irregular.reason
-            try run.save(.start(ofStep: step.index), durable: true)
-            db.close()
-            return try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
-                               resume: nil, run: run, again: true, progress: progress)
+            // the rest still inside SQLite.
+            return try startOver { $0.policiesRowByRowBecause = irregular.reason }
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)
         } catch let error as MigrationError {

@@ -1,1 +1,5 @@
-public enum ETLVersion { public static let current = "0.1.0" }
+/// The engine's version, part of every checkpoint's `RunIdentity`: raised whenever the same
+/// pipeline may be run another way, so that a checkpoint is never continued by an engine
+/// that would make its rows differently. 0.2.0: a policy making one row per source row is
+/// called by SQLite (`PolicyInSQLite`) where 0.1.0 made its rows row by row.
+public enum ETLVersion { public static let current = "0.2.0" }
