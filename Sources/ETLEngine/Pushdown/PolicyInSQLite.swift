@@ -27,7 +27,7 @@ import ETLPipeline
 ///
 /// Only what makes one row under its source row's key is done this way. A source row the
 /// hook rejects (it throws), drops, multiplies, gives a uniqueKey or turns into a row of
-/// another entity — or a value the extractor could not read — is `Irregular`: the
+/// another entity — or a value the extractor could not read — is irregular: the
 /// statement fails, and the step starts over with the policy row by row
 /// (`PushdownStage.PolicyIrregular`), which does all of that exactly as before.
 enum PolicyInSQLite {
@@ -91,27 +91,16 @@ enum PolicyInSQLite {
             + " ORDER BY \(key) LIMIT -1 OFFSET 0)"
     }
 
-    /// Why a source row's policy work must be done row by row: recorded from inside the
-    /// statement, read after it fails, on the connection's one thread.
-    final class Irregular: @unchecked Sendable {
-        private(set) var reason: String?
-
-        func record(_ reason: String) -> Error {
-            if self.reason == nil { self.reason = reason }
-            return PushdownStage.PolicyIrregular(reason: reason)
-        }
-
-        func clear() { reason = nil }
-    }
-
     /// The row a hook made last, between its function's call and its field functions'.
     private final class MadeRow: @unchecked Sendable {
         var key: Int64?
         var values: [SQLValue] = []
     }
 
-    /// Registers mapping `index`'s hook function and field function on `db`.
-    static func register(_ context: StepContext, _ index: MappingID, on db: Database, irregular: Irregular) throws {
+    /// Registers mapping `index`'s hook function and field function on `db`. A source row
+    /// only row by row can make is recorded in `irregular` (read after the statement fails,
+    /// to tell it from any other failure).
+    static func register(_ context: StepContext, _ index: MappingID, on db: Database, irregular: SQLTranslator.RejectedValue) throws {
         let step = context.plan
         let mapping = step.mappings[index]
         guard let policy = context.policy(of: mapping) else { return }

@@ -358,7 +358,7 @@ private struct StatementBuilder {
                                      count: count, passed: passed, bound: bound)
         create.rejects = rejects
         if policiesInSQLite.contains(index) {
-            guard links.isEmpty, pairs == nil else { throw NotPushable(reason: "mapping \(mapping.name) has a policy and links written with its rows") }
+            // (Never a forEach mapping: no pairs, no links written with the rows.)
             create.insert = try PolicyInSQLite.insert(step, index, into: into, key: key, values: values, attributes: mapping.attributes.count,
                                                       rows: rows, conditions: passing + ["\(key) >= ?1", "\(key) <= ?2"])
         }

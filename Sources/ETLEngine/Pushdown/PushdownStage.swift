@@ -36,7 +36,7 @@ struct PushdownStage {
     /// Why policies run row by row here (`PushdownPlan.make`), if they do.
     var policiesRowByRow: String?
     /// What a policy called by SQLite met that only row by row does (`PolicyInSQLite`).
-    var irregular = PolicyInSQLite.Irregular()
+    var irregular = SQLTranslator.RejectedValue()
 
     /// A value of mapping `mapping` the row-by-row engine rejects: the step must run row by row.
     struct ValuesRejected: Error {
@@ -45,7 +45,7 @@ struct PushdownStage {
     }
 
     /// A source row of a mapping whose policy SQLite calls must go row by row
-    /// (`PolicyInSQLite.Irregular`): the engine starts the step over with its policies row
+    /// (`PolicyInSQLite`): the engine starts the step over with its policies row
     /// by row, and the rest inside SQLite.
     struct PolicyIrregular: Error, CustomStringConvertible {
         /// "policy tidy of mapping Books made no row of Book row 12".
@@ -70,7 +70,7 @@ struct PushdownStage {
         let nulls = NullCount(), rejected = SQLTranslator.RejectedValue()
         try SQLTranslator.registerValueFunction(on: db, nulls: nulls, rejected: rejected)
         try SQLTranslator.register(context.policies.functions, on: db)
-        let irregular = PolicyInSQLite.Irregular()
+        let irregular = SQLTranslator.RejectedValue()
         for index in plan.policiesInSQLite.sorted(by: { $0.index < $1.index }) {
             try PolicyInSQLite.register(context, index, on: db, irregular: irregular)
         }

@@ -257,7 +257,8 @@ struct SQLTranslator {
     }
 
     /// The first value the functions of one connection rejected, for the statement that
-    /// failed to tell a rejected value from any other failure.
+    /// failed to tell a rejected value from any other failure. (`PushdownStage` keeps a
+    /// second one for the source rows a policy SQLite calls cannot make, `PolicyInSQLite`.)
     final class RejectedValue: @unchecked Sendable {
         /// Set from inside a statement, read after it, on the connection's one thread.
         private(set) var reason: String?
