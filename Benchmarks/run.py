@@ -979,9 +979,11 @@ the same, at the same N, each checked against its own independent content hash:
 
 - **(f)** `sqlite3` CLI with `Benchmarks/sql/books-v1-v3.sql`: the whole books
   pipeline, v1 → v3, in one script (the v2 store in between skipped): its floor; **(g)**
-  `etl run pipelines/books.json` on the same v1 store: both steps inside SQLite, Files'
-  `forEach` (one File per (book, user) pair) included, with the v2 store in between
-  validated as every step's result is.
+  `etl run pipelines/books.json` on the same v1 store: its two steps run as one step
+  inside SQLite (`StepFusion`: the second step's mappings rewritten over v1, after
+  `FusionCheck` found no v1 row the first step would reject or leave invalid), Files'
+  `forEach` (one File per (book, user) pair) included, so no v2 store is written either;
+  the result is validated as every step's is.
 - **(h)** `sqlite3` CLI with `Benchmarks/sql/notes-convert.sql`; **(i)** `etl run
   Benchmarks/pipelines/notes-convert.json`: N notes (written by `run.py`, every value
   valid) whose `createdAt` is ISO-8601 text in four forms, `done` a flag word or digit

@@ -63,6 +63,11 @@ public struct PlanReport: Sendable, Codable, Equatable {
     /// True when the source is already at the target version: a run writes nothing.
     public var upToDate: Bool
     public var hops: [Hop]
+    /// Hops that run as one step (`StepFusion`) where the source allows it (`FusionCheck`):
+    /// each such step, its mappings read over the first hop's source.
+    public var fused: [Hop]? = nil
+    /// Why adjacent hops run one after the other, a sentence a pair.
+    public var notFused: [String]? = nil
 
     /// Plans `migration` as its run would: from the source store when it exists (its layout
     /// checked, its version detected, drops counted), else from the pipeline alone.
@@ -81,8 +86,18 @@ public struct PlanReport: Sendable, Codable, Equatable {
     }
 
     static func make(_ plan: Plan, pipeline: String, source: Database?, policies: PolicyRegistry) throws -> PlanReport {
+        var report = try make(plan.steps, plan: plan, pipeline: pipeline, source: source, policies: policies)
+        let fused = plan.fusedSteps?.filter { !$0.fusedFrom.isEmpty } ?? []
+        if !fused.isEmpty {
+            report.fused = try make(fused, plan: plan, pipeline: pipeline, source: nil, policies: policies).hops
+        }
+        if !plan.fusionRefusals.isEmpty { report.notFused = plan.fusionRefusals }
+        return report
+    }
+
+    private static func make(_ steps: [StepPlan], plan: Plan, pipeline: String, source: Database?, policies: PolicyRegistry) throws -> PlanReport {
         var hops: [Hop] = []
-        for step in plan.steps {
+        for step in steps {
             let execution = try StepExecution.of(step, policies: policies)
             let mappings = zip(step.mappings, execution.mappings).map { mapping, way in
                 Mapping(name: mapping.name, source: mapping.sourceEntity, destination: mapping.destinationEntity,
@@ -103,7 +118,7 @@ public struct PlanReport: Sendable, Codable, Equatable {
                 }
             }
             hops.append(Hop(name: step.name, from: step.sourceModel.version, to: step.destinationModel.version,
-                            kind: step.isInferred ? "inferred" : "explicit",
+                            kind: step.isInferred ? "inferred" : step.fusedFrom.isEmpty ? "explicit" : "fused",
                             runs: execution.insideSQLite ? "inside SQLite" : "row by row", reason: execution.reason,
                             mappings: mappings, drops: drops, newEntities: step.inferred?.newEntities ?? []))
         }

@@ -82,9 +82,10 @@ public struct BatchReport: Sendable, Codable {
         try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    /// Rows per destination entity that a run's last step wrote: the result's content.
-    static func rows(_ summary: RunSummary, plan: Plan) -> [String: Int] {
-        guard let last = plan.steps.last?.name else { return [:] }
+    /// Rows per destination entity that a run's last step wrote: the result's content. (The
+    /// last step the run ran: two steps of the plan may have run as one, `StepFusion`.)
+    static func rows(_ summary: RunSummary) -> [String: Int] {
+        guard let last = summary.mappings.last?.step else { return [:] }
         var rows: [String: Int] = [:]
         for mapping in summary.mappings where mapping.step == last {
             rows[mapping.destination, default: 0] += mapping.written

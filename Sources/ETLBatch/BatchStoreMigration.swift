@@ -300,7 +300,7 @@ extension Batch {
             return
         }
         result.status = .done
-        result.rows = BatchReport.rows(summary, plan: plan)
+        result.rows = BatchReport.rows(summary)
         result.notes += summary.notes
         if let rejects = summary.rejectFile { result.notes.append("rejected rows are kept in \(rejects)") }
     }

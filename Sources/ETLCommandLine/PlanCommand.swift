@@ -58,6 +58,15 @@ struct PlanCommand: ParsableCommand {
         }
     }
 
+    /// A hop's mappings, one line each, their names in one column.
+    static func mappingLines(_ hop: PlanReport.Hop) -> [String] {
+        let width = hop.mappings.map { "\($0.name) (\($0.source) → \($0.destination))".count }.max() ?? 0
+        return hop.mappings.map { m in
+            let name = "\(m.name) (\(m.source) → \(m.destination))"
+            return "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(m.runs): \(m.why)"
+        }
+    }
+
     static func text(_ report: PlanReport) -> String {
         var lines: [String] = []
         let source = report.source.map { "\($0) (read: version \(report.sourceVersion))" } ?? "not read (version \(report.sourceVersion) from the pipeline)"
@@ -70,11 +79,7 @@ struct PlanCommand: ParsableCommand {
         for (index, hop) in report.hops.enumerated() {
             lines.append("")
             lines.append("hop \(index + 1): \(hop.from) → \(hop.to)  \(hop.name)  [\(hop.kind)]  runs \(hop.runs)" + (hop.reason.map { ": \($0)" } ?? ""))
-            let width = hop.mappings.map { "\($0.name) (\($0.source) → \($0.destination))".count }.max() ?? 0
-            for m in hop.mappings {
-                let name = "\(m.name) (\(m.source) → \(m.destination))"
-                lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(m.runs): \(m.why)")
-            }
+            lines += mappingLines(hop)
             for drop in hop.drops {
                 let uncounted = report.source != nil && index > 0 ? " (not counted: this hop reads the store the hop before it writes)" : ""
                 let count = drop.count.map { n in
@@ -83,6 +88,17 @@ struct PlanCommand: ParsableCommand {
                 lines.append("  drops \(drop.kind) \(drop.name)\(count)")
             }
             if !hop.newEntities.isEmpty { lines.append("  new entities, empty: " + hop.newEntities.joined(separator: ", ")) }
+        }
+        for hop in report.fused ?? [] {
+            lines.append("")
+            lines.append("fused: \(hop.from) → \(hop.to)  \(hop.name)  runs \(hop.runs)" + (hop.reason.map { ": \($0)" } ?? ""))
+            lines.append("  its hops run as one step, where the source holds no row the first would reject or leave invalid "
+                         + "(etl run --separate-steps runs them apart); the store between is not written")
+            lines += mappingLines(hop)
+        }
+        for reason in report.notFused ?? [] {
+            lines.append("")
+            lines.append("not fused: \(reason)")
         }
         return lines.joined(separator: "\n")
     }

@@ -23,6 +23,15 @@ struct RunFlags: ParsableArguments {
         """))
     var noPushdown = false
 
+    @Flag(help: ArgumentHelp("Run every step on its own, writing the store between each two.", discussion: """
+        Two adjacent steps whose second step reads the first step's rows only as the first \
+        step wrote them (no policy, no value converted on the way) run as one step from \
+        the first step's source: the store between them is never written, validated or \
+        read. The result is the same store; the summary says which steps ran as one, and \
+        etl plan why others did not. Use this to compare, or to see each step's counts.
+        """))
+    var separateSteps = false
+
     /// Numbers outside `OptionLimits` exit 2 before any work, named as flags.
     func validate() throws {
         var options = RunOptions()
@@ -37,5 +46,6 @@ struct RunFlags: ParsableArguments {
         options.lockTimeoutSeconds = lockTimeout
         options.checkSource = !noCheck
         options.pushdown = !noPushdown
+        options.fuseSteps = !separateSteps
     }
 }

@@ -20,6 +20,7 @@ final class CraftedCheckpointTests: XCTestCase {
     func migration() -> Migration {
         var migration = booksMigration(source: source, destination: destination, chunkSize: 20, workers: 1)
         migration.pushdown = false
+        migration.options.fuseSteps = false  // checkpoints of each of the two steps
         return migration
     }
 

@@ -27,6 +27,7 @@ final class OneChunkStepTests: XCTestCase {
         migration.destination = destination
         let plan = try migration.plan()
         var options = RunOptions(chunkSize: chunkSize, workers: 1)
+        options.fuseSteps = false  // the checkpoint between the two steps
         if stopInStepOne {
             var stopped = options
             let cancellation = Cancellation()

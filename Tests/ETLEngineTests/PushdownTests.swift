@@ -35,9 +35,11 @@ final class PushdownTests: XCTestCase {
         XCTAssertEqual(pushed.mappings.map(\.filtered), rows.mappings.map(\.filtered))
         XCTAssertEqual(pushed.mappings.map(\.related), rows.mappings.map(\.related))
         XCTAssertEqual(pushed.mappings.map(\.associated), rows.mappings.map(\.associated))
-        // Both steps ran inside SQLite, Files' forEach included: nothing to note.
-        XCTAssertEqual(pushed.notes, [])
-        XCTAssertEqual(rows.notes, [])
+        // Both steps ran inside SQLite, as one (`StepFusion`), Files' forEach included: nothing
+        // else to note.
+        let fused = "steps v1 to v2 and v2 to v3 ran as one step: the books-v2 store between them was not written"
+        XCTAssertEqual(pushed.notes, [fused])
+        XCTAssertEqual(rows.notes, [fused])
         // One File per (book with a file, user) pair, each linked to its book and its user.
         let db = try Database(path: folder.path("pushed.sqlite"), mode: .readOnly)
         let files = try db.scalarInt("SELECT count(*) FROM File")

@@ -12,7 +12,8 @@ final class ResumeTests: XCTestCase {
     override func setUpWithError() throws {
         (folder, source, _) = try givenBooksStore(rows: 3000, seed: 11)
         reference = folder.path("reference.sqlite")
-        try migrateBooks(source: source, destination: reference, chunkSize: 50, workers: 2)
+        // The two steps apart (`--separate-steps`): stops in each, and between them.
+        try migrateBooks(source: source, destination: reference, chunkSize: 50, workers: 2, fuseSteps: false)
     }
 
     override func tearDown() { folder = nil }
@@ -21,7 +22,7 @@ final class ResumeTests: XCTestCase {
     func run(_ destination: String, stopWhen stop: @escaping @Sendable (ProgressEvent) -> Bool = { _ in false },
              restart: Bool = false, pipeline: String = repositoryPath("pipelines/books.json")) throws -> (RunSummary, [ProgressEvent]) {
         let cancellation = Cancellation()
-        var migration = booksMigration(source: source, destination: destination, chunkSize: 50, workers: 2, pipeline: pipeline)
+        var migration = booksMigration(source: source, destination: destination, chunkSize: 50, workers: 2, pipeline: pipeline, fuseSteps: false)
         migration.restart = restart
         migration.cancellation = cancellation
         let events = EventLog()
@@ -77,7 +78,7 @@ final class ResumeTests: XCTestCase {
     }
 
     func referenceSummary() throws -> RunSummary {
-        try migrateBooks(source: source, destination: folder.path("again.sqlite"), chunkSize: 50, workers: 2, replace: .force)
+        try migrateBooks(source: source, destination: folder.path("again.sqlite"), chunkSize: 50, workers: 2, replace: .force, fuseSteps: false)
     }
 
     func testAuthorsStayDeduplicatedAcrossAStopInTheirMapping() throws {

@@ -10,8 +10,9 @@ import ETL
 /// The repository's books pipeline (or `pipeline`) from `source` into `destination`, for a
 /// test to set further options on and run; a nil chunk size or worker count keeps the pipeline's.
 func booksMigration(source: String, destination: String, chunkSize: Int? = nil, workers: Int? = nil,
-                    pipeline: String = repositoryPath("pipelines/books.json")) -> Migration {
+                    pipeline: String = repositoryPath("pipelines/books.json"), fuseSteps: Bool = true) -> Migration {
     var migration = Migration(pipeline: pipeline)
+    migration.options.fuseSteps = fuseSteps
     migration.source = source
     migration.destination = destination
     migration.chunkSize = chunkSize
@@ -22,8 +23,10 @@ func booksMigration(source: String, destination: String, chunkSize: Int? = nil, 
 /// Runs the repository's books pipeline from `source` into `destination`.
 @discardableResult
 func migrateBooks(source: String, destination: String, chunkSize: Int? = nil, workers: Int? = nil,
-                  replace: ReplacePolicy = .refuse, pipeline: String = repositoryPath("pipelines/books.json")) throws -> RunSummary {
-    var migration = booksMigration(source: source, destination: destination, chunkSize: chunkSize, workers: workers, pipeline: pipeline)
+                  replace: ReplacePolicy = .refuse, pipeline: String = repositoryPath("pipelines/books.json"),
+                  fuseSteps: Bool = true) throws -> RunSummary {
+    var migration = booksMigration(source: source, destination: destination, chunkSize: chunkSize, workers: workers, pipeline: pipeline,
+                                   fuseSteps: fuseSteps)
     migration.replace = replace
     return try migration.run()
 }

@@ -14,7 +14,7 @@ final class ValidateStopTests: XCTestCase {
         let cancellation = Cancellation()
         migration.cancellation = cancellation
         XCTAssertThrowsError(try migration.run { event in
-            if event.step == 2, event.stage == .validate, event.kind == .started { cancellation.cancel() }
+            if event.step == event.stepCount, event.stage == .validate, event.kind == .started { cancellation.cancel() }
         }) { error in
             guard case MigrationError.interrupted(let checkpoint) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(checkpoint, destination + ".etl-checkpoint")

@@ -19,6 +19,7 @@ final class WorkJournalTests: XCTestCase {
         let plan = try migration.plan()
         XCTAssertEqual(plan.steps.count, 2)
         var options = RunOptions(chunkSize: 25, workers: 1)
+        options.fuseSteps = false  // the store between the steps too
         let modes = Recorded<String>()
         options.beforeValidation = { db in
             for schema in ["main", "work"] {

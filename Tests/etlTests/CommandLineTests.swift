@@ -68,13 +68,14 @@ final class CommandLineTests: XCTestCase {
 
         let run = try etl("run", pipeline, "--source", "v1.sqlite", "--destination", "v3.sqlite", "--workers", "2")
         XCTAssertEqual(run.status, 0, run.stderr)
-        // Not a terminal: one log line per stage.
-        XCTAssertTrue(run.stderr.contains("step 1/2 create Users (v1 to v2): 15 rows"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("step 2/2 relate Books (v2 to v3)"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("step 2/2 validate"), run.stderr)
+        // Not a terminal: one log line per stage. The two steps run as one (`StepFusion`).
+        XCTAssertTrue(run.stderr.contains("step 1/1 create Users (v1 to v2 + v2 to v3): 15 rows"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("step 1/1 relate Books (v1 to v2 + v2 to v3)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("step 1/1 validate"), run.stderr)
         // The summary: one line per mapping and step, and a total.
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("v1 to v2  Authors") && $0.contains("Book → Author") }, run.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("v1 to v2 + v2 to v3  Authors") && $0.contains("Book → Author") }, run.stdout)
+        XCTAssertTrue(lines.contains("note: steps v1 to v2 and v2 to v3 ran as one step: the books-v2 store between them was not written"), run.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("total") }, run.stdout)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("v3.sqlite").path))
 

@@ -38,9 +38,10 @@ final class KillResumeTests: XCTestCase {
         return try ToolProcess.run(arguments, program: program, killAt: target, pause: target.randomPause(&random))
     }
 
-    /// Row by row: twelve moments over every stage of both steps, in order.
+    /// Row by row: twelve moments over every stage of both steps (run apart, the store
+    /// between them written), in order.
     func testKilledAtAnyMomentResumesToTheSameStore() throws {
-        try killAndResume(rows: 4000, chunkSize: 20, options: ["--no-pushdown"], minimumKills: 10, targets: [
+        try killAndResume(rows: 4000, chunkSize: 20, options: ["--no-pushdown", "--separate-steps"], minimumKills: 10, targets: [
             Target(step: 1, stage: "create", mapping: "Books", fraction: 0.3),
             Target(step: 1, stage: "create", mapping: "Authors", fraction: 0.5),
             Target(step: 1, stage: "relate", mapping: "Books", fraction: 0.2),
@@ -59,7 +60,7 @@ final class KillResumeTests: XCTestCase {
     /// Step 1 pushed down into SQLite: kills land inside its statements (a chunk of keys,
     /// the uniqueBy statement, a relationship statement), which SQLite's journal undoes.
     func testKilledInsideSQLiteStatementsResumesToTheSameStore() throws {
-        try killAndResume(rows: 40_000, chunkSize: 20, options: [], minimumKills: 5, targets: [
+        try killAndResume(rows: 40_000, chunkSize: 20, options: ["--separate-steps"], minimumKills: 5, targets: [
             Target(step: 1, stage: "create", mapping: "Books", fraction: 0.2),
             Target(step: 1, stage: "create", mapping: "Books", fraction: 0.6),
             Target(step: 1, stage: "create", mapping: "Authors", fraction: 0),
@@ -74,7 +75,7 @@ final class KillResumeTests: XCTestCase {
     /// (rows with their book and user links, numbered by SQLite, in one transaction each),
     /// then in the step's link statements after them.
     func testKilledInsideTheForEachPushdownResumesToTheSameStore() throws {
-        try killAndResume(rows: 40_000, chunkSize: 20, options: [], minimumKills: 5, targets: [
+        try killAndResume(rows: 40_000, chunkSize: 20, options: ["--separate-steps"], minimumKills: 5, targets: [
             Target(step: 2, stage: "create", mapping: "Books", fraction: 0.5),
             Target(step: 2, stage: "create", mapping: "Files", fraction: 0.1),
             Target(step: 2, stage: "create", mapping: "Files", fraction: 0.5),
@@ -84,11 +85,26 @@ final class KillResumeTests: XCTestCase {
         ])
     }
 
+    /// The two steps run as one (`StepFusion`): kills land in each of the fused step's
+    /// statements — users, the authors grouped over books, books, the (book, user) pairs'
+    /// files, the Author ↔ Book links — and in its validation; the resumed store is the
+    /// uninterrupted fused run's (which `StepFusionTests` compares with the steps run apart).
+    func testKilledInsideTheFusedStepResumesToTheSameStore() throws {
+        try killAndResume(rows: 40_000, chunkSize: 20, options: [], minimumKills: 5, targets: [
+            Target(step: 1, stage: "create", mapping: "Authors", fraction: 0),
+            Target(step: 1, stage: "create", mapping: "Books", fraction: 0.5),
+            Target(step: 1, stage: "create", mapping: "Files", fraction: 0.2),
+            Target(step: 1, stage: "create", mapping: "Files", fraction: 0.7),
+            Target(step: 1, stage: "relate", mapping: "Books", fraction: 0),
+            Target(step: 1, stage: "validate", mapping: nil, fraction: 0),
+        ])
+    }
+
     /// Keys need not be positive: every key negated, one source row per chunk, so that
     /// kills land between any two rows of the create stage (each resume rolls back rows
     /// whose keys lie below every watermark of handed-out keys).
     func testNegativeKeysKilledAtChunkSizeOneResumeToTheSameStore() throws {
-        try killAndResume(rows: 400, chunkSize: 1, workers: 1, options: ["--no-pushdown"], minimumKills: 4, negateKeys: true, targets: [
+        try killAndResume(rows: 400, chunkSize: 1, workers: 1, options: ["--no-pushdown", "--separate-steps"], minimumKills: 4, negateKeys: true, targets: [
             Target(step: 1, stage: "create", mapping: "Books", fraction: 0.2),
             Target(step: 1, stage: "create", mapping: "Books", fraction: 0.4),
             Target(step: 1, stage: "create", mapping: "Books", fraction: 0.7),
@@ -102,9 +118,10 @@ final class KillResumeTests: XCTestCase {
     /// A store whose steps each fit in one chunk keeps the checkpoints inside a step in
     /// memory: killed in step 1, the rerun starts over (no checkpoint yet); in step 2, it
     /// resumes from the step's start. Either way, the same store. (Small to the chunk: a
-    /// chunk of 200,000 rows, so that a run lasts long enough for kills to land in it.)
+    /// chunk of 200,000 rows, so that a run lasts long enough for kills to land in it.) The
+    /// steps run apart, and as one (where the step 2 targets are never reached).
     func testSmallStoreWithinOneChunkKilledAtAnyMomentResumesToTheSameStore() throws {
-        for options in [[], ["--no-pushdown"]] {
+        for options in [["--separate-steps"], ["--no-pushdown", "--separate-steps"], []] {
             try killAndResume(rows: 5000, chunkSize: 200_000, options: options, minimumKills: 3, everyKillResumes: false, targets: [
                 Target(step: 1, stage: "create", mapping: "Books", fraction: 0),
                 Target(step: 1, stage: "relate", mapping: "Books", fraction: 0),
@@ -259,12 +276,12 @@ final class KillResumeTests: XCTestCase {
 
         var random = SplitMix64(seed: 1)
         let status = try run(["status", Self.pipeline, "--destination", destination], killAt: nil, random: &random)
-        XCTAssertTrue(status.stdout.contains("run in progress: step 1/2 (v1 to v2), relate Books"), status.stdout)
+        XCTAssertTrue(status.stdout.contains("run in progress: step 1/1 (v1 to v2 + v2 to v3), relate Books"), status.stdout)
 
         let resumed = try run(["run", Self.pipeline, "--source", source, "--destination", destination, "--chunk-size", "20", "--no-pushdown"],
                               killAt: nil, random: &random)
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
-        XCTAssertTrue(resumed.stderr.contains("resuming step 1/2 relate Books (v1 to v2)"), resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("resuming step 1/1 relate Books (v1 to v2 + v2 to v3)"), resumed.stderr)
         let reference = try run(["run", Self.pipeline, "--source", source, "--destination", path("reference.sqlite"), "--chunk-size", "20"],
                                 killAt: nil, random: &random)
         XCTAssertEqual(reference.status, 0)

@@ -233,7 +233,8 @@ struct PushdownPlan {
             if registered.relate != nil { return "with relate hook" }
             return PolicyInSQLite.refusal(step, MappingID(index), policy: registered) == nil ? "registered, callable by SQLite" : "registered"
         }
-        return "push-down plan of step \(step.index); kept rows \(keptRows.map(\.index).sorted()); policies \(policies)"
+        // The name too: a run's steps are renumbered where steps are fused (`FusionCheck`).
+        return "push-down plan of step \(step.index) \(step.name); kept rows \(keptRows.map(\.index).sorted()); policies \(policies)"
             + (policiesRowByRow.map { "; policies row by row: \($0)" } ?? "")
     }
 }

@@ -18,6 +18,9 @@ struct SQLTranslator {
     /// (null columns when the item row is missing, as row by row reads it).
     var itemEntity: String? = nil
     var itemAlias = "i"
+    /// Read every column as holding a value of its type's usual storage class (`read`),
+    /// without the fallback for others: for statements over rows known to hold no other.
+    var usualValuesOnly = false
 
     /// The SQL of `form`, or nil when it cannot be translated.
     func sql(_ form: ExpressionForm) -> String? {
@@ -134,7 +137,7 @@ struct SQLTranslator {
             // The column holds a marker, the bytes may be in a file: read row by row.
             if attribute.allowsExternalStorage && layout.kind == .coredata { return nil }
             return Self.read("\(alias).\(q(layout.column(ofAttribute: attribute.name, entity: entity)))",
-                             as: ExprType(attribute.type), epoch: layout.dateEpoch)
+                             as: ExprType(attribute.type), epoch: layout.dateEpoch, usualOnly: usualValuesOnly)
         }
         if let r = model.relationship(name, of: entity), !r.isToMany,
            case .foreignKey(_, let column) = layout.storage(ofRelationship: name, entity: entity) {
@@ -148,19 +151,25 @@ struct SQLTranslator {
     /// A source column read as a value of `type`. The storage class is told by comparison
     /// (numbers sort before text, text before blobs), which SQLite runs much faster than
     /// typeof(); the casts are the ones `Value(sql:as:)` makes.
-    static func read(_ column: String, as type: ExprType, epoch: Double) -> String? {
+    static func read(_ column: String, as type: ExprType, epoch: Double, usualOnly: Bool = false) -> String? {
+        guard let usual = usual(column, type) else { return nil }
+        let value = usualOnly ? "(\(usual.sql))"
+            : "(CASE WHEN \(usual.test) THEN \(usual.sql) WHEN \(column) IS NULL THEN NULL ELSE \(Self.valueFunction(type))(\(column)) END)"
+        return type == .date && epoch != 0 ? "(\(value) + \(literal(.double(epoch))))" : value
+    }
+
+    /// The test that `column` holds a value of the storage class values of `type` usually
+    /// have (null for null), and that value read as `type`.
+    static func usual(_ column: String, _ type: ExprType) -> (test: String, sql: String)? {
         let isNumber = "\(column) < ''"
-        let usual: (test: String, sql: String)
         switch type {
-        case .integer: usual = (isNumber, "CAST(\(column) AS INTEGER)")
-        case .double, .date: usual = (isNumber, "CAST(\(column) AS REAL)")
-        case .boolean: usual = (isNumber, "(\(column) <> 0)")
-        case .string: usual = ("\(column) >= '' AND \(column) < x''", column)
-        case .binary: usual = ("\(column) >= x''", column)
+        case .integer: return (isNumber, "CAST(\(column) AS INTEGER)")
+        case .double, .date: return (isNumber, "CAST(\(column) AS REAL)")
+        case .boolean: return (isNumber, "(\(column) <> 0)")
+        case .string: return ("\(column) >= '' AND \(column) < x''", column)
+        case .binary: return ("\(column) >= x''", column)
         default: return nil
         }
-        let value = "(CASE WHEN \(usual.test) THEN \(usual.sql) WHEN \(column) IS NULL THEN NULL ELSE \(Self.valueFunction(type))(\(column)) END)"
-        return type == .date && epoch != 0 ? "(\(value) + \(literal(.double(epoch))))" : value
     }
 
     /// A literal as SQL. Doubles are written in Swift's shortest form that reads back as

@@ -11,10 +11,13 @@ import ETLPipeline
 /// would repeat (a row that fails, validation) removes them; any other stop (a kill,
 /// Ctrl-C, a full disk) keeps them and the checkpoint, so the same command resumes.
 public struct Engine {
-    public let plan: Plan
+    public private(set) var plan: Plan
     public let options: RunOptions
     /// The source, when the caller already opened it (to plan); else the engine opens it.
     public let source: SourceStore?
+
+    /// Set once the steps to run are chosen from the plan's (`FusionCheck`), with what it noted.
+    private var chosenSteps: [String]?
 
     public init(plan: Plan, options: RunOptions, source: SourceStore? = nil) {
         self.plan = plan
@@ -30,6 +33,23 @@ public struct Engine {
     private var maxRejects: Int { options.maxRejects ?? plan.spec.options.maxRejects }
 
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
+        guard chosenSteps == nil, plan.fusedSteps != nil else { return try runChosen(progress: progress) }
+        // Fused steps where the source allows them (`FusionCheck`). A check that cannot read
+        // the source leaves the steps as written: the run then says what is wrong with it.
+        var chosen = self
+        chosen.plan.fusedSteps = nil
+        chosen.chosenSteps = []
+        if options.fuseSteps {
+            do {
+                (chosen.plan.steps, chosen.chosenSteps) = try FusionCheck(sourcePath: plan.sourcePath, functions: options.policies.functions).steps(of: plan)
+            } catch {
+                chosen.chosenSteps = ["the steps ran one after the other: the source could not be checked for running any two as one (\(error))"]
+            }
+        }
+        return try chosen.run(progress: progress)
+    }
+
+    private func runChosen(progress: @escaping (ProgressEvent) -> Void) throws -> RunSummary {
         let started = Date()
         let source = plan.sourcePath
         let destination = plan.destinationPath
@@ -168,7 +188,7 @@ public struct Engine {
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
                                  redoneRows: redone, mappings: run.finished,
                                  seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
-        summary.notes = notes() + run.notes + unmodeled.notes
+        summary.notes = (chosenSteps ?? []) + notes() + run.notes + unmodeled.notes
         summary.rejectFile = rejects
         return summary
     }

@@ -32,6 +32,10 @@ public struct RunOptions: Sendable {
     /// Run declarative steps inside SQLite when they translate exactly (`PushdownPlan`);
     /// off, every step runs row by row (`--no-pushdown`).
     public var pushdown = true
+    /// Run adjacent steps as one where `StepFusion` can and the source allows it
+    /// (`FusionCheck`), skipping the store between them; off, every step runs as written and
+    /// writes its store (`--separate-steps`).
+    public var fuseSteps = true
     /// Refuse pipeline paths that lead outside the pipeline's folder (`--confine`).
     public var confine = false
     /// How long to wait for a source locked by another program's write.

@@ -1,5 +1,6 @@
 /// The engine's version, part of every checkpoint's `RunIdentity`: raised whenever the same
 /// pipeline may be run another way, so that a checkpoint is never continued by an engine
 /// that would make its rows differently. 0.2.0: a policy making one row per source row is
-/// called by SQLite (`PolicyInSQLite`) where 0.1.0 made its rows row by row.
-public enum ETLVersion { public static let current = "0.2.0" }
+/// called by SQLite (`PolicyInSQLite`) where 0.1.0 made its rows row by row. 0.3.0: adjacent
+/// steps run as one where they can (`StepFusion`), where 0.2.0 wrote the store between.
+public enum ETLVersion { public static let current = "0.3.0" }

@@ -15,6 +15,11 @@ public struct Plan: Sendable {
     /// What runs of this plan work out once (`PlanMemo`); set by `PlanCache` on the plans it
     /// keeps, nil for a plan made on its own.
     public var memo: PlanMemo?
+    /// `steps` with adjacent steps fused where they can be (`StepFusion`); nil when none can.
+    /// A run uses a fused step where the source allows it (`FusionCheck`).
+    public var fusedSteps: [StepPlan]?
+    /// Why adjacent steps are not fused, a sentence a pair.
+    public var fusionRefusals: [String] = []
 
     /// The final destination (may be overridden on the command line before planning).
     public var destinationPath: String { spec.destination.store }
@@ -39,6 +44,22 @@ public struct StepPlan: Sendable {
     /// For an inferred step: what the inference decided, its dropped entities and properties
     /// included (what `etl plan` shows).
     public var inferred: InferredStep?
+    /// The step's mappings as written (an inferred step's as a user would have written
+    /// them, a mapping model's as `etl mapping show` prints them): what `StepFusion` composes.
+    public var written: StepSpec?
+    /// A step made of several (`StepFusion`): those steps, as planned. Empty for a step as written.
+    public var fusedFrom: [StepPlan] = []
+    /// A fused step's relationships of its source that it reads as the rows they link (a
+    /// `forEach`) where the first step read them through a lookup, which skips a link to a
+    /// row that is not there: the source must hold no such link (`FusionCheck`).
+    public var fusedLinkChecks: [LinkCheck] = []
+
+    /// A relationship of a source entity.
+    public struct LinkCheck: Sendable, Equatable {
+        public var entity: String
+        public var relationship: String
+    }
+
     /// What the step removes, data and all: source entities (`"Entity"`) and properties
     /// (`"Entity.property"`) of an inferred step. The engine counts their non-null values.
     public var removed: [String] { inferred.map { $0.droppedEntities + $0.droppedProperties } ?? [] }

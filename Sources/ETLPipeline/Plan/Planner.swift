@@ -34,18 +34,23 @@ public struct Planner {
                 : destinationKind.layout(for: to)
             let planned: (mappings: [MappingPlan], targets: [TargetPlan])
             var inferred: InferredStep?
+            let written: StepSpec
             if let step = hop.step {
-                planned = try planMappings(try mappingModelStep(step, from: from, to: to), source: from, destination: to)
+                written = try mappingModelStep(step, from: from, to: to)
+                planned = try planMappings(written, source: from, destination: to)
             } else {
                 let step = try inferredStep(spec, from: from, to: to)
                 declaredDrops.formUnion(step.droppedEntities + step.droppedProperties)
-                planned = try inferredMappings(spec, step, from: from, to: to)
+                written = try inferredMappings(spec, step, from: from, to: to)
+                planned = try planMappings(written, source: from, destination: to)
                 inferred = step
             }
-            steps.append(StepPlan(index: index, name: hop.step?.name ?? "\(from.version) to \(to.version) (inferred)",
-                                  sourceModel: from, destinationModel: to, sourceLayout: sourceLayout,
-                                  destinationLayout: destinationLayout, mappings: planned.mappings, targets: planned.targets,
-                                  isInferred: hop.step == nil, inferred: inferred))
+            var step = StepPlan(index: index, name: hop.step?.name ?? "\(from.version) to \(to.version) (inferred)",
+                                sourceModel: from, destinationModel: to, sourceLayout: sourceLayout,
+                                destinationLayout: destinationLayout, mappings: planned.mappings, targets: planned.targets,
+                                isInferred: hop.step == nil, inferred: inferred)
+            step.written = written
+            steps.append(step)
             sourceLayout = destinationLayout
         }
         for (name, cursor) in spec.drop where !declaredDrops.contains(name) {
@@ -53,8 +58,12 @@ public struct Planner {
             throw cursor.error("'\(name)' is no entity or property an inferred hop of this run removes"
                 + (removed.isEmpty ? " (none removes any)" : "; they remove: " + removed.joined(separator: ", ")))
         }
-        return Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
-                    targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
+        var plan = Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
+                        targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
+        let fusion = StepFusion.fuse(steps, planner: self)
+        plan.fusedSteps = fusion.steps.count < steps.count ? fusion.steps : nil
+        plan.fusionRefusals = fusion.refusals
+        return plan
     }
 
     /// Model versions and the hops between them: `from`/`to` index `models`.
@@ -295,7 +304,7 @@ public struct Planner {
 
     /// A lightweight step as mapping plans: every attribute and relationship the inference
     /// carries over becomes the expression a user would have written.
-    func inferredMappings(_ spec: PipelineSpec, _ inferred: InferredStep, from: Model, to: Model) throws -> (mappings: [MappingPlan], targets: [TargetPlan]) {
+    func inferredMappings(_ spec: PipelineSpec, _ inferred: InferredStep, from: Model, to: Model) throws -> StepSpec {
         let origin = spec.modelsCursor ?? spec.destination.cursor
         func expression(_ text: String, _ what: String) -> ExpressionSpec {
             ExpressionSpec(text: text, cursor: JSONCursor(node: origin.node, path: "\(origin.path) (inferred \(from.version) → \(to.version): \(what))", file: origin.file))
@@ -329,8 +338,7 @@ public struct Planner {
                                              attributes: attributes, relationships: relationships, uniqueBy: nil, forEach: nil,
                                              policy: nil, cursor: origin, sourceCursor: origin, destinationCursor: origin, policyCursor: nil))
         }
-        let planned = try planMappings(step, source: from, destination: to)
-        return (planned.mappings, planned.targets)
+        return step
     }
 
     func literal(_ value: SQLValue) -> String {

@@ -1,0 +1,170 @@
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// Which steps a run runs: a fused step (`StepFusion`) wherever the source holds no row
+/// that its first step would have rejected or left failing its store's validation, the
+/// steps as written elsewhere.
+///
+/// The fused step never reads the first step's values that the second step does not use,
+/// so a value the first step would reject (`Value.unreadable`: a blob in a string
+/// attribute that is not text), a null uniqueBy key, or a null in an attribute the store
+/// between requires would pass unseen, and the two ways would give different stores. One
+/// statement per mapping of the first step evaluates each of its values for every passing
+/// source row, as that step's create stage would, and stops at the first such row. It
+/// reads only the source, which a run never changes: a resumed run decides the same way.
+struct FusionCheck {
+    let sourcePath: String
+    let functions: [String: ExpressionFunction]
+
+    /// The steps of `plan` a run on this source runs, renumbered, with a note per fused pair
+    /// saying whether it ran as one and, if not, why.
+    func steps(of plan: Plan) throws -> (steps: [StepPlan], notes: [String]) {
+        guard let fused = plan.fusedSteps else { return (plan.steps, []) }
+        // A source the run refuses (a view or a table without its key where an entity's table
+        // should be) is not scanned here: this throws, and the run, with the steps as written,
+        // names what is wrong.
+        if let first = plan.steps.first {
+            let db = try Database(path: sourcePath, mode: .readOnly, hardened: true)
+            defer { db.close() }
+            let entities = first.mappings.flatMap { [$0.sourceEntity] + ($0.itemEntity.map { [$0] } ?? []) }
+            try SourceSchemaCheck.checkTables(db, path: sourcePath, layout: first.sourceLayout, entities: entities)
+        }
+        var steps: [StepPlan] = []
+        var notes: [String] = []
+        for step in fused {
+            guard step.fusedFrom.count == 2 else {
+                steps.append(step)
+                continue
+            }
+            let (first, second) = (step.fusedFrom[0], step.fusedFrom[1])
+            let names = "steps \(first.name) and \(second.name)"
+            if let objection = try objection(to: first) ?? danglingLink(step) {
+                notes.append("\(names) ran one after the other: \(objection)")
+                steps += step.fusedFrom
+            } else {
+                notes.append("\(names) ran as one step: the \(first.destinationModel.version) store between them was not written")
+                steps.append(step)
+            }
+        }
+        for index in steps.indices { steps[index].index = index }
+        return (steps, notes)
+    }
+
+    /// A link of the fused step's `fusedLinkChecks` to a row that is not there: the first
+    /// step's lookup skipped it, the fused step would read it.
+    func danglingLink(_ step: StepPlan) throws -> String? {
+        let db = try Database(path: sourcePath, mode: .readOnly, hardened: true)
+        defer { db.close() }
+        let layout = step.sourceLayout
+        let q = Database.quote
+        for check in step.fusedLinkChecks {
+            guard let relationship = layout.model.relationship(check.relationship, of: check.entity) else { continue }
+            let target = layout.table(of: relationship.destination)
+            let exists = "EXISTS (SELECT 1 FROM \(q(target.name)) t WHERE t.\(q(target.keyColumn)) = x"
+                + (target.condition(alias: "t").map { " AND \($0)" } ?? "") + ")"
+            let sql: String
+            switch layout.storage(ofRelationship: check.relationship, entity: check.entity) {
+            case .joinTable(let table, let own, let other):
+                // The pairs as the fused step's forEach reads them: each source row's, found by
+                // its key in the join table (an index of the table, damaged, may say otherwise).
+                let owner = layout.table(of: check.entity)
+                sql = "SELECT 1 FROM \(q(owner.name)) a CROSS JOIN \(q(table)) j ON j.\(q(own)) = a.\(q(owner.keyColumn))"
+                    + (owner.condition(alias: "a").map { " AND \($0)" } ?? "")
+                    + " WHERE NOT " + exists.replacingOccurrences(of: "= x", with: "= j.\(q(other))") + " LIMIT 1"
+            case .foreignKey(let table, let column):
+                sql = "SELECT 1 FROM \(q(table)) s NOT INDEXED WHERE s.\(q(column)) IS NOT NULL AND NOT " + exists.replacingOccurrences(of: "= x", with: "= s.\(q(column))") + " LIMIT 1"
+            case .inverseForeignKey:
+                continue  // the linked rows are the rows that name it: all there
+            }
+            if try !db.rows(sql).isEmpty {
+                return "the source holds a link of \(check.entity).\(check.relationship) to a \(relationship.destination) row that is not there, which the first step's lookup skips"
+            }
+        }
+        return nil
+    }
+
+    /// Why the fused step would not give the store `first` and the step after it give: the
+    /// first source row found that `first` might reject or would leave invalid; nil when
+    /// there is none. Two scans per source table, whatever the number of mappings reading it:
+    ///
+    /// 1. a column the step reads holding a value of another storage class than its type's
+    ///    usual one (`SQLTranslator.usual`): a value the extractor converts, or rejects;
+    /// 2. with every value of its usual class, read as such: a passing row whose required
+    ///    value or uniqueBy key is null.
+    func objection(to first: StepPlan) throws -> String? {
+        let db = try Database(path: sourcePath, mode: .readOnly, hardened: true)
+        defer { db.close() }
+        try SQLTranslator.registerValueFunction(on: db)
+        try SQLTranslator.register(functions, on: db)
+        let q = Database.quote
+        let layout = first.sourceLayout
+        var tables: [String] = []
+        var byTable: [String: [MappingPlan]] = [:]
+        for m in first.mappings {
+            let table = layout.table(of: m.sourceEntity).name
+            if byTable[table] == nil { tables.append(table) }
+            byTable[table, default: []].append(m)
+        }
+        for name in tables {
+            let mappings = byTable[name]!
+            let key = "s.\(q(layout.table(of: mappings[0].sourceEntity).keyColumn))"
+            // 1.
+            var unusual: [(test: String, what: String)] = []
+            for m in mappings {
+                for path in m.createPaths where path.root == .source && path.segments.count == 1 {
+                    guard let attribute = layout.model.attribute(path.segments[0], of: m.sourceEntity) else { continue }
+                    let column = "s.\(q(layout.column(ofAttribute: attribute.name, entity: m.sourceEntity)))"
+                    // (Storage classes sort null < numbers < text < blob.)
+                    let test: String
+                    switch ExprType(attribute.type) {
+                    case .string: test = "\(column) < '' OR \(column) >= x''"
+                    case .integer, .double, .date, .boolean: test = "\(column) >= ''"
+                    case .binary: test = "\(column) < x''"
+                    default: return "mapping \(m.name) of step \(first.name) reads \(m.sourceEntity).\(attribute.name), of type \(attribute.type)"
+                    }
+                    if !unusual.contains(where: { $0.test == test }) { unusual.append((test, "\(m.sourceEntity).\(attribute.name)")) }
+                }
+            }
+            if !unusual.isEmpty, let row = try db.rows("SELECT \(key) FROM \(q(name)) s WHERE "
+                                                      + unusual.map { "(\($0.test))" }.joined(separator: " OR ") + " LIMIT 1").first {
+                let found = try unusual.first { try !db.rows("SELECT 1 FROM \(q(name)) s WHERE \(key) = ? AND (\($0.test))", [row[0]]).isEmpty }
+                return "step \(first.name) reads \(found?.what ?? name) of row \(row[0].sqlLiteral) as a value of another type, which it converts or rejects"
+            }
+            // 2.
+            var wanting: [(mapping: MappingPlan, condition: String)] = []
+            for m in mappings {
+                var translator = SQLTranslator(layout: layout, entity: m.sourceEntity, alias: "s")
+                translator.usualValuesOnly = true
+                func sql(_ expression: CompiledExpression) -> String? { expression.form.flatMap(translator.sql) }
+                var missing: [String] = []
+                for assignment in m.attributes where !assignment.attribute.isOptional {
+                    switch assignment.source {
+                    case .expression(let expression):
+                        guard let value = sql(expression) else { return "'\(expression.text)' of mapping \(m.name) has no SQL form" }
+                        missing.append("(\(value)) IS NULL")
+                    case .constant(.null): missing.append("1")
+                    case .constant: break
+                    }
+                }
+                if let uniqueBy = m.uniqueBy {
+                    guard let value = sql(uniqueBy) else { return "the uniqueBy of mapping \(m.name) has no SQL form" }
+                    missing.append("(\(value)) IS NULL")
+                }
+                guard !missing.isEmpty else { continue }
+                var conditions = [layout.table(of: m.sourceEntity).condition(alias: "s")].compactMap { $0 }
+                if let filter = m.filter {
+                    guard let passes = sql(filter) else { return "the filter of mapping \(m.name) has no SQL form" }
+                    conditions.append("(\(passes))")
+                }
+                wanting.append((m, (conditions + ["(" + missing.joined(separator: " OR ") + ")"]).joined(separator: " AND ")))
+            }
+            guard !wanting.isEmpty, let row = try db.rows("SELECT \(key) FROM \(q(name)) s WHERE "
+                                                          + wanting.map { "(\($0.condition))" }.joined(separator: " OR ") + " LIMIT 1").first else { continue }
+            let which = try wanting.first { try !db.rows("SELECT 1 FROM \(q(name)) s WHERE \(key) = ? AND \($0.condition)", [row[0]]).isEmpty }?.mapping
+            return "mapping \((which ?? mappings[0]).name) of step \(first.name) leaves a required value or its uniqueBy key null "
+                + "in \((which ?? mappings[0]).sourceEntity) row \(row[0].sqlLiteral)"
+        }
+        return nil
+    }
+}
