@@ -1,6 +1,7 @@
 import XCTest
 import ETLStore
 import ETL
+@testable import ETLEngine
 
 /// Given a pipeline of two steps whose second step reads the first step's rows only as the
 /// first step wrote them, when it runs, then the two steps run as one (`StepFusion`) from
@@ -134,7 +135,7 @@ final class StepFusionTests: XCTestCase {
         let tried = try run(into: "tried.sqlite", maxRejects: 5)
         let apart = try run(into: "apart.sqlite", fuse: false, maxRejects: 5)
         try assertSameStore(folder.path("tried.sqlite"), folder.path("apart.sqlite"))
-        XCTAssertEqual(Set(tried.events.map(\.stepCount)), [2])
+        XCTAssertEqual(Set(tried.summary.mappings.map(\.step)), ["v1 to v2", "v2 to v3"])
         XCTAssertTrue(tried.summary.notes.contains("steps v1 to v2 and v2 to v3 ran one after the other: step v1 to v2 reads Book.fileURL of row 17 as a value of another type, which it converts or rejects"),
                       "\(tried.summary.notes)")
         XCTAssertEqual(tried.summary.mappings.reduce(0) { $0 + $1.rejected }, apart.summary.mappings.reduce(0) { $0 + $1.rejected })
@@ -153,6 +154,26 @@ final class StepFusionTests: XCTestCase {
         try assertSameStore(folder.path("tried.sqlite"), folder.path("apart.sqlite"))
         XCTAssertTrue(tried.summary.notes.contains("steps v1 to v2 and v2 to v3 ran one after the other: the source holds a link of Book.users to a User row that is not there, which the first step's lookup skips"),
                       "\(tried.summary.notes)")
+    }
+
+    /// Checked beside the run (a source too big for `SmallStore`): the fused step makes its
+    /// rows before it learns the steps must run apart, and the run starts over apart.
+    func testAnObjectionFoundBesideTheFusedRunStartsItOverWithTheStepsApart() throws {
+        let db = try Database(path: source, mode: .readWrite)
+        try db.execute("UPDATE Book SET fileURL = x'00ff80' WHERE id = 2900")
+        db.close()
+        let small = SmallStore.maximumBytes
+        SmallStore.maximumBytes = 0
+        defer { SmallStore.maximumBytes = small }
+        let tried = try run(into: "tried.sqlite", maxRejects: 5)
+        let apart = try run(into: "apart.sqlite", fuse: false, maxRejects: 5)
+        try assertSameStore(folder.path("tried.sqlite"), folder.path("apart.sqlite"))
+        XCTAssertTrue(tried.events.contains { $0.stepCount == 1 && $0.stage == .create }, "the fused step started")
+        XCTAssertEqual(Set(tried.summary.mappings.map(\.step)), ["v1 to v2", "v2 to v3"])
+        XCTAssertTrue(tried.summary.notes.contains { $0.hasPrefix("steps v1 to v2 and v2 to v3 ran one after the other: step v1 to v2 reads Book.fileURL of row 2900") },
+                      "\(tried.summary.notes)")
+        XCTAssertEqual(try folder.files().filter { $0.hasPrefix("tried") }, ["tried.sqlite", "tried.sqlite.rejects.jsonl.zst"].filter { FileManager.default.fileExists(atPath: folder.path($0)) },
+                       "no file of the fused run is left")
     }
 
     func testANullTheStoreBetweenWouldRefuseKeepsTheStepsApartSoTheRunFailsAsTheirs() throws {

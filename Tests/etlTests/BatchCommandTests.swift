@@ -562,7 +562,7 @@ final class BatchCommandTests: XCTestCase {
         try Self.writePipeline(to: path("upgrade.json"))
         try BooksSample.write(rows: 30_000, seed: 5, to: path("slow/big.sqlite"), layout: .coredata)
         let run = try etl(["batch", "upgrade.json", "--stores", "slow", "--out", "out", "--chunk-size", "50",
-                           "--store-timeout", "0.3", "--report", "report.json"])
+                           "--store-timeout", "0.1", "--report", "report.json"])
         XCTAssertEqual(run.status, 3, run.stderr)
         let report = try BatchReport.read(path: path("report.json"))
         XCTAssertEqual(report.count(.failed), 1)

@@ -16,7 +16,7 @@ public struct Engine {
     /// The source, when the caller already opened it (to plan); else the engine opens it.
     public let source: SourceStore?
 
-    /// Set once the steps to run are chosen from the plan's (`FusionCheck`), with what it noted.
+    /// Set once the steps to run are chosen from the plan's, with what the choice noted.
     private var chosenSteps: [String]?
 
     public init(plan: Plan, options: RunOptions, source: SourceStore? = nil) {
@@ -34,19 +34,27 @@ public struct Engine {
 
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
         guard chosenSteps == nil, plan.fusedSteps != nil else { return try runChosen(progress: progress) }
-        // Fused steps where the source allows them (`FusionCheck`). A check that cannot read
-        // the source leaves the steps as written: the run then says what is wrong with it.
-        var chosen = self
-        chosen.plan.fusedSteps = nil
-        chosen.chosenSteps = []
-        if options.fuseSteps {
-            do {
-                (chosen.plan.steps, chosen.chosenSteps) = try FusionCheck(sourcePath: plan.sourcePath, functions: options.policies.functions).steps(of: plan)
-            } catch {
-                chosen.chosenSteps = ["the steps ran one after the other: the source could not be checked for running any two as one (\(error))"]
-            }
+        var apart = self
+        apart.plan.fusedSteps = nil
+        apart.chosenSteps = []
+        guard options.fuseSteps else { return try apart.run(progress: progress) }
+        // A run that continues one of the steps as written goes on that way: it was started
+        // over apart (below), or by an engine that did not fuse them.
+        if let checkpoint = try? checkpointFile.read(), checkpoint.steps == plan.steps.map(\.name) {
+            return try apart.run(progress: progress)
         }
-        return try chosen.run(progress: progress)
+        // The fused steps, each checked beside its run (`FusionCheck`).
+        var together = apart
+        together.plan.steps = FusionCheck.fusedSteps(of: plan)
+        do {
+            return try together.run(progress: progress)
+        } catch let objection as FusionCheck.Objection {
+            // Nothing of the fused run is worth keeping: the steps start over apart.
+            WorkArea(destination: plan.destinationPath).removeAll(stepCount: together.plan.steps.count)
+            checkpointFile.remove()
+            apart.chosenSteps = objection.notes
+            return try apart.run(progress: progress)
+        }
     }
 
     private func runChosen(progress: @escaping (ProgressEvent) -> Void) throws -> RunSummary {
@@ -239,6 +247,14 @@ public struct Engine {
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
         run.context = context
         run.withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
+        // A fused step: what its source holds is checked beside it (`FusionCheck`), and a small
+        // source's at once, so that a step that must run apart does not start.
+        let fusionCheck = step.fusedFrom.isEmpty ? nil
+            : try FusionCheck(sourcePath: inputPath, functions: options.policies.functions).start(step)
+        defer { fusionCheck?.cancel() }
+        if let fusionCheck, fusionCheck.ranInline, let outcome = try? fusionCheck.wait(), outcome.apart {
+            throw FusionCheck.Objection(notes: outcome.notes)
+        }
         // Counted before a row is read; a resumed step has the counts in its checkpoint.
         for removed in try RemovedData(step: step, source: input).counts {
             let mapping = step.mappings.first { $0.sourceEntity == removed.entity }
@@ -273,6 +289,14 @@ public struct Engine {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }
             try step.destinationLayout.finish(db)
+            if let fusionCheck {
+                // What the source holds decides whether this store is the one the steps apart give.
+                // (A check that failed fails the run as any read of the source would: memory, a
+                // damaged page; the work is kept, and the same command resumes and checks again.)
+                let outcome = try fusionCheck.wait()
+                if outcome.apart { throw FusionCheck.Objection(notes: outcome.notes) }
+                if !run.notes.contains(outcome.notes.first ?? "") { run.notes += outcome.notes }
+            }
             try options.beforeValidation?(db)
             try ValidateStage(context: context, associationsKept: execution.associationsKept).run()
             try db.transaction {

@@ -2,60 +2,68 @@ import ETLStore
 import ETLModel
 import ETLPipeline
 
-/// Which steps a run runs: a fused step (`StepFusion`) wherever the source holds no row
-/// that its first step would have rejected or left failing its store's validation, the
-/// steps as written elsewhere.
+/// Whether a run may keep its fused steps (`StepFusion`): the source holds no row that a
+/// fused step's first step would have rejected or left failing its store's validation, and
+/// no link its lookups skip. Where it holds one, the steps run one after the other.
 ///
 /// The fused step never reads the first step's values that the second step does not use,
 /// so a value the first step would reject (`Value.unreadable`: a blob in a string
 /// attribute that is not text), a null uniqueBy key, or a null in an attribute the store
-/// between requires would pass unseen, and the two ways would give different stores. One
-/// statement per mapping of the first step evaluates each of its values for every passing
-/// source row, as that step's create stage would, and stops at the first such row. It
-/// reads only the source, which a run never changes: a resumed run decides the same way.
+/// between requires would pass unseen, and the two ways would give different stores.
+///
+/// The checks read only the fused step's source, on a connection of their own beside the run
+/// (`SideWork`, the second core), while the step makes its rows; the step waits for them
+/// before it validates, and where they object the `Engine` starts the run over with the steps
+/// apart. The source never changes during a run: a resumed run decides the same way.
 struct FusionCheck {
     let sourcePath: String
     let functions: [String: ExpressionFunction]
 
-    /// The steps of `plan` a run on this source runs, renumbered, with a note per fused pair
-    /// saying whether it ran as one and, if not, why.
-    func steps(of plan: Plan) throws -> (steps: [StepPlan], notes: [String]) {
-        guard let fused = plan.fusedSteps else { return (plan.steps, []) }
-        // A source the run refuses (a view or a table without its key where an entity's table
-        // should be) is not scanned here: this throws, and the run, with the steps as written,
-        // names what is wrong.
-        if let first = plan.steps.first {
-            let db = try Database(path: sourcePath, mode: .readOnly, hardened: true)
-            defer { db.close() }
-            let entities = first.mappings.flatMap { [$0.sourceEntity] + ($0.itemEntity.map { [$0] } ?? []) }
-            try SourceSchemaCheck.checkTables(db, path: sourcePath, layout: first.sourceLayout, entities: entities)
-        }
-        var steps: [StepPlan] = []
+    /// What the checks found: a note per fused pair, and whether the steps must run apart.
+    struct Outcome: Sendable {
         var notes: [String] = []
-        for step in fused {
-            guard step.fusedFrom.count == 2 else {
-                steps.append(step)
-                continue
-            }
-            let (first, second) = (step.fusedFrom[0], step.fusedFrom[1])
-            let names = "steps \(first.name) and \(second.name)"
-            if let objection = try objection(to: first) ?? danglingLink(step) {
-                notes.append("\(names) ran one after the other: \(objection)")
-                steps += step.fusedFrom
-            } else {
-                notes.append("\(names) ran as one step: the \(first.destinationModel.version) store between them was not written")
-                steps.append(step)
-            }
-        }
+        var apart = false
+    }
+
+    /// Thrown by the fused run where the checks object: the run starts over with the steps apart.
+    struct Objection: Error {
+        let notes: [String]
+    }
+
+    /// `plan`'s steps with its fused steps in their place, renumbered.
+    static func fusedSteps(of plan: Plan) -> [StepPlan] {
+        var steps = plan.fusedSteps ?? plan.steps
         for index in steps.indices { steps[index].index = index }
-        return (steps, notes)
+        return steps
+    }
+
+    /// Starts the checks of `step` (a fused step) beside the run, on its source (at once, for
+    /// a small source). The run checked that source's tables before (`SourceSchemaCheck`), or
+    /// wrote it (the store a step before made).
+    func start(_ step: StepPlan) throws -> SideWork<Outcome> {
+        let db = try Database(path: sourcePath, mode: .readOnly, hardened: true)
+        // Scans in key order, beside the run: a small cache keeps the memory they take from
+        // the run's small too.
+        try db.execute("PRAGMA cache_size = -256")
+        try SQLTranslator.registerValueFunction(on: db)
+        try SQLTranslator.register(functions, on: db)
+        let check = self
+        let body: @Sendable (Database) throws -> Outcome = { db in try check.outcome(of: step, on: db) }
+        return try SmallStore.holds(db) ? SideWork(inlineOn: db, body) : SideWork(on: db, body)
+    }
+
+    func outcome(of step: StepPlan, on db: Database) throws -> Outcome {
+        let (first, second) = (step.fusedFrom[0], step.fusedFrom[1])
+        let names = "steps \(first.name) and \(second.name)"
+        if let objection = try objection(to: first, on: db) ?? danglingLink(step, on: db) {
+            return Outcome(notes: ["\(names) ran one after the other: \(objection)"], apart: true)
+        }
+        return Outcome(notes: ["\(names) ran as one step: the \(first.destinationModel.version) store between them was not written"])
     }
 
     /// A link of the fused step's `fusedLinkChecks` to a row that is not there: the first
     /// step's lookup skipped it, the fused step would read it.
-    func danglingLink(_ step: StepPlan) throws -> String? {
-        let db = try Database(path: sourcePath, mode: .readOnly, hardened: true)
-        defer { db.close() }
+    func danglingLink(_ step: StepPlan, on db: Database) throws -> String? {
         let layout = step.sourceLayout
         let q = Database.quote
         for check in step.fusedLinkChecks {
@@ -92,11 +100,7 @@ struct FusionCheck {
     ///    usual one (`SQLTranslator.usual`): a value the extractor converts, or rejects;
     /// 2. with every value of its usual class, read as such: a passing row whose required
     ///    value or uniqueBy key is null.
-    func objection(to first: StepPlan) throws -> String? {
-        let db = try Database(path: sourcePath, mode: .readOnly, hardened: true)
-        defer { db.close() }
-        try SQLTranslator.registerValueFunction(on: db)
-        try SQLTranslator.register(functions, on: db)
+    func objection(to first: StepPlan, on db: Database) throws -> String? {
         let q = Database.quote
         let layout = first.sourceLayout
         var tables: [String] = []

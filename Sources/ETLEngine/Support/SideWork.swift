@@ -41,6 +41,9 @@ final class SideWork<Result: Sendable>: @unchecked Sendable {
         outcome = Swift.Result { try body(database) }
     }
 
+    /// The body ran already, on the caller's connection: `wait()` returns at once.
+    var ranInline: Bool { inline }
+
     /// Waits for the body; its result, or the error it threw.
     func wait() throws -> Result {
         if !inline {
