@@ -20,20 +20,29 @@ extension CommandLineTests {
                      "Authors (Book → Author)  inside SQLite: INSERT … SELECT of one row per distinct uniqueBy key",
                      "Books (Book → Book)      inside SQLite: INSERT … SELECT in ranges of source keys; each row keeps its source row's key",
                      "hop 2: books-v2 → books-v3  v2 to v3  [explicit]  runs inside SQLite",
-                     "Files (Book → File)        inside SQLite: INSERT … SELECT of one row per (source row, item) pair"] {
+                     "Files (Book → File)        inside SQLite: INSERT … SELECT of one row per (source row, item) pair",
+                     // …and run as one step (`StepFusion`), its mappings over v1's rows.
+                     "fused: books-v1 → books-v3  v1 to v2 + v2 to v3  runs inside SQLite",
+                     "its hops run as one step, where the source holds no row the first would reject or leave invalid",
+                     "  Authors (Book → Author)  inside SQLite: INSERT … SELECT of one row per distinct uniqueBy key"] {
             XCTAssertTrue(text.stdout.contains(part), "plan lacks '\(part)':\n\(text.stdout)")
         }
+        XCTAssertFalse(text.stdout.contains("not fused:"), text.stdout)
         let report = try planJSON(try etl("plan", pipeline, "--json"))
         XCTAssertEqual(report.hops.map(\.kind), ["explicit", "explicit"])
         XCTAssertEqual(report.hops.map(\.runs), ["inside SQLite", "inside SQLite"])
         XCTAssertEqual(report.hops[1].mappings.map(\.runs), ["inside SQLite", "inside SQLite", "inside SQLite", "inside SQLite"])
         XCTAssertEqual(report.sourceVersion, "books-v1")
+        XCTAssertEqual(report.fused?.map(\.kind), ["fused"])
+        XCTAssertEqual(report.fused?.first?.mappings.map(\.source), ["User", "Book", "Book", "Book"])
+        XCTAssertNil(report.notFused)
         XCTAssertFalse(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("out/books-v3.sqlite.etl-lock").path))
 
         // The run then does what the plan said.
         let run = try etl("run", pipeline, "--destination", "v3.sqlite")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertFalse(run.stdout.contains("ran row by row"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("note: steps v1 to v2 and v2 to v3 ran as one step"), run.stdout)
     }
 
     func testPlanOfTheCoreDataPipelineReadsTheSourcesVersion() throws {
