@@ -43,16 +43,16 @@ public struct Engine {
         if let checkpoint = try? checkpointFile.read(), checkpoint.steps == plan.steps.map(\.name) {
             return try apart.run(progress: progress)
         }
-        // The fused steps, each checked beside its run (`FusionCheck`).
+        // The fused steps (numbered as the steps of the run), each checked beside its run (`FusionCheck`).
         var together = apart
-        together.plan.steps = FusionCheck.fusedSteps(of: plan)
+        together.plan.steps = plan.fusedSteps!
         do {
             return try together.run(progress: progress)
         } catch let objection as FusionCheck.Objection {
             // Nothing of the fused run is worth keeping: the steps start over apart.
             WorkArea(destination: plan.destinationPath).removeAll(stepCount: together.plan.steps.count)
             checkpointFile.remove()
-            apart.chosenSteps = objection.notes
+            apart.chosenSteps = [objection.note]
             return try apart.run(progress: progress)
         }
     }
@@ -253,7 +253,7 @@ public struct Engine {
             : try FusionCheck(sourcePath: inputPath, functions: options.policies.functions).start(step)
         defer { fusionCheck?.cancel() }
         if let fusionCheck, fusionCheck.ranInline, let outcome = try? fusionCheck.wait(), outcome.apart {
-            throw FusionCheck.Objection(notes: outcome.notes)
+            throw FusionCheck.Objection(note: outcome.note)
         }
         // Counted before a row is read; a resumed step has the counts in its checkpoint.
         for removed in try RemovedData(step: step, source: input).counts {
@@ -294,8 +294,8 @@ public struct Engine {
                 // (A check that failed fails the run as any read of the source would: memory, a
                 // damaged page; the work is kept, and the same command resumes and checks again.)
                 let outcome = try fusionCheck.wait()
-                if outcome.apart { throw FusionCheck.Objection(notes: outcome.notes) }
-                if !run.notes.contains(outcome.notes.first ?? "") { run.notes += outcome.notes }
+                if outcome.apart { throw FusionCheck.Objection(note: outcome.note) }
+                if !run.notes.contains(outcome.note) { run.notes.append(outcome.note) }
             }
             try options.beforeValidation?(db)
             try ValidateStage(context: context, associationsKept: execution.associationsKept).run()

@@ -19,22 +19,15 @@ struct FusionCheck {
     let sourcePath: String
     let functions: [String: ExpressionFunction]
 
-    /// What the checks found: a note per fused pair, and whether the steps must run apart.
+    /// What the checks found: the summary's note on the fused pair, and whether its steps must run apart.
     struct Outcome: Sendable {
-        var notes: [String] = []
+        var note: String
         var apart = false
     }
 
     /// Thrown by the fused run where the checks object: the run starts over with the steps apart.
     struct Objection: Error {
-        let notes: [String]
-    }
-
-    /// `plan`'s steps with its fused steps in their place, renumbered.
-    static func fusedSteps(of plan: Plan) -> [StepPlan] {
-        var steps = plan.fusedSteps ?? plan.steps
-        for index in steps.indices { steps[index].index = index }
-        return steps
+        let note: String
     }
 
     /// Starts the checks of `step` (a fused step) beside the run, on its source (at once, for
@@ -56,9 +49,9 @@ struct FusionCheck {
         let (first, second) = (step.fusedFrom[0], step.fusedFrom[1])
         let names = "steps \(first.name) and \(second.name)"
         if let objection = try objection(to: first, on: db) ?? danglingLink(step, on: db) {
-            return Outcome(notes: ["\(names) ran one after the other: \(objection)"], apart: true)
+            return Outcome(note: "\(names) ran one after the other: \(objection)", apart: true)
         }
-        return Outcome(notes: ["\(names) ran as one step: the \(first.destinationModel.version) store between them was not written"])
+        return Outcome(note: "\(names) ran as one step: the \(first.destinationModel.version) store between them was not written")
     }
 
     /// A link of the fused step's `fusedLinkChecks` to a row that is not there: the first
@@ -69,8 +62,10 @@ struct FusionCheck {
         for check in step.fusedLinkChecks {
             guard let relationship = layout.model.relationship(check.relationship, of: check.entity) else { continue }
             let target = layout.table(of: relationship.destination)
-            let exists = "EXISTS (SELECT 1 FROM \(q(target.name)) t WHERE t.\(q(target.keyColumn)) = x"
-                + (target.condition(alias: "t").map { " AND \($0)" } ?? "") + ")"
+            func exists(_ key: String) -> String {
+                "EXISTS (SELECT 1 FROM \(q(target.name)) t WHERE t.\(q(target.keyColumn)) = \(key)"
+                    + (target.condition(alias: "t").map { " AND \($0)" } ?? "") + ")"
+            }
             let sql: String
             switch layout.storage(ofRelationship: check.relationship, entity: check.entity) {
             case .joinTable(let table, let own, let other):
@@ -79,9 +74,9 @@ struct FusionCheck {
                 let owner = layout.table(of: check.entity)
                 sql = "SELECT 1 FROM \(q(owner.name)) a CROSS JOIN \(q(table)) j ON j.\(q(own)) = a.\(q(owner.keyColumn))"
                     + (owner.condition(alias: "a").map { " AND \($0)" } ?? "")
-                    + " WHERE NOT " + exists.replacingOccurrences(of: "= x", with: "= j.\(q(other))") + " LIMIT 1"
+                    + " WHERE NOT " + exists("j.\(q(other))") + " LIMIT 1"
             case .foreignKey(let table, let column):
-                sql = "SELECT 1 FROM \(q(table)) s NOT INDEXED WHERE s.\(q(column)) IS NOT NULL AND NOT " + exists.replacingOccurrences(of: "= x", with: "= s.\(q(column))") + " LIMIT 1"
+                sql = "SELECT 1 FROM \(q(table)) s NOT INDEXED WHERE s.\(q(column)) IS NOT NULL AND NOT " + exists("s.\(q(column))") + " LIMIT 1"
             case .inverseForeignKey:
                 continue  // the linked rows are the rows that name it: all there
             }

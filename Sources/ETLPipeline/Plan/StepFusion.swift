@@ -225,18 +225,9 @@ private final class Composer {
 
     /// `text` (read over rows of the store between) read over the first step's source rows.
     func rewrite(_ text: String, source: (index: Int, grouped: Bool), item: (index: Int, grouped: Bool)?, in what: String) throws -> String {
-        let syntax: Syntax
-        guard let parsed = try? Parser.parse(text) else { throw Refused(reason: "'\(text)' does not parse") }
-        syntax = parsed
-        var characters = Array(text)
-        var uses: [PathUse] = []
-        PathUse.collect(syntax, lookup: false, into: &uses)
-        for use in uses.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
-            let producer = use.root == .source ? source : item!
-            let replacement = try self.replacement(use, producer: producer, in: "'\(text)' of \(what)")
-            characters.replaceSubrange(use.range, with: Array(replacement))
+        try PathUse.substitute(text) { use in
+            try replacement(use, producer: use.root == .source ? source : item!, in: "'\(text)' of \(what)")
         }
-        return String(characters)
     }
 
     private func replacement(_ use: PathUse, producer: (index: Int, grouped: Bool), in what: String) throws -> String {
@@ -301,16 +292,10 @@ private final class Composer {
 
     /// A first-step expression (over `$source`) over `$item` instead.
     private func rerooted(_ text: String) throws -> String {
-        guard let syntax = try? Parser.parse(text) else { throw Refused(reason: "'\(text)' does not parse") }
-        var uses: [PathUse] = []
-        PathUse.collect(syntax, lookup: false, into: &uses)
-        var characters = Array(text)
-        for use in uses.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+        try PathUse.substitute(text) { use in
             guard use.root == .source else { throw Refused(reason: "'\(text)' reads $item") }
-            let end = use.range.lowerBound + "$source".count
-            characters.replaceSubrange(use.range.lowerBound..<end, with: Array("$item"))
+            return (["$item"] + use.names).joined(separator: ".")
         }
-        return String(characters)
     }
 
     /// Types whose values are stored as the expression gives them (no narrowing, no rounding).
@@ -340,6 +325,19 @@ private struct PathUse {
     /// Characters of the text (as `Lexer` counts them, from 0).
     var range: Range<Int>
     var lookup: Bool
+
+    /// `text` with each key path replaced by `replacement`'s text for it (from the last, so
+    /// that the places of those before stay where they are).
+    static func substitute(_ text: String, _ replacement: (PathUse) throws -> String) throws -> String {
+        guard let syntax = try? Parser.parse(text) else { throw StepFusion.Refused(reason: "'\(text)' does not parse") }
+        var uses: [PathUse] = []
+        collect(syntax, lookup: false, into: &uses)
+        var characters = Array(text)
+        for use in uses.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+            characters.replaceSubrange(use.range, with: Array(try replacement(use)))
+        }
+        return String(characters)
+    }
 
     static func collect(_ syntax: Syntax, lookup: Bool, into uses: inout [PathUse]) {
         switch syntax.kind {
