@@ -105,6 +105,9 @@ struct PushdownPlan {
         /// Set when `sql` reads the source and uniqueBy keys only, so that its links can be
         /// worked out before the rows exist (`AheadWork`).
         var ahead: AheadLinks? = nil
+        /// Set when `sql` copies a source join table's pairs unchanged wherever both rows are
+        /// there (`both`), so that the table may be copied whole (`VerbatimLinks`).
+        var verbatim: VerbatimLinks? = nil
     }
 
     /// What a relate statement that reads only the source and the uniqueBy keys of some
@@ -644,6 +647,8 @@ private struct StatementBuilder {
             // the owner's own key there (`ownerInRange`).
             var ownerJoin: String?
             var ownerListed: String?
+            // The source join table driving the statement, and its owner and target columns.
+            var sourceJoinTable: (table: String, own: String, other: String)?
             if ownerIsPair {
                 // Each pair's row is recorded with its source row and item, in the order of the
                 // rows' keys: the links come out in that order.
@@ -671,6 +676,7 @@ private struct StatementBuilder {
                     ownerSourceKey = "p.\(q(own))"
                     ownerListed = ownerSourceKey
                     argumentRow = "p.\(q(other))"
+                    sourceJoinTable = (table, own, other)
                 }
             } else {
                 argumentRow = ownerKeyColumn
@@ -760,8 +766,16 @@ private struct StatementBuilder {
                 if try primaryKey(table).first == other { columns.reverse() }
                 ahead = .init(table: table, columns: columns, keysOf: kind(index) == .unique ? [index, target] : [target])
             }
+            // Pairs copied as the source lists them, found by a range test on both sides: the
+            // source table itself, when every pair passes the tests.
+            var verbatim: VerbatimLinks?
+            if case .joinTable(let table, let own, let other) = storage, let source = sourceJoinTable, denseOwner?.both != nil {
+                verbatim = VerbatimLinks(table: table, sourceTable: source.table, ownColumn: own, otherColumn: other,
+                                         sourceOwnColumn: source.own, sourceOtherColumn: source.other,
+                                         indexSQL: layout.deferredIndexes.filter { $0.table == table }.map(\.sql))
+            }
             result.append(.init(relationship: relationship.name, sql: try statement(inRange: false), dense: dense, denseOwner: denseOwner,
-                                ahead: ahead))
+                                ahead: ahead, verbatim: verbatim))
         }
         return result
     }

@@ -427,6 +427,8 @@ struct PushdownStage {
                     range.map { [.integer($0.lowerBound), .integer($0.upperBound)] } ?? [.null, .null]
                 }
                 switch (target, owner, statement.denseOwner?.both) {
+                case (let target?, let owner?, _?) where try statement.verbatim?.copy(on: db, owners: owner, targets: target) == true:
+                    break
                 case (_?, _?, let both?): try db.run(both, ranges)
                 case (nil, _?, _): try db.run(statement.denseOwner!.sql, ranges)
                 case (_?, _, _): try db.run(statement.dense!.sql, Array(ranges.prefix(2)))
