@@ -4,10 +4,9 @@ import ETLStore
 @testable import ETLEngine
 import ETL
 
-/// A join table whose pairs keep both keys, copied whole from the source with its index
-/// (`VerbatimLinks`), gives the store the relate statement gives pair by pair; where the
-/// copy would not (a pair to a missing row, another shape, an index the source lacks) the
-/// statement runs. (The kill tests stop runs inside the copy: `KillResumeTests`, step 1's
+/// A join table whose pairs keep both keys, copied whole from the source (`VerbatimLinks`),
+/// gives the store the relate statement gives pair by pair; where the copy would not (a
+/// pair to a missing row, another shape) the statement runs. (The kill tests stop runs inside the copy: `KillResumeTests`, step 1's
 /// relate of Books.)
 final class VerbatimLinksTests: XCTestCase {
     var folder: TemporaryFolder!
@@ -57,8 +56,8 @@ final class VerbatimLinksTests: XCTestCase {
         return pushed.copied
     }
 
-    func testAJoinTableOfKeptKeysIsCopiedWholeWithItsIndex() throws {
-        XCTAssertEqual(try assertSameAsRowByRow("copied.sqlite"), 1, "Book_users, with its index")
+    func testAJoinTableOfKeptKeysIsCopiedWhole() throws {
+        XCTAssertEqual(try assertSameAsRowByRow("copied.sqlite"), 1, "Book_users")
         let db = try Database(path: folder.path("copied.sqlite"), mode: .readOnly)
         defer { db.close() }
         let links = try Database(path: source, mode: .readOnly).scalarInt("SELECT count(*) FROM Book_users")
@@ -68,6 +67,8 @@ final class VerbatimLinksTests: XCTestCase {
     }
 
     /// A pair naming a user that is not there: the statement skips it, a copy would not.
+    /// (A pair the source's index hides, in a damaged store, is found alike: the copy is
+    /// checked in the new table; `HostileStoreTests`' flipped bytes meet it.)
     func testAPairToAMissingRowIsNotCopied() throws {
         let users = try Database(path: source, mode: .readOnly).scalarInt("SELECT max(id) FROM User")
         // Past the last user, below the first, and a book that is not there.
@@ -84,8 +85,6 @@ final class VerbatimLinksTests: XCTestCase {
     /// Another shape than the destination's: the statement runs, with the same rows.
     func testAJoinTableOfAnotherShapeIsNotCopied() throws {
         let shapes = [
-            // No index on the target: the copy would fill the destination's row by row.
-            "DROP INDEX Book_users_target_index",
             // The columns the other way round. (The key too: SQLite 3.40's quick check finds
             // nulls in a WITHOUT ROWID table whose key columns are not its first ones.)
             """

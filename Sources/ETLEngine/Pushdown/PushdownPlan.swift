@@ -771,8 +771,7 @@ private struct StatementBuilder {
             var verbatim: VerbatimLinks?
             if case .joinTable(let table, let own, let other) = storage, let source = sourceJoinTable, denseOwner?.both != nil {
                 verbatim = VerbatimLinks(table: table, sourceTable: source.table, ownColumn: own, otherColumn: other,
-                                         sourceOwnColumn: source.own, sourceOtherColumn: source.other,
-                                         indexSQL: layout.deferredIndexes.filter { $0.table == table }.map(\.sql))
+                                         sourceOwnColumn: source.own, sourceOtherColumn: source.other)
             }
             result.append(.init(relationship: relationship.name, sql: try statement(inRange: false), dense: dense, denseOwner: denseOwner,
                                 ahead: ahead, verbatim: verbatim))
