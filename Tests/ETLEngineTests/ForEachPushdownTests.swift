@@ -147,4 +147,27 @@ extension PushdownTests {
                        [[.text("Rex"), .integer(1), .integer(1)], [.text("Tom"), .integer(1), .integer(2)],
                         [.text("Fish"), .integer(2), .integer(3)], [.text("Bird"), .integer(9), .integer(6)]])
     }
+
+    /// Books' keys have no gap, so Files' pairs are counted in `Book_users` alone
+    /// (`pairsOfEveryKey`), between the lowest and the highest book: pairs of books below
+    /// and above them, which the forEach never reads, are not counted either.
+    func testPairsOfKeysOutsideTheSourceRowsAreNotCounted() throws {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 1500, seed: 7, to: source)
+        let db = try Database(path: source, mode: .readWrite)
+        let books = try db.scalarInt("SELECT max(id) FROM Book")
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book"), books, "the sample's book keys have no gap")
+        try db.execute("INSERT INTO Book_users (source_id, target_id) VALUES (0, 1), (-3, 2), (\(books + 1), 1), (\(books + 700), 3)")
+        db.close()
+        let pipeline = repositoryPath("pipelines/books.json")
+        let pushed = try run(pipeline, source: source, into: "pushed.sqlite", pushdown: true)
+        let rows = try run(pipeline, source: source, into: "rows.sqlite", pushdown: false)
+        XCTAssertEqual(pushed.notes, ["steps v1 to v2 and v2 to v3 ran as one step: the books-v2 store between them was not written"])
+        try assertSameStore(folder.path("pushed.sqlite"), folder.path("rows.sqlite"))
+        let files = { (summary: RunSummary) in summary.mappings.first { $0.mapping == "Files" } }
+        XCTAssertNotNil(files(pushed))
+        for counter in [\MappingCounters.read, \.filtered, \.associated, \.written, \.related] {
+            XCTAssertEqual(files(pushed)?[keyPath: counter], files(rows)?[keyPath: counter], "\(counter)")
+        }
+    }
 }

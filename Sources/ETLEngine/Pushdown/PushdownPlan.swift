@@ -75,6 +75,10 @@ struct PushdownPlan {
         var blobs: String? = nil
         /// `.forEach`: the pairs of source keys in (?1, ?2], before the filter: for counts.
         var pairs: String? = nil
+        /// `.forEach` over a join table of a table with no rows of other entities: `pairs`
+        /// counted in the join table alone (in its key's order, no source row read), for a
+        /// range in which every key is a source row.
+        var pairsOfEveryKey: String? = nil
         /// `.forEach`: records the rows `insert` made in the work database's associations, bound
         /// alike; nil when nothing reads them (`pairsAreLookedUp`).
         var associate: String? = nil
@@ -385,6 +389,11 @@ private struct StatementBuilder {
                     + " FROM main.\(q(destination.name)) WHERE \(key) >= ?1 AND \(key) <= ?2"
             }
             create.pairs = "SELECT count(*) FROM \(rows) WHERE " + ([all].compactMap { $0 } + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ")
+            if let listed = pairs.listedIn, all == nil {
+                // The pairs the join finds: each listed key equal to a source key (as `=` compares).
+                let own = "p.\(q(listed.own))"
+                create.pairsOfEveryKey = "SELECT count(*) FROM src.\(q(listed.table)) p WHERE \(own) >= ?1 AND \(own) <= ?2 AND \(own) = CAST(\(own) AS INTEGER)"
+            }
             // The string columns found above are the source entity's; the item's are not among them.
             create.blobs = nil
         } else if rejects != nil, !converts, !strings.isEmpty {
@@ -453,8 +462,9 @@ private struct StatementBuilder {
     /// The joins that turn mapping `index`'s source rows (`s`) into its forEach pairs, and
     /// the item's key: the rows of `$source.r`'s storage naming each source row, in the
     /// item order row by row reads them (`SourceQuery`), and the item's own row (`i`) when
-    /// an expression reads it (left joined: a missing item reads as nulls, as row by row).
-    func forEachPairs(_ index: MappingID) throws(NotPushable) -> (joins: String, item: String) {
+    /// an expression reads it (left joined: a missing item reads as nulls, as row by row);
+    /// `listedIn`: the join table and its column of source keys, when a join table lists them.
+    func forEachPairs(_ index: MappingID) throws(NotPushable) -> (joins: String, item: String, listedIn: (table: String, own: String)?) {
         let mapping = step.mappings[index]
         let layout = step.sourceLayout
         let key = "s.\(q(layout.table(of: mapping.sourceEntity).keyColumn))"
@@ -465,10 +475,12 @@ private struct StatementBuilder {
         }
         var joins: String
         let item: String
+        var listedIn: (table: String, own: String)?
         switch layout.storage(ofRelationship: r.name, entity: mapping.sourceEntity) {
         case .joinTable(let table, let own, let other):
             joins = "CROSS JOIN src.\(q(table)) p ON p.\(q(own)) = \(key)"
             item = "p.\(q(other))"
+            listedIn = (table, own)
         case .inverseForeignKey(let table, let column):
             joins = "CROSS JOIN src.\(q(table)) p ON p.\(q(column)) = \(key)"
             item = "p.\(q(layout.table(of: r.destination).keyColumn))"
@@ -482,7 +494,7 @@ private struct StatementBuilder {
             let items = layout.table(of: itemEntity)
             joins += " LEFT JOIN src.\(q(items.name)) i ON i.\(q(items.keyColumn)) = \(item)"
         }
-        return (joins, item)
+        return (joins, item, listedIn)
     }
 
     /// The to-ones of forEach mapping `index` written by its create statement, in the order
