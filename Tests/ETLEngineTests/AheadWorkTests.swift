@@ -59,6 +59,14 @@ final class AheadWorkTests: XCTestCase {
         try assertSameStore(folder.path("ahead.sqlite"), folder.path("alone.sqlite"))
         assertSameRun(ahead.summary, alone.summary)
         XCTAssertEqual(try folder.files(), ["ahead.sqlite", "alone.sqlite", "v1.sqlite"], "the files of the work ahead are removed")
+        // The links' index, built ahead and copied with them, holds the table's rows.
+        let db = try Database(path: folder.path("ahead.sqlite"), mode: .readOnly)
+        defer { db.close() }
+        XCTAssertEqual(try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Author_books'"),
+                       [[.text("Author_books_target_index")]])
+        XCTAssertEqual(try db.rows("PRAGMA integrity_check"), [[.text("ok")]])
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Author_books INDEXED BY Author_books_target_index WHERE target_id > 0"),
+                       try db.scalarInt("SELECT count(*) FROM Author_books"))
     }
 
     func testAStatementThatFailsAheadIsRunByTheRunsConnection() throws {

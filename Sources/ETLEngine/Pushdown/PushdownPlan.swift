@@ -117,11 +117,13 @@ struct PushdownPlan {
     /// What a relate statement that reads only the source and the uniqueBy keys of some
     /// mappings writes: `INSERT OR IGNORE INTO main.table (columns) SELECT … ORDER BY 1, 2`.
     struct AheadLinks {
-        /// The join table, and the columns in the statement's order (its primary key's).
+        /// The join table.
         let table: String
-        let columns: [String]
         /// The uniqueBy mappings whose keys (`work.unique_key`) the statement reads.
         let keysOf: [MappingID]
+        /// The destination's `CREATE INDEX`es of the table (built after the load otherwise):
+        /// built with the links worked out ahead, then copied with them.
+        let indexSQL: [String]
     }
 
     struct DenseOwner {
@@ -772,11 +774,10 @@ private struct StatementBuilder {
             // Links between rows found by source key or uniqueBy key alone read no row the
             // step makes: they can be worked out ahead, on a second connection.
             var ahead: PushdownPlan.AheadLinks?
-            if case .joinTable(let table, let own, let other) = storage, !ownerIsPair, dense == nil, denseOwner == nil,
+            if case .joinTable(let table, _, _) = storage, !ownerIsPair, dense == nil, denseOwner == nil,
                kind(target) == .unique, kind(index) == .sourceKeys || kind(index) == .unique {
-                var columns = [own, other]
-                if try primaryKey(table).first == other { columns.reverse() }
-                ahead = .init(table: table, columns: columns, keysOf: kind(index) == .unique ? [index, target] : [target])
+                ahead = .init(table: table, keysOf: kind(index) == .unique ? [index, target] : [target],
+                              indexSQL: layout.deferredIndexes.filter { $0.table == table }.map(\.sql))
             }
             // Pairs copied as the source lists them, found by a range test on both sides: the
             // source table itself, when every pair passes the tests.

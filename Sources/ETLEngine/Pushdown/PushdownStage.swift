@@ -430,7 +430,7 @@ struct PushdownStage {
             defer { if linksAhead { try? ahead?.detach(from: db) } }
             let linked: Int = try db.transaction {
                 if linksAhead, let links = statement.ahead {
-                    try db.run(AheadWork.copyLinks(links))
+                    try AheadWork.copyLinks(links, on: db)
                     return db.changes
                 }
                 let target = try statement.dense.flatMap { try context.destination.contiguousKeys(ofTable: $0.table, key: $0.key) }
