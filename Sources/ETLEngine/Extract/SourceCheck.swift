@@ -29,7 +29,7 @@ final class SourceCheck: Sendable {
         } catch let error as StoreError {
             throw MigrationError.badSource(path: path, reason: SourceStore.reason(for: error, size: Self.size(of: path), busyTimeout: busyTimeout))
         }
-        work = SideWork(on: database, whenIdle: true) { try $0.quickCheck(limit: 10) }
+        work = SideWork(on: database) { try $0.quickCheck(limit: 10) }
     }
 
     /// Waits for the check; throws `MigrationError.badSource` naming the damage it found.

@@ -42,7 +42,7 @@ struct FusionCheck {
         try SQLTranslator.register(functions, on: db)
         let check = self
         let body: @Sendable (Database) throws -> Outcome = { db in try check.outcome(of: step, on: db) }
-        return try SmallStore.holds(db) ? SideWork(inlineOn: db, body) : SideWork(on: db, whenIdle: true, body)
+        return try SmallStore.holds(db) ? SideWork(inlineOn: db, body) : SideWork(on: db, body)
     }
 
     func outcome(of step: StepPlan, on db: Database) throws -> Outcome {

@@ -20,15 +20,10 @@ final class SideWork<Result: Sendable>: @unchecked Sendable {
     /// The body ran on the caller's connection: nothing to wait for or to stop.
     private let inline: Bool
 
-    /// - Parameter whenIdle: the work is a check the run waits for only at its end: it runs
-    ///   on a core nobody else wants (`runWhenIdle`), so that it takes no time from the run's
-    ///   own threads while they keep both cores busy, and all the time they leave — waiting
-    ///   for one another, or for it at the end.
-    init(on database: Database, whenIdle: Bool = false, _ body: @escaping @Sendable (Database) throws -> Result) {
+    init(on database: Database, _ body: @escaping @Sendable (Database) throws -> Result) {
         self.database = database
         inline = false
         Thread.detachNewThread { [self] in
-            if whenIdle { Self.runWhenIdle() }
             let result = Swift.Result { try body(database) }
             var ts = timespec(); clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
             FileHandle.standardError.write("DBG sidework cpu \(Double(ts.tv_sec) + Double(ts.tv_nsec)/1e9) \(Result.self)\n".data(using: .utf8)!)
@@ -46,17 +41,6 @@ final class SideWork<Result: Sendable>: @unchecked Sendable {
         self.database = database
         inline = true
         outcome = Swift.Result { try body(database) }
-    }
-
-    /// Puts the calling thread in Linux's SCHED_IDLE class: the scheduler runs it only on a
-    /// core that has nothing else to run. (Elsewhere the thread keeps its priority.)
-    private static func runWhenIdle() {
-        #if os(Linux)
-        var parameters = sched_param()
-        parameters.sched_priority = 0
-        let schedIdle: Int32 = 5  // SCHED_IDLE, which Glibc's Swift module does not export
-        _ = pthread_setschedparam(pthread_self(), schedIdle, &parameters)
-        #endif
     }
 
     /// The body ran already, on the caller's connection: `wait()` returns at once.
