@@ -189,8 +189,6 @@ final class AheadWork: @unchecked Sendable {
     private func run(keys: [Keys], links: [Links], source: String, functions: [String: ExpressionFunction],
                      cancelled: @escaping @Sendable () -> Bool) {
         defer {
-            var ts = timespec(); clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-            FileHandle.standardError.write("DBG ahead cpu \(Double(ts.tv_sec) + Double(ts.tv_nsec)/1e9)\n".data(using: .utf8)!)
             keysReadySignal.signal()
             linksReadySignal.signal()
             finished.signal()
@@ -204,7 +202,6 @@ final class AheadWork: @unchecked Sendable {
             for item in keys where !stop() {
                 do {
                     try Self.beforeStatement?(item.fill)
-                    FileHandle.standardError.write("DBG fill \(item.fill)\n".data(using: .utf8)!)
                     try db.transaction { try db.run(item.fill, [.integer(item.first)]) }
                     done[item.mapping] = item.first
                 } catch {
@@ -223,7 +220,6 @@ final class AheadWork: @unchecked Sendable {
             for item in ready where !stop() {
                 do {
                     try Self.beforeStatement?(item.relate.sql)
-                    FileHandle.standardError.write("DBG link \(item.relate.sql)\n".data(using: .utf8)!)
                     try db.execute(item.tableSQL)
                     try db.transaction {
                         try db.run(item.relate.sql)

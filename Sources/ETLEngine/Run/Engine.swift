@@ -285,13 +285,10 @@ public struct Engine {
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
-            let t0 = Date()
             try db.transaction {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }
-            FileHandle.standardError.write("DBG deferred \(Date().timeIntervalSince(t0))\n".data(using: .utf8)!)
             try step.destinationLayout.finish(db)
-            FileHandle.standardError.write("DBG finish \(Date().timeIntervalSince(t0))\n".data(using: .utf8)!)
             if let fusionCheck {
                 // What the source holds decides whether this store is the one the steps apart give.
                 // (A check that failed fails the run as any read of the source would: memory, a

@@ -25,8 +25,6 @@ final class SideWork<Result: Sendable>: @unchecked Sendable {
         inline = false
         Thread.detachNewThread { [self] in
             let result = Swift.Result { try body(database) }
-            var ts = timespec(); clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-            FileHandle.standardError.write("DBG sidework cpu \(Double(ts.tv_sec) + Double(ts.tv_nsec)/1e9) \(Result.self)\n".data(using: .utf8)!)
             lock.lock()
             outcome = result
             lock.unlock()
