@@ -438,9 +438,11 @@ struct PushdownStage {
                 let ranges: [SQLValue] = [target, owner].flatMap { range in
                     range.map { [.integer($0.lowerBound), .integer($0.upperBound)] } ?? [.null, .null]
                 }
+                // Where the statement would copy the source's pairs as they are, the table is copied whole.
+                if let target, let owner, let verbatim = statement.verbatim, try verbatim.copy(on: db, owners: owner, targets: target) {
+                    return db.changes
+                }
                 switch (target, owner, statement.denseOwner?.both) {
-                case (let target?, let owner?, _?) where try statement.verbatim?.copy(on: db, owners: owner, targets: target) == true:
-                    break
                 case (_?, _?, let both?): try db.run(both, ranges)
                 case (nil, _?, _): try db.run(statement.denseOwner!.sql, ranges)
                 case (_?, _, _): try db.run(statement.dense!.sql, Array(ranges.prefix(2)))
