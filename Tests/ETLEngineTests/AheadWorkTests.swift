@@ -59,7 +59,7 @@ final class AheadWorkTests: XCTestCase {
         try assertSameStore(folder.path("ahead.sqlite"), folder.path("alone.sqlite"))
         assertSameRun(ahead.summary, alone.summary)
         XCTAssertEqual(try folder.files(), ["ahead.sqlite", "alone.sqlite", "v1.sqlite"], "the files of the work ahead are removed")
-        // The links' index, built ahead and copied with them, holds the table's rows.
+        // The links' index, built once they are in, holds the table's rows.
         let db = try Database(path: folder.path("ahead.sqlite"), mode: .readOnly)
         defer { db.close() }
         XCTAssertEqual(try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Author_books'"),
@@ -67,6 +67,44 @@ final class AheadWorkTests: XCTestCase {
         XCTAssertEqual(try db.rows("PRAGMA integrity_check"), [[.text("ok")]])
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Author_books INDEXED BY Author_books_target_index WHERE target_id > 0"),
                        try db.scalarInt("SELECT count(*) FROM Author_books"))
+    }
+
+    /// Core Data's join tables have rowids: links worked out ahead, unsorted, are inserted
+    /// in the statement's order, so each pair gets the rowid the statement gives it.
+    func testLinksWorkedOutAheadGetTheStatementsRowids() throws {
+        try BooksSample.write(rows: 1500, seed: 21, to: folder.path("cd-v1.sqlite"), layout: .coredata)
+        // Step 1 alone (step 2 copies the join table again, in its own order).
+        let data = try Data(contentsOf: URL(fileURLWithPath: repositoryPath("pipelines/books-coredata.json")))
+        var pipeline = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        pipeline["models"] = repositoryPath("pipelines/models/Books.xcdatamodeld")
+        pipeline["destination"] = ["store": "unused.sqlite", "layout": "coredata", "version": "books-v2"]
+        pipeline["steps"] = [try XCTUnwrap((pipeline["steps"] as? [Any])?.first)]
+        let path = folder.path("step1.json")
+        try JSONSerialization.data(withJSONObject: pipeline).write(to: URL(fileURLWithPath: path))
+        var copied: [Int] = []
+        for (name, ahead) in [("alone.sqlite", false), ("ahead.sqlite", true)] {
+            SmallStore.maximumBytes = ahead ? 0 : .max
+            let before = AheadWork.copied.links
+            var migration = booksMigration(source: folder.path("cd-v1.sqlite"), destination: folder.path(name), chunkSize: 50, workers: 2,
+                                           pipeline: path, fuseSteps: false)
+            try migration.run()
+            copied.append(AheadWork.copied.links - before)
+        }
+        XCTAssertEqual(copied, [0, 1], "the Author ↔ Book links of step 1 worked out ahead")
+        func joinTables(_ name: String) throws -> [String: [[SQLValue]]] {
+            let db = try Database(path: folder.path(name), mode: .readOnly)
+            defer { db.close() }
+            var tables: [String: [[SQLValue]]] = [:]
+            for table in try db.tables() where table.name.hasPrefix("Z_") && table.name != "Z_PRIMARYKEY" && table.name != "Z_METADATA"
+                && table.name != "Z_MODELCACHE" {
+                tables[table.name] = try db.rows("SELECT rowid, * FROM \(Database.quote(table.name)) ORDER BY rowid")
+            }
+            return tables
+        }
+        let alone = try joinTables("alone.sqlite"), ahead = try joinTables("ahead.sqlite")
+        XCTAssertFalse(alone.isEmpty)
+        XCTAssertGreaterThan(alone.values.map(\.count).max() ?? 0, 1000)
+        XCTAssertEqual(ahead, alone)
     }
 
     func testAStatementThatFailsAheadIsRunByTheRunsConnection() throws {

@@ -121,9 +121,16 @@ struct PushdownPlan {
         let table: String
         /// The uniqueBy mappings whose keys (`work.unique_key`) the statement reads.
         let keysOf: [MappingID]
-        /// The destination's `CREATE INDEX`es of the table (built after the load otherwise):
-        /// built with the links worked out ahead, then copied with them.
-        let indexSQL: [String]
+        /// The statement's `INSERT OR IGNORE INTO main.table (columns) `.
+        let insert: String
+        /// The statement's `SELECT` without its `ORDER BY`: the pairs it inserts, in no order.
+        let pairs: String
+
+        /// The start of a statement inserting a join table's pairs, `columns` in the order the
+        /// `SELECT` after it gives their values.
+        static func insert(into table: String, columns: [String]) -> String {
+            "INSERT OR IGNORE INTO main.\(Database.quote(table)) (\(columns.map(Database.quote).joined(separator: ", "))) "
+        }
     }
 
     struct DenseOwner {
@@ -721,7 +728,13 @@ private struct StatementBuilder {
             //   join table lists (bound as ?3, ?4: the owner's destination keys, when contiguous)
             //   instead of a lookup of each in the source (at random places when the join table
             //   is in the other side's order: 2.0 s against 0.25 s for Author_books at 1M books).
-            func statement(inRange: Bool, ownerInRange: Bool = false) throws -> String {
+            // A join table's two columns, in the order of its primary key: the order links are written in.
+            func joinColumns(_ table: String) throws -> [String] {
+                guard case .joinTable(_, let own, let other) = storage else { return [] }
+                return try primaryKey(table).first == other ? [other, own] : [own, other]
+            }
+            // - Parameter pairs: only the `SELECT` of a join table's pairs, in no order (`AheadLinks.pairs`).
+            func statement(inRange: Bool, ownerInRange: Bool = false, pairs: Bool = false) throws -> String {
                 let found = try destinationKey(of: target, row: argumentRow, prefix: "t",
                                                sameRowAs: path.segments.isEmpty && !ownerIsPair ? ("a", index) : nil, inRange: inRange)
                 let joins = ownerJoins.filter { !ownerInRange || $0 != ownerJoin } + found.joins
@@ -734,11 +747,10 @@ private struct StatementBuilder {
                 let targetKey = kind(target) == .sourceKeys ? argumentRow : found.key
 
                 switch storage {
-                case .joinTable(let table, let own, let other):
-                    var columns = [(own, ownerKey), (other, targetKey)]
-                    if try primaryKey(table).first == other { columns.reverse() }
-                    return "INSERT OR IGNORE INTO main.\(q(table)) (\(columns.map { q($0.0) }.joined(separator: ", "))) "
-                        + "SELECT \(columns.map(\.1).joined(separator: ", ")) \(rows) ORDER BY 1, 2"
+                case .joinTable(let table, let own, _):
+                    let columns = try joinColumns(table)
+                    let select = "SELECT \(columns.map { $0 == own ? ownerKey : targetKey }.joined(separator: ", ")) \(rows)"
+                    return pairs ? select : PushdownPlan.AheadLinks.insert(into: table, columns: columns) + select + " ORDER BY 1, 2"
                 case .foreignKey(let table, let column):
                     guard singleValued else { throw NotPushable(reason: "\(what) is a to-one given a to-many path") }
                     let key = layout.table(of: mapping.destinationEntity).keyColumn
@@ -777,7 +789,8 @@ private struct StatementBuilder {
             if case .joinTable(let table, _, _) = storage, !ownerIsPair, dense == nil, denseOwner == nil,
                kind(target) == .unique, kind(index) == .sourceKeys || kind(index) == .unique {
                 ahead = .init(table: table, keysOf: kind(index) == .unique ? [index, target] : [target],
-                              indexSQL: layout.deferredIndexes.filter { $0.table == table }.map(\.sql))
+                              insert: PushdownPlan.AheadLinks.insert(into: table, columns: try joinColumns(table)),
+                              pairs: try statement(inRange: false, pairs: true))
             }
             // Pairs copied as the source lists them, found by a range test on both sides: the
             // source table itself, when every pair passes the tests.

@@ -426,11 +426,11 @@ struct PushdownStage {
                 // Rather than wait for them: the indexes of the tables left as they are.
                 try buildIndexes(leftAsTheyAreBy: Array(statements[done...]) + later)
             }
-            let linksAhead = try ahead?.attachLinks(for: statement, to: db) ?? false
-            defer { if linksAhead { try? ahead?.detach(from: db) } }
+            let pairsAhead = try ahead?.attachLinks(for: statement, to: db)
+            defer { if pairsAhead != nil { try? ahead?.detach(from: db) } }
             let linked: Int = try db.transaction {
-                if linksAhead, let links = statement.ahead {
-                    try AheadWork.copyLinks(links, on: db)
+                if let pairsAhead, let links = statement.ahead {
+                    try AheadWork.copyLinks(links, from: pairsAhead, on: db)
                     return db.changes
                 }
                 let target = try statement.dense.flatMap { try context.destination.contiguousKeys(ofTable: $0.table, key: $0.key) }
