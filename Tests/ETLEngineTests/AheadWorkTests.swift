@@ -11,6 +11,7 @@ final class AheadWorkTests: XCTestCase {
     var folder: TemporaryFolder!
     var source: String!
     private let maximumBytes = SmallStore.maximumBytes
+    private let rowsPerRange = AheadWork.rowsPerRange
 
     override func setUpWithError() throws {
         folder = try TemporaryFolder()
@@ -21,17 +22,19 @@ final class AheadWorkTests: XCTestCase {
     override func tearDown() {
         SmallStore.maximumBytes = maximumBytes
         AheadWork.beforeStatement = nil
+        AheadWork.beforeHelpedRange = nil
+        AheadWork.rowsPerRange = rowsPerRange
         folder = nil
     }
 
     /// The books pipeline into `name`: with work ahead when `ahead` (every store counts as
     /// large), else without (every store counts as small). Returns the summary and what
     /// the run copied from the work done ahead.
-    func run(into name: String, ahead: Bool, stopWhen stop: (@Sendable (ProgressEvent) -> Bool)? = nil) throws
-        -> (summary: RunSummary, copied: (keys: Int, links: Int)) {
+    func run(into name: String, ahead: Bool, stopWhen stop: (@Sendable (ProgressEvent) -> Bool)? = nil,
+             cancellation: Cancellation = Cancellation()) throws
+        -> (summary: RunSummary, copied: (keys: Int, links: Int, rangesHelped: Int)) {
         SmallStore.maximumBytes = ahead ? 0 : .max
         let before = AheadWork.copied
-        let cancellation = Cancellation()
         var migration = booksMigration(source: source, destination: folder.path(name), chunkSize: 50, workers: 2)
         migration.options.fuseSteps = false  // (the first step's work ahead: its Book_users, its Author ↔ Book links)
         migration.cancellation = cancellation
@@ -39,7 +42,7 @@ final class AheadWorkTests: XCTestCase {
             if stop?(event) ?? false { cancellation.cancel() }
         }
         let after = AheadWork.copied
-        return (summary, (after.keys - before.keys, after.links - before.links))
+        return (summary, (after.keys - before.keys, after.links - before.links, after.rangesHelped - before.rangesHelped))
     }
 
     func assertSameRun(_ a: RunSummary, _ b: RunSummary, file: StaticString = #filePath, line: UInt = #line) {
@@ -183,4 +186,103 @@ final class AheadWorkTests: XCTestCase {
         XCTAssertEqual(resumed.summary.mappings.map(\.written), alone.summary.mappings.map(\.written))
         XCTAssertEqual(try folder.files(), ["alone.sqlite", "v1.sqlite", "v3.sqlite"], "no work file is left")
     }
+
+    // MARK: Ranges of pairs the run's connection takes
+
+    func testRangesCoverEveryKeyOnce() {
+        AheadWork.rowsPerRange = 100
+        for (low, high, pieces) in [(Int64(1), Int64(2000), 20), (-7, 993, 11), (5, 5, 1), (1, 99, 1), (1, 1_000_000, 64),
+                                    (Int64.max - 999, Int64.max, 10), (Int64.min, Int64.min + 1999, 20)] {
+            let ranges = AheadWork.ranges(low: low, high: high)
+            XCTAssertEqual(ranges.first?.lowerBound, low)
+            XCTAssertEqual(ranges.last?.upperBound, high)
+            for (a, b) in zip(ranges, ranges.dropFirst()) { XCTAssertEqual(b.lowerBound, a.upperBound + 1, "\(ranges)") }
+            XCTAssertEqual(ranges.count, pieces, "\(low)...\(high)")
+        }
+        // A span wider than Int64 is one range.
+        XCTAssertEqual(AheadWork.ranges(low: .min, high: .max), [Int64.min...Int64.max])
+    }
+
+    /// Waits (up to 10 s) until `done` says so.
+    static func wait(until done: () -> Bool) {
+        for _ in 0..<200 where !done() { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    /// The second connection works out one range of the Author ↔ Book pairs, then waits:
+    /// the run's connection, reaching the statement, takes the others, and inserts both
+    /// tables' pairs.
+    func testTheRunsConnectionTakesTheRangesOfPairsLeft() throws {
+        let alone = try run(into: "alone.sqlite", ahead: false)
+        AheadWork.rowsPerRange = 100
+        let ranges = AheadWork.ranges(low: 1, high: 2000).count
+        XCTAssertEqual(ranges, 20)
+        let calls = SharedCount()
+        let helpedBefore = AheadWork.copied.rangesHelped
+        AheadWork.beforeStatement = { sql in
+            guard sql.hasPrefix("INSERT OR IGNORE"), calls.next() > 1 else { return }
+            Self.wait { AheadWork.copied.rangesHelped > helpedBefore }
+        }
+        let helped = try run(into: "helped.sqlite", ahead: true)
+        XCTAssertEqual(helped.copied.rangesHelped, ranges - 1, "the run's connection took every range but the first")
+        XCTAssertEqual(helped.copied.links, 1)
+        try assertSameStore(folder.path("helped.sqlite"), folder.path("alone.sqlite"))
+        assertSameRun(helped.summary, alone.summary)
+    }
+
+    /// A range that fails on the run's connection: the pairs worked out are not used, and
+    /// the statement runs as it is.
+    func testARangeThatFailsOnTheRunsConnectionLeavesTheStatementToIt() throws {
+        let alone = try run(into: "alone.sqlite", ahead: false)
+        AheadWork.rowsPerRange = 100
+        let helping = SharedCount()
+        AheadWork.beforeStatement = { sql in
+            guard sql.hasPrefix("INSERT OR IGNORE") else { return }
+            Self.wait { helping.value >= 3 }
+        }
+        AheadWork.beforeHelpedRange = { taken in
+            _ = helping.next()
+            if taken == 2 { throw StoreError(path: "helped", code: 13, message: "injected: database or disk is full") }
+        }
+        let failed = try run(into: "failed.sqlite", ahead: true)
+        XCTAssertEqual(failed.copied.links, 0)
+        XCTAssertEqual(failed.copied.rangesHelped, 0)
+        try assertSameStore(folder.path("failed.sqlite"), folder.path("alone.sqlite"))
+        assertSameRun(failed.summary, alone.summary)
+    }
+
+    /// Stopped while the run's connection works out ranges of pairs: the resumed run gives
+    /// the same store.
+    func testStoppedWhileTheRunsConnectionTakesRangesResumesToTheSameStore() throws {
+        let alone = try run(into: "alone.sqlite", ahead: false)
+        AheadWork.rowsPerRange = 100
+        let cancellation = Cancellation()
+        let helping = SharedCount()
+        AheadWork.beforeStatement = { sql in
+            guard sql.hasPrefix("INSERT OR IGNORE") else { return }
+            Self.wait { helping.value >= 3 }
+        }
+        AheadWork.beforeHelpedRange = { taken in
+            _ = helping.next()
+            if taken == 2 { cancellation.cancel() }
+        }
+        XCTAssertThrowsError(try run(into: "v2.sqlite", ahead: true, cancellation: cancellation)) { error in
+            guard case MigrationError.interrupted = error else { return XCTFail("expected interrupted, got \(error)") }
+        }
+        XCTAssertGreaterThanOrEqual(helping.value, 3, "stopped while the run's connection took ranges")
+        AheadWork.beforeStatement = nil
+        AheadWork.beforeHelpedRange = nil
+        let resumed = try run(into: "v2.sqlite", ahead: true)
+        try assertSameStore(folder.path("v2.sqlite"), folder.path("alone.sqlite"))
+        assertSameRun(resumed.summary, alone.summary)
+        XCTAssertEqual(try folder.files(), ["alone.sqlite", "v1.sqlite", "v2.sqlite"], "no work file is left")
+    }
+}
+
+/// A count several threads add to.
+final class SharedCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    /// Adds one; returns the new count.
+    func next() -> Int { lock.withLock { count += 1; return count } }
 }

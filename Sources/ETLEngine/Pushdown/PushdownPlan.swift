@@ -125,6 +125,17 @@ struct PushdownPlan {
         let insert: String
         /// The statement's `SELECT` without its `ORDER BY`: the pairs it inserts, in no order.
         let pairs: String
+        /// The pairs of a range of the owner rows' source keys, when the statement reads the
+        /// owner table in key order (not driven by a source join table).
+        let ranges: Ranges?
+
+        struct Ranges {
+            /// The source table of the owner rows, and its key column (the rowid).
+            let table: String
+            let key: String
+            /// `pairs` of the owner rows whose keys lie in (?1, ?2), bounds included.
+            let pairs: String
+        }
 
         /// The start of a statement inserting a join table's pairs, `columns` in the order the
         /// `SELECT` after it gives their values.
@@ -734,12 +745,13 @@ private struct StatementBuilder {
                 return try primaryKey(table).first == other ? [other, own] : [own, other]
             }
             // - Parameter pairs: only the `SELECT` of a join table's pairs, in no order (`AheadLinks.pairs`).
-            func statement(inRange: Bool, ownerInRange: Bool = false, pairs: Bool = false) throws -> String {
+            // - Parameter ownerKeys: only the pairs of the owner rows whose source keys lie in (?1, ?2).
+            func statement(inRange: Bool, ownerInRange: Bool = false, pairs: Bool = false, ownerKeys: Bool = false) throws -> String {
                 let found = try destinationKey(of: target, row: argumentRow, prefix: "t",
                                                sameRowAs: path.segments.isEmpty && !ownerIsPair ? ("a", index) : nil, inRange: inRange)
                 let joins = ownerJoins.filter { !ownerInRange || $0 != ownerJoin } + found.joins
                 var unique: [String] = []
-                let ownerRange = ownerInRange ? ["+\(ownerListed!) BETWEEN ?3 AND ?4"] : []
+                let ownerRange = (ownerInRange ? ["+\(ownerListed!) BETWEEN ?3 AND ?4"] : []) + (ownerKeys ? ["\(ownerKeyColumn) BETWEEN ?1 AND ?2"] : [])
                 for condition in ownerConditions + ownerRange + found.conditions where !unique.contains(condition) { unique.append(condition) }
                 let rows = "FROM \(from) " + joins.joined(separator: " ") + (unique.isEmpty ? "" : " WHERE " + unique.joined(separator: " AND "))
                 // A kept source key is the destination key: read it where it is, so the order of
@@ -788,9 +800,12 @@ private struct StatementBuilder {
             var ahead: PushdownPlan.AheadLinks?
             if case .joinTable(let table, _, _) = storage, !ownerIsPair, dense == nil, denseOwner == nil,
                kind(target) == .unique, kind(index) == .sourceKeys || kind(index) == .unique {
+                // Read in the owner table's key order: its pairs can be worked out a key range at a time.
+                let ranges = ownerJoin == nil ? PushdownPlan.AheadLinks.Ranges(table: ownerTable.name, key: ownerTable.keyColumn,
+                                                                               pairs: try statement(inRange: false, pairs: true, ownerKeys: true)) : nil
                 ahead = .init(table: table, keysOf: kind(index) == .unique ? [index, target] : [target],
                               insert: PushdownPlan.AheadLinks.insert(into: table, columns: try joinColumns(table)),
-                              pairs: try statement(inRange: false, pairs: true))
+                              pairs: try statement(inRange: false, pairs: true), ranges: ranges)
             }
             // Pairs copied as the source lists them, found by a range test on both sides: the
             // source table itself, when every pair passes the tests.

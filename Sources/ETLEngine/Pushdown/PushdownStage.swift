@@ -426,11 +426,16 @@ struct PushdownStage {
                 // Rather than wait for them: the indexes of the tables left as they are.
                 try buildIndexes(leftAsTheyAreBy: Array(statements[done...]) + later)
             }
+            // Rather than wait for the pairs worked out ahead either: the ranges of them left.
+            let helped = ahead != nil && statement.ahead != nil && !ahead!.linksReady ? try ahead!.help(with: statement, on: db) : nil
             let pairsAhead = try ahead?.attachLinks(for: statement, to: db)
-            defer { if pairsAhead != nil { try? ahead?.detach(from: db) } }
+            defer {
+                if pairsAhead != nil { try? ahead?.detach(from: db) }
+                try? AheadWork.dropHelped(helped, on: db)
+            }
             let linked: Int = try db.transaction {
                 if let pairsAhead, let links = statement.ahead {
-                    try AheadWork.copyLinks(links, from: pairsAhead, on: db)
+                    try AheadWork.copyLinks(links, from: pairsAhead, helped: helped, on: db)
                     return db.changes
                 }
                 let target = try statement.dense.flatMap { try context.destination.contiguousKeys(ofTable: $0.table, key: $0.key) }
