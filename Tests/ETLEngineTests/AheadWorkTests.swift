@@ -229,10 +229,11 @@ final class AheadWorkTests: XCTestCase {
         assertSameRun(helped.summary, alone.summary)
     }
 
-    /// A range that fails on the run's connection: the pairs worked out are not used, and
-    /// the statement runs as it is.
-    func testARangeThatFailsOnTheRunsConnectionLeavesTheStatementToIt() throws {
-        let alone = try run(into: "alone.sqlite", ahead: false)
+    /// Ranges of 100 books; the second connection waits before its first range until the run's
+    /// connection reached its third, before which `third` runs. Returns the count of ranges
+    /// the run's connection came to.
+    @discardableResult
+    func holdLinksWhileTheRunTakesRanges(beforeThird third: @escaping @Sendable () throws -> Void) -> SharedCount {
         AheadWork.rowsPerRange = 100
         let helping = SharedCount()
         AheadWork.beforeStatement = { sql in
@@ -241,8 +242,16 @@ final class AheadWorkTests: XCTestCase {
         }
         AheadWork.beforeHelpedRange = { taken in
             _ = helping.next()
-            if taken == 2 { throw StoreError(path: "helped", code: 13, message: "injected: database or disk is full") }
+            if taken == 2 { try third() }
         }
+        return helping
+    }
+
+    /// A range that fails on the run's connection: the pairs worked out are not used, and
+    /// the statement runs as it is.
+    func testARangeThatFailsOnTheRunsConnectionLeavesTheStatementToIt() throws {
+        let alone = try run(into: "alone.sqlite", ahead: false)
+        holdLinksWhileTheRunTakesRanges(beforeThird: { throw StoreError(path: "helped", code: 13, message: "injected: database or disk is full") })
         let failed = try run(into: "failed.sqlite", ahead: true)
         XCTAssertEqual(failed.copied.links, 0)
         XCTAssertEqual(failed.copied.rangesHelped, 0)
@@ -254,17 +263,8 @@ final class AheadWorkTests: XCTestCase {
     /// the same store.
     func testStoppedWhileTheRunsConnectionTakesRangesResumesToTheSameStore() throws {
         let alone = try run(into: "alone.sqlite", ahead: false)
-        AheadWork.rowsPerRange = 100
         let cancellation = Cancellation()
-        let helping = SharedCount()
-        AheadWork.beforeStatement = { sql in
-            guard sql.hasPrefix("INSERT OR IGNORE") else { return }
-            Self.wait { helping.value >= 3 }
-        }
-        AheadWork.beforeHelpedRange = { taken in
-            _ = helping.next()
-            if taken == 2 { cancellation.cancel() }
-        }
+        let helping = holdLinksWhileTheRunTakesRanges(beforeThird: { cancellation.cancel() })
         XCTAssertThrowsError(try run(into: "v2.sqlite", ahead: true, cancellation: cancellation)) { error in
             guard case MigrationError.interrupted = error else { return XCTFail("expected interrupted, got \(error)") }
         }
