@@ -427,7 +427,7 @@ struct PushdownStage {
                 try buildIndexes(leftAsTheyAreBy: Array(statements[done...]) + later)
             }
             // Rather than wait for the pairs worked out ahead either: the ranges of them left.
-            let helped = ahead != nil && statement.ahead != nil && !ahead!.linksReady ? try ahead!.help(with: statement, on: db) : nil
+            let helped = try ahead.flatMap { $0.linksReady ? nil : try $0.help(with: statement, on: db) }
             let pairsAhead = try ahead?.attachLinks(for: statement, to: db)
             defer {
                 if pairsAhead != nil { try? ahead?.detach(from: db) }
