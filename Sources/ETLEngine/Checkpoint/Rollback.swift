@@ -32,14 +32,17 @@ struct Rollback {
                                     uniquingKeysWith: { a, _ in a })
         // Targets (association ids) of this mapping and of the ones after it; rows an
         // end-of-mapping hook made come after every chunk of their mapping.
+        // (Later in the order rows are created, `StepPlan.createOrder`.)
+        let rank = plan.createRank(of: mapping)
+        let laterMappings = plan.mappingIDs.filter { plan.createRank(of: $0) > rank }
         let currentTargets = plan.mappings[mapping].targets
-        let laterTargets = plan.targetIDs.filter { plan.targets[$0].mapping > mapping }
+        let laterTargets = plan.targetIDs.filter { laterMappings.contains(plan.targets[$0].mapping) }
         // The highest source key a table may keep (`StepPlan.firstNewKeys` is one above it,
         // saturated at 2⁶³−1, where no new key can be handed out at all).
         let keptMax = firstNewKeys.mapValues { $0 == .max ? Int64.max : $0 - 1 }
         let work = WorkDatabase(attachedTo: database)
         return try database.transaction {
-            let undone = try work.undo(mapping: mapping, current: currentTargets, later: laterTargets, after: lastKey)
+            let undone = try work.undo(mapping: mapping, current: currentTargets, later: laterTargets, laterMappings: laterMappings, after: lastKey)
             // New keys handed out after the checkpoint: at or above its next free key, and
             // above every kept key (which may be negative, or 2⁶³−1).
             for (table, next) in nextKeys.sorted(by: { $0.key < $1.key }) {
@@ -53,7 +56,7 @@ struct Rollback {
             }
             // Kept keys loaded after the checkpoint: past its source key in its mapping, all
             // of a later mapping's (only that entity's rows, in a table a hierarchy shares).
-            for target in plan.sourceKeyTargets.sorted() where plan.targets[target].mapping >= mapping {
+            for target in plan.sourceKeyTargets.sorted() where plan.createRank(of: plan.targets[target].mapping) >= rank {
                 let table = layout.table(of: plan.targets[target].entity)
                 var conditions = ["\(q(table.keyColumn)) <= \(keptMax[table.name] ?? .max)"]
                 if plan.targets[target].mapping == mapping, let lastKey { conditions.append("\(q(table.keyColumn)) > \(lastKey)") }
@@ -61,7 +64,7 @@ struct Rollback {
                 try database.execute("DELETE FROM \(q(table.name)) WHERE " + conditions.joined(separator: " AND "))
             }
             let scopes = plan.uniqueKeyScopes
-            for target in plan.targetIDs where plan.targets[target].mapping >= mapping {
+            for target in plan.targetIDs where plan.createRank(of: plan.targets[target].mapping) >= rank {
                 let table = layout.table(of: plan.targets[target].entity).name
                 try work.undoUniqueKeys(scope: scopes[target], from: nextKeys[table] ?? 1)
             }

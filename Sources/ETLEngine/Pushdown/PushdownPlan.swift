@@ -536,7 +536,7 @@ private struct StatementBuilder {
             guard case .destinations(let targetName, .path(let path, _), false)? = assignment.expression.form,
                   path.segments.isEmpty, path.root == .source || path.root == .item,
                   let target = step.mappingIDs.first(where: { step.mappings[$0].name == targetName }),
-                  target < index, kind(target) == .sourceKeys,
+                  step.createRank(of: target) < step.createRank(of: index), kind(target) == .sourceKeys,
                   step.mappings[target].sourceEntity == (path.root == .source ? mapping.sourceEntity : mapping.itemEntity),
                   case .foreignKey(let table, let column) = layout.storage(ofRelationship: assignment.relationship.name, entity: mapping.destinationEntity),
                   table == layout.table(of: mapping.destinationEntity).name,

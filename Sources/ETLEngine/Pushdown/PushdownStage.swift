@@ -144,7 +144,7 @@ struct PushdownStage {
         let keptRelates = plan.rowByRow.isEmpty ? nil : try? Self.makePlan(context, keptRows: Set(plan.rowByRow.keys), policiesRowByRow: policiesRowByRow).relates
         let ahead = try AheadWork.start(context, plan: plan, keptRelates: keptRelates)
         defer { ahead?.finish() }
-        for index in context.plan.mappingIDs where !context.isDone(.create, mapping: index) {
+        for index in context.plan.createOrder where !context.isDone(.create, mapping: index) {
             if let create = plan.creates.first(where: { $0.mapping == index }) {
                 try inSQLite(creating: index) { try self.create(create, ahead: ahead) }
             } else {

@@ -1,14 +1,14 @@
 import ETLPipeline
 
-/// A step row by row: every mapping's create stage (extract → transform → load), then
-/// every mapping's relate stage, each chunked and checkpointed.
+/// A step row by row: every mapping's create stage (extract → transform → load), in
+/// `StepPlan.createOrder`, then every mapping's relate stage, each chunked and checkpointed.
 struct RowByRowExecutor: StepExecutor {
     let context: StepContext
     /// Why the step could not run inside SQLite; nil when push-down was turned off.
     let reason: String?
 
     func execute() throws -> StepOutcome {
-        for index in context.plan.mappingIDs {
+        for index in context.plan.createOrder {
             try CreateStage(context: context, index: index).run()
         }
         for index in context.plan.mappingIDs {

@@ -137,7 +137,9 @@ final class StepContext {
         guard let resume else { return false }
         let order = Stage.allCases
         let (a, b) = (order.firstIndex(of: resume.stage)!, order.firstIndex(of: stage)!)
-        return a > b || (a == b && resume.mapping > mapping)
+        guard a == b else { return a > b }
+        // Rows are created in their own order (`StepPlan.createOrder`); links in the plan's.
+        return stage == .create ? plan.createRank(of: resume.mapping) > plan.createRank(of: mapping) : resume.mapping > mapping
     }
 }
 

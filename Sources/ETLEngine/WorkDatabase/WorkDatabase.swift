@@ -161,16 +161,18 @@ struct WorkDatabase {
 
     /// Undoes in the work tables what came after a checkpoint in mapping `mapping` whose last
     /// source key loaded is `lastKey` (nil: none yet): the associations of `current` targets
-    /// past it and all of `later` targets', the rejects past it. Returns how many source rows
-    /// had associations undone. Call inside the rollback's transaction.
-    func undo(mapping: MappingID, current: [TargetID], later: [TargetID], after lastKey: Int64?) throws -> Int {
+    /// past it and all of `later` targets', the rejects past it and all of `laterMappings`'.
+    /// Returns how many source rows had associations undone. Call inside the rollback's
+    /// transaction.
+    func undo(mapping: MappingID, current: [TargetID], later: [TargetID], laterMappings: [MappingID], after lastKey: Int64?) throws -> Int {
         let afterLast = lastKey.map { "source > \($0)" } ?? "1"
         let currentIds = Self.ids(current)
         let laterIds = (later.map { Int64($0.index) } + (current + later).map(Self.endOfMappingAssociations(of:)))
             .map(String.init).joined(separator: ",")
         let undone = Int(try database.scalarInt("SELECT count(DISTINCT source) FROM \(schema)association WHERE mapping IN (\(currentIds)) AND \(afterLast)"))
         try database.execute("DELETE FROM \(schema)association WHERE (mapping IN (\(currentIds)) AND \(afterLast)) OR mapping IN (\(laterIds))")
-        try database.execute("DELETE FROM \(schema)reject WHERE mapping > \(mapping.index) OR (mapping = \(mapping.index) AND \(afterLast))")
+        let laterMappingIds = laterMappings.map { String($0.index) }.joined(separator: ",")
+        try database.execute("DELETE FROM \(schema)reject WHERE mapping IN (\(laterMappingIds)) OR (mapping = \(mapping.index) AND \(afterLast))")
         return undone
     }
 

@@ -102,7 +102,8 @@ public enum StepFusion {
         let composer = Composer(first: first, written: a, between: between, producers: producers)
         var fused = StepSpec(name: "\(first.name) + \(second.name)", from: a.from, to: b.to, toCursor: b.toCursor, mappings: [], cursor: b.cursor)
         // In the second step's order: no mapping's rows depend on it (each table of the result
-        // has one writer, and links are set once every row is made).
+        // has one writer, and links are set once every row is made). Rows are then created in
+        // `StepPlan.createOrder`.
         var composed: [(mapping: MappingSpec, grouped: Bool, kept: Bool)] = []
         for (index, m) in b.mappings.enumerated() {
             let made = try composer.compose(m, planned: second.mappings[index], keptInSecond: second.keepsKeys(index))
