@@ -24,10 +24,13 @@ extension CommandLineTests {
                      // …and run as one step (`StepFusion`), its mappings over v1's rows.
                      "fused: books-v1 → books-v3  v1 to v2 + v2 to v3  runs inside SQLite",
                      "its hops run as one step, where the source holds no row the first would reject or leave invalid",
-                     "  Authors (Book → Author)  inside SQLite: INSERT … SELECT of one row per distinct uniqueBy key"] {
+                     "  Authors (Book → Author)  inside SQLite: INSERT … SELECT of one row per distinct uniqueBy key",
+                     // …where Authors is created last (`StepPlan.createOrder`), not in hop 1 where it is last already.
+                     "key is null); created after the mappings below it, while a second connection works out its keys (a source over 1 MiB)"] {
             XCTAssertTrue(text.stdout.contains(part), "plan lacks '\(part)':\n\(text.stdout)")
         }
         XCTAssertFalse(text.stdout.contains("not fused:"), text.stdout)
+        XCTAssertEqual(text.stdout.components(separatedBy: "created after the mappings below it").count, 2, text.stdout)
         let report = try planJSON(try etl("plan", pipeline, "--json"))
         XCTAssertEqual(report.hops.map(\.kind), ["explicit", "explicit"])
         XCTAssertEqual(report.hops.map(\.runs), ["inside SQLite", "inside SQLite"])

@@ -69,6 +69,9 @@ public struct StepExecution: Sendable, Equatable {
                 why = "INSERT … SELECT in ranges of source keys; rows get the next free keys of a table other mappings write too"
             case .unique?:
                 why = "INSERT … SELECT of one row per distinct uniqueBy key (row by row instead if a passing row's key is null)"
+                if step.createRank(of: index) > index.index {
+                    why += "; created after the mappings below it, while a second connection works out its keys (a source over 1 MiB)"
+                }
             case .forEach?:
                 why = "INSERT … SELECT of one row per (source row, item) pair in ranges of source keys; rows get the next free keys"
                 let links = creates[index]!.links.map(\.relationship).sorted()
