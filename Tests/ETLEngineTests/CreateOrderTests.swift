@@ -73,4 +73,27 @@ final class CreateOrderTests: XCTestCase {
             try assertSameStore(destination, reference)
         }
     }
+
+    /// An engine of 0.3.0 created Authors second, in the plan's order: its checkpoint in
+    /// Authors means Books and Files are not made yet, where this engine's order would call
+    /// them done and lose their rows. Such a checkpoint is refused, naming both versions.
+    func testACheckpointOfAnEngineThatCreatedRowsInThePlansOrderIsRefused() throws {
+        let destination = folder.path("v3.sqlite")
+        var migration = booksMigration(source: source, destination: destination, chunkSize: 1, workers: 1)
+        migration.pushdown = false
+        let cancellation = Cancellation()
+        migration.cancellation = cancellation
+        XCTAssertThrowsError(try migration.run { event in
+            if event.kind == .advanced, event.stage == .create, event.mapping == "Authors", event.done * 2 >= event.total { cancellation.cancel() }
+        })
+        let file = CheckpointFile(destination: destination)
+        var older = try XCTUnwrap(file.read())
+        XCTAssertEqual(older.mappingName, "Authors")
+        older.identity.toolVersion = "0.3.0"
+        try file.write(older, durable: false)
+        migration.cancellation = nil
+        assertMigrationError(try migration.run(), contains: ["belongs to a different run", "etl changed from version 0.3.0 to \(ETLVersion.current)", "--restart"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination), "a store was installed")
+        XCTAssertEqual(try XCTUnwrap(file.read()).identity.toolVersion, "0.3.0", "the checkpoint is kept for --restart to discard")
+    }
 }

@@ -3,4 +3,7 @@
 /// that would make its rows differently. 0.2.0: a policy making one row per source row is
 /// called by SQLite (`PolicyInSQLite`) where 0.1.0 made its rows row by row. 0.3.0: adjacent
 /// steps run as one where they can (`StepFusion`), where 0.2.0 wrote the store between.
-public enum ETLVersion { public static let current = "0.3.0" }
+/// 0.4.0: a step's rows are created in `StepPlan.createOrder` (a uniqueBy mapping nothing
+/// else reads last), where 0.3.0 created them in the plan's order: a 0.3.0 checkpoint in
+/// such a mapping would call the mappings after it done, and their rows would be lost.
+public enum ETLVersion { public static let current = "0.4.0" }
