@@ -49,13 +49,7 @@ final class CreateOrderTests: XCTestCase {
             let destination = folder.path("v3-\(pushdown).sqlite")
             let checkpoint = destination + ".etl-checkpoint"
             let older = folder.path("older-\(pushdown).checkpoint")
-            var migration = booksMigration(source: source, destination: destination, chunkSize: 1, workers: 1)
-            migration.pushdown = pushdown
-            let cancellation = Cancellation()
-            migration.cancellation = cancellation
-            XCTAssertThrowsError(try migration.run { event in
-                if event.kind == .advanced, event.stage == .create, event.mapping == "Files", event.done * 2 >= event.total { cancellation.cancel() }
-            })
+            var migration = stopped(creating: "Files", destination: destination, pushdown: pushdown)
             XCTAssertEqual(try XCTUnwrap(CheckpointFile(destination: destination).read()).mappingName, "Files")
             try FileManager.default.copyItem(atPath: checkpoint, toPath: older)
             let again = Cancellation()
@@ -79,21 +73,28 @@ final class CreateOrderTests: XCTestCase {
     /// them done and lose their rows. Such a checkpoint is refused, naming both versions.
     func testACheckpointOfAnEngineThatCreatedRowsInThePlansOrderIsRefused() throws {
         let destination = folder.path("v3.sqlite")
-        var migration = booksMigration(source: source, destination: destination, chunkSize: 1, workers: 1)
-        migration.pushdown = false
-        let cancellation = Cancellation()
-        migration.cancellation = cancellation
-        XCTAssertThrowsError(try migration.run { event in
-            if event.kind == .advanced, event.stage == .create, event.mapping == "Authors", event.done * 2 >= event.total { cancellation.cancel() }
-        })
+        let migration = stopped(creating: "Authors", destination: destination, pushdown: false)
         let file = CheckpointFile(destination: destination)
         var older = try XCTUnwrap(file.read())
         XCTAssertEqual(older.mappingName, "Authors")
         older.identity.toolVersion = "0.3.0"
         try file.write(older, durable: false)
-        migration.cancellation = nil
         assertMigrationError(try migration.run(), contains: ["belongs to a different run", "etl changed from version 0.3.0 to \(ETLVersion.current)", "--restart"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination), "a store was installed")
         XCTAssertEqual(try XCTUnwrap(file.read()).identity.toolVersion, "0.3.0", "the checkpoint is kept for --restart to discard")
+    }
+
+    /// The books pipeline as one step, one source row a chunk, stopped once `mapping` created
+    /// half its rows; returns the migration, without its cancellation, to run again.
+    func stopped(creating mapping: String, destination: String, pushdown: Bool) -> Migration {
+        var migration = booksMigration(source: source, destination: destination, chunkSize: 1, workers: 1)
+        migration.pushdown = pushdown
+        let cancellation = Cancellation()
+        migration.cancellation = cancellation
+        XCTAssertThrowsError(try migration.run { event in
+            if event.kind == .advanced, event.stage == .create, event.mapping == mapping, event.done * 2 >= event.total { cancellation.cancel() }
+        })
+        migration.cancellation = nil
+        return migration
     }
 }
