@@ -937,8 +937,8 @@ SQL script, the conversion at ≤ 1.3 × its own, a batch of small stores at ≥
 - checkpointing ≤ 5 % of the run time.
 
 And at 50M books, from the scale run (`scale.json`, see Scale): etl's peak memory ≤ 100
-MiB, its ratio to (a) the same as at 5M, and the disk space it needed beside the source
-(a figure).
+MiB, its ratio to (a) the same as at 5M (within the run-to-run spread) or lower, and the
+disk space it needed beside the source (a figure).
 """
 
 METHOD_TEXT = """\
@@ -1282,7 +1282,7 @@ def scale_targets(results, scale):
 
     five = next((size for size in results["sizes"] if size["rows"] == 5_000_000), None)
     ratio5, ratio_big = declarative_ratio(five) if five else None, declarative_ratio(big)
-    name = f"declarative etl: the same ratio to (a) at {label} as at 5M (issue 18)"
+    name = f"declarative etl: the same ratio to (a) at {label} as at 5M, or lower (issue 18)"
     if ratio5 is None or ratio_big is None:
         missing = ([] if ratio5 is not None else ["no 5M run in results.json"]) + \
                   ([] if ratio_big is not None else [why])
@@ -1297,12 +1297,16 @@ def scale_targets(results, scale):
         commits = [(run.get("etl") or {}).get("commit") or "?" for run in (results, record)]
         if commits[0] != commits[1]:
             figures += f"; etl commit {commits[0][:12]} at 5M, {commits[1][:12]} at {label}"
+        # The goal is that etl keeps its pace against the floor as the store grows: a ratio
+        # lower at the larger size (etl gaining on the floor) meets it as well as an equal one.
         if noise is None:
             verdict = "not resolved: one round each, no spread to judge by"
         elif abs(change) <= noise:
             verdict = "**met**: the same, within the run-to-run spread"
+        elif change < 0:
+            verdict = f"**met**: lower at {label} (etl gains on (a)), beyond the run-to-run spread"
         else:
-            verdict = "**missed**: beyond the run-to-run spread"
+            verdict = "**missed**: higher, beyond the run-to-run spread"
         lines.append((name, figures, verdict))
 
     disks = [(t, big["tools"][t]) for t in ("etl", BASELINE) if usable(big, t)]
