@@ -187,17 +187,17 @@ final class KillResumeTests: XCTestCase {
         let reference = try run(common + ["--destination", path("reference.sqlite")], program: program, killAt: nil, random: &random)
         XCTAssertEqual(reference.status, 0, reference.stderr)
 
-        let tries = 3
         var landed: [Int] = []
-        for attempt in 0..<tries {
+        for attempt in 0..<3 {
             let shorter = targets.map { target in
                 var target = target
                 target.pause >>= attempt
                 return target
             }
-            landed.append(try killChain(common, program: program, options: options, chunkSize: chunkSize, workers: workers,
-                                        everyKillResumes: everyKillResumes, targets: shorter, random: &random))
-            if landed.last! >= minimumKills { break }
+            let kills = try killChain(common, program: program, options: options, chunkSize: chunkSize, workers: workers,
+                                      everyKillResumes: everyKillResumes, targets: shorter, random: &random)
+            landed.append(kills)
+            if kills >= minimumKills { break }
             try FileManager.default.removeItem(atPath: path("v3.sqlite"))
         }
         XCTAssertGreaterThanOrEqual(landed.max() ?? 0, minimumKills,
