@@ -10,8 +10,8 @@ import ETL
 final class AheadWorkTests: XCTestCase {
     var folder: TemporaryFolder!
     var source: String!
-    private let maximumBytes = SmallStore.maximumBytes
-    private let rowsPerRange = AheadWork.rowsPerRange
+    /// The runs' hooks and range size (`run` sets the small-store threshold).
+    var tuning = EngineTuning()
 
     override func setUpWithError() throws {
         folder = try TemporaryFolder()
@@ -20,29 +20,25 @@ final class AheadWorkTests: XCTestCase {
     }
 
     override func tearDown() {
-        SmallStore.maximumBytes = maximumBytes
-        AheadWork.beforeStatement = nil
-        AheadWork.beforeHelpedRange = nil
-        AheadWork.rowsPerRange = rowsPerRange
         folder = nil
     }
 
     /// The books pipeline into `name`: with work ahead when `ahead` (every store counts as
     /// large), else without (every store counts as small). Returns the summary and what
-    /// the run copied from the work done ahead.
+    /// the run copied from the work done ahead (heard by `events`).
     func run(into name: String, ahead: Bool, stopWhen stop: (@Sendable (ProgressEvent) -> Bool)? = nil,
-             cancellation: Cancellation = Cancellation()) throws
+             cancellation: Cancellation = Cancellation(), events: EngineEvents = EngineEvents()) throws
         -> (summary: RunSummary, copied: (keys: Int, links: Int, rangesHelped: Int)) {
-        SmallStore.maximumBytes = ahead ? 0 : .max
-        let before = AheadWork.copied
         var migration = booksMigration(source: source, destination: folder.path(name), chunkSize: 50, workers: 2)
         migration.options.fuseSteps = false  // (the first step's work ahead: its Book_users, its Author ↔ Book links)
+        migration.options.tuning = tuning
+        migration.options.tuning.smallStoreBytes = ahead ? 0 : .max
+        migration.options.tuning.observe = events.observe
         migration.cancellation = cancellation
         let summary = try migration.run { event in
             if stop?(event) ?? false { cancellation.cancel() }
         }
-        let after = AheadWork.copied
-        return (summary, (after.keys - before.keys, after.links - before.links, after.rangesHelped - before.rangesHelped))
+        return (summary, (events.keysCopiedAhead, events.linksCopiedAhead, events.rangesHelped))
     }
 
     func assertSameRun(_ a: RunSummary, _ b: RunSummary, file: StaticString = #filePath, line: UInt = #line) {
@@ -86,12 +82,13 @@ final class AheadWorkTests: XCTestCase {
         try JSONSerialization.data(withJSONObject: pipeline).write(to: URL(fileURLWithPath: path))
         var copied: [Int] = []
         for (name, ahead) in [("alone.sqlite", false), ("ahead.sqlite", true)] {
-            SmallStore.maximumBytes = ahead ? 0 : .max
-            let before = AheadWork.copied.links
+            let events = EngineEvents()
             var migration = booksMigration(source: folder.path("cd-v1.sqlite"), destination: folder.path(name), chunkSize: 50, workers: 2,
                                            pipeline: path, fuseSteps: false)
+            migration.options.tuning.smallStoreBytes = ahead ? 0 : .max
+            migration.options.tuning.observe = events.observe
             try migration.run()
-            copied.append(AheadWork.copied.links - before)
+            copied.append(events.linksCopiedAhead)
         }
         XCTAssertEqual(copied, [0, 1], "the Author ↔ Book links of step 1 worked out ahead")
         func joinTables(_ name: String) throws -> [String: [[SQLValue]]] {
@@ -119,7 +116,7 @@ final class AheadWorkTests: XCTestCase {
             ("no-links.sqlite", { $0.hasPrefix("INSERT OR IGNORE") }, 1),
         ]
         for (name, failing, keys) in cases {
-            AheadWork.beforeStatement = { sql in
+            tuning.beforeAheadStatement = { sql in
                 if failing(sql) { throw StoreError(path: "ahead", code: 1, message: "injected") }
             }
             let failed = try run(into: name, ahead: true)
@@ -137,7 +134,7 @@ final class AheadWorkTests: XCTestCase {
         let alone = try run(into: "alone.sqlite", ahead: false)
         let building = folder.path("ahead.sqlite") + ".etl-step1.tmp"
         let seen = Recorded<[String]>()
-        AheadWork.beforeStatement = { sql in
+        tuning.beforeAheadStatement = { sql in
             guard sql.hasPrefix("INSERT OR IGNORE") else { return }
             // The links are held back until the run's connection has built the index (or 10 s passed).
             for _ in 0..<200 {
@@ -190,17 +187,16 @@ final class AheadWorkTests: XCTestCase {
     // MARK: Ranges of pairs the run's connection takes
 
     func testRangesCoverEveryKeyOnce() {
-        AheadWork.rowsPerRange = 100
         for (low, high, pieces) in [(Int64(1), Int64(2000), 20), (-7, 993, 11), (5, 5, 1), (1, 99, 1), (1, 1_000_000, 64),
                                     (Int64.max - 999, Int64.max, 10), (Int64.min, Int64.min + 1999, 20)] {
-            let ranges = AheadWork.ranges(low: low, high: high)
+            let ranges = AheadWork.ranges(low: low, high: high, rowsPerRange: 100)
             XCTAssertEqual(ranges.first?.lowerBound, low)
             XCTAssertEqual(ranges.last?.upperBound, high)
             for (a, b) in zip(ranges, ranges.dropFirst()) { XCTAssertEqual(b.lowerBound, a.upperBound + 1, "\(ranges)") }
             XCTAssertEqual(ranges.count, pieces, "\(low)...\(high)")
         }
         // A span wider than Int64 is one range.
-        XCTAssertEqual(AheadWork.ranges(low: .min, high: .max), [Int64.min...Int64.max])
+        XCTAssertEqual(AheadWork.ranges(low: .min, high: .max, rowsPerRange: 100), [Int64.min...Int64.max])
     }
 
     /// Waits (up to 10 s) until `done` says so.
@@ -213,16 +209,16 @@ final class AheadWorkTests: XCTestCase {
     /// tables' pairs.
     func testTheRunsConnectionTakesTheRangesOfPairsLeft() throws {
         let alone = try run(into: "alone.sqlite", ahead: false)
-        AheadWork.rowsPerRange = 100
-        let ranges = AheadWork.ranges(low: 1, high: 2000).count
+        tuning.aheadRowsPerRange = 100
+        let ranges = AheadWork.ranges(low: 1, high: 2000, rowsPerRange: 100).count
         XCTAssertEqual(ranges, 20)
         let calls = SharedCount()
-        let helpedBefore = AheadWork.copied.rangesHelped
-        AheadWork.beforeStatement = { sql in
+        let events = EngineEvents()
+        tuning.beforeAheadStatement = { sql in
             guard sql.hasPrefix("INSERT OR IGNORE"), calls.next() > 1 else { return }
-            Self.wait { AheadWork.copied.rangesHelped > helpedBefore }
+            Self.wait { events.rangesHelped > 0 }
         }
-        let helped = try run(into: "helped.sqlite", ahead: true)
+        let helped = try run(into: "helped.sqlite", ahead: true, events: events)
         XCTAssertEqual(helped.copied.rangesHelped, ranges - 1, "the run's connection took every range but the first")
         XCTAssertEqual(helped.copied.links, 1)
         try assertSameStore(folder.path("helped.sqlite"), folder.path("alone.sqlite"))
@@ -234,13 +230,13 @@ final class AheadWorkTests: XCTestCase {
     /// the run's connection came to.
     @discardableResult
     func holdLinksWhileTheRunTakesRanges(beforeThird third: @escaping @Sendable () throws -> Void) -> SharedCount {
-        AheadWork.rowsPerRange = 100
+        tuning.aheadRowsPerRange = 100
         let helping = SharedCount()
-        AheadWork.beforeStatement = { sql in
+        tuning.beforeAheadStatement = { sql in
             guard sql.hasPrefix("INSERT OR IGNORE") else { return }
             Self.wait { helping.value >= 3 }
         }
-        AheadWork.beforeHelpedRange = { taken in
+        tuning.beforeHelpedRange = { taken in
             _ = helping.next()
             if taken == 2 { try third() }
         }
@@ -269,8 +265,8 @@ final class AheadWorkTests: XCTestCase {
             guard case MigrationError.interrupted = error else { return XCTFail("expected interrupted, got \(error)") }
         }
         XCTAssertGreaterThanOrEqual(helping.value, 3, "stopped while the run's connection took ranges")
-        AheadWork.beforeStatement = nil
-        AheadWork.beforeHelpedRange = nil
+        tuning.beforeAheadStatement = nil
+        tuning.beforeHelpedRange = nil
         let resumed = try run(into: "v2.sqlite", ahead: true)
         try assertSameStore(folder.path("v2.sqlite"), folder.path("alone.sqlite"))
         assertSameRun(resumed.summary, alone.summary)

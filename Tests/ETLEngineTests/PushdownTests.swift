@@ -170,10 +170,12 @@ final class PushdownTests: XCTestCase {
         return (source, pipeline)
     }
 
-    func runBoth(_ pipeline: String, _ policies: [String: Policy], source: String) throws -> (pushed: RunSummary, rows: RunSummary) {
+    func runBoth(_ pipeline: String, _ policies: [String: Policy], source: String,
+                 tuning: EngineTuning = EngineTuning()) throws -> (pushed: RunSummary, rows: RunSummary) {
         var summaries: [RunSummary] = []
         for pushdown in [true, false] {
             var migration = Migration(pipeline: pipeline, policies: policies)
+            migration.options.tuning = tuning
             migration.source = source
             migration.destination = folder.path(pushdown ? "pushed.sqlite" : "rows.sqlite")
             migration.pushdown = pushdown
@@ -245,24 +247,25 @@ final class PushdownTests: XCTestCase {
     /// The links of a policy's rows are worked out ahead (`AheadWork`) as if every row will
     /// keep its source key, and used when they all did: the same store as row by row either way.
     func testAPolicysLinksWorkedOutAheadAreUsedOnlyWhenItsRowsKeptTheirKeys() throws {
-        let maximumBytes = SmallStore.maximumBytes
-        SmallStore.maximumBytes = 0  // every store large enough for the work ahead
-        defer { SmallStore.maximumBytes = maximumBytes }
+        var tuning = EngineTuning()
+        tuning.smallStoreBytes = 0  // every store large enough for the work ahead
         let (source, pipeline) = try booksPolicyStep()
-        var before = AheadWork.copied
-        _ = try runBoth(pipeline, ["books": Self.upperTitles], source: source)
-        XCTAssertEqual(AheadWork.copied.keys - before.keys, 1, "the Authors' keys")
-        XCTAssertEqual(AheadWork.copied.links - before.links, 1, "the Author ↔ Book links, found by the kept keys")
+        var events = EngineEvents()
+        tuning.observe = events.observe
+        _ = try runBoth(pipeline, ["books": Self.upperTitles], source: source, tuning: tuning)
+        XCTAssertEqual(events.keysCopiedAhead, 1, "the Authors' keys")
+        XCTAssertEqual(events.linksCopiedAhead, 1, "the Author ↔ Book links, found by the kept keys")
 
         for name in ["pushed.sqlite", "rows.sqlite"] { try FileManager.default.removeItem(atPath: folder.path(name)) }
         let dropLast = Policy(create: { book, output in
             if book.key == 700 { return output.removeAll() }
             output.rows[0].values["title"] = book.string("title").map { .string($0.uppercased()) } ?? .null
         })
-        before = AheadWork.copied
-        _ = try runBoth(pipeline, ["books": dropLast], source: source)
-        XCTAssertEqual(AheadWork.copied.keys - before.keys, 1)
-        XCTAssertEqual(AheadWork.copied.links - before.links, 0, "a book was dropped: its links go through the associations")
+        events = EngineEvents()
+        tuning.observe = events.observe
+        _ = try runBoth(pipeline, ["books": dropLast], source: source, tuning: tuning)
+        XCTAssertEqual(events.keysCopiedAhead, 1)
+        XCTAssertEqual(events.linksCopiedAhead, 0, "a book was dropped: its links go through the associations")
     }
 
     /// Besides the declared row, a sequel of every 50th book, of the mapping's own entity.

@@ -4,18 +4,16 @@ import ETLStore
 @testable import ETLEngine
 import ETL
 
-/// A store below `SmallStore.maximumBytes` is validated, and its source quick-checked, on
+/// A store below `EngineTuning.smallStoreBytes` is validated, and its source quick-checked, on
 /// the run's own connection instead of a second one: the same checks, the same findings,
 /// nothing installed when they find a problem.
 final class SmallStoreTests: XCTestCase {
     var folder: TemporaryFolder!
-    private let maximumBytes = SmallStore.maximumBytes
+    /// The runs' threshold: the default, or 0 for "no store is small".
+    var smallStoreBytes = EngineTuning().smallStoreBytes
 
     override func setUpWithError() throws { folder = try TemporaryFolder() }
-    override func tearDown() {
-        SmallStore.maximumBytes = maximumBytes
-        folder = nil
-    }
+    override func tearDown() { folder = nil }
 
     /// Given a v1 store of 50 books, when the v1 → v2 step's store gets a dangling link, a
     /// book without its required title and a foreign key to no row just before validation:
@@ -28,14 +26,16 @@ final class SmallStoreTests: XCTestCase {
         migration.source = source
         migration.destination = destination
         var options = RunOptions()
+        options.tuning.smallStoreBytes = smallStoreBytes
         let small = Flag()
+        let smallStoreBytes = smallStoreBytes
         options.beforeValidation = { db in
             try db.execute("""
                 UPDATE Book_users SET target_id = 987654 WHERE (source_id, target_id) = (SELECT source_id, target_id FROM Book_users ORDER BY 1, 2 LIMIT 1);
                 UPDATE Book SET title = NULL WHERE id = (SELECT min(id) FROM Book);
                 CREATE TABLE Shelf (id INTEGER PRIMARY KEY, book INTEGER REFERENCES Book(id)); INSERT INTO Shelf VALUES (7, 987654);
                 """)
-            small.value = try SmallStore.holds(db)
+            small.value = try SmallStore.holds(db, below: smallStoreBytes)
         }
         do {
             _ = try Engine(plan: try migration.plan(), options: options).run()
@@ -50,7 +50,7 @@ final class SmallStoreTests: XCTestCase {
     func testASmallStoreIsValidatedOnOneConnectionWithTheSameFindings() throws {
         let alone = try problemsOfADamagedStep(destination: "alone.sqlite")
         XCTAssertTrue(alone.small, "50 books are a small store")
-        SmallStore.maximumBytes = 0
+        smallStoreBytes = 0
         let beside = try problemsOfADamagedStep(destination: "beside.sqlite")
         XCTAssertFalse(beside.small, "with no store small, the checks take a second connection")
 
@@ -68,11 +68,13 @@ final class SmallStoreTests: XCTestCase {
     func testADamagedSmallSourceIsRefusedAsOnASecondConnection() throws {
         let damaged = folder.path("damaged.sqlite")
         let bytes = try writeDamagedBooksStore(original: folder.path("v1.sqlite"), damaged: damaged)
-        XCTAssertTrue(try SmallStore.holds(try Database(path: damaged, mode: .readOnly)), "\(bytes.count) bytes are a small store")
+        XCTAssertTrue(try SmallStore.holds(try Database(path: damaged, mode: .readOnly), below: smallStoreBytes), "\(bytes.count) bytes are a small store")
 
         func failure(_ name: String) -> String {
             do {
-                _ = try migrateBooks(source: damaged, destination: folder.path(name))
+                var migration = booksMigration(source: damaged, destination: folder.path(name))
+                migration.options.tuning.smallStoreBytes = smallStoreBytes
+                _ = try migration.run()
                 XCTFail("a damaged source was migrated")
             } catch {
                 XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path(name)), "nothing was installed")
@@ -81,7 +83,7 @@ final class SmallStoreTests: XCTestCase {
             return ""
         }
         let alone = failure("alone.sqlite")
-        SmallStore.maximumBytes = 0
+        smallStoreBytes = 0
         let beside = failure("beside.sqlite")
         for part in [damaged, "is damaged or truncated", "quick_check found"] {
             XCTAssertTrue(alone.contains(part), "\(alone)\n  lacks: \(part)")

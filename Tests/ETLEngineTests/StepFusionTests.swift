@@ -19,8 +19,9 @@ final class StepFusionTests: XCTestCase {
 
     /// The books pipeline into `name`, fused where it can be (or not), with its progress events.
     func run(into name: String, fuse: Bool = true, pipeline: String = repositoryPath("pipelines/books.json"),
-             maxRejects: Int? = nil) throws -> (summary: RunSummary, events: [ProgressEvent]) {
+             maxRejects: Int? = nil, smallStoreBytes: Int64 = EngineTuning().smallStoreBytes) throws -> (summary: RunSummary, events: [ProgressEvent]) {
         var migration = booksMigration(source: source, destination: folder.path(name), chunkSize: 400, pipeline: pipeline)
+        migration.options.tuning.smallStoreBytes = smallStoreBytes
         migration.options.fuseSteps = fuse
         migration.options.maxRejects = maxRejects
         let events = Recorded<ProgressEvent>()
@@ -162,11 +163,8 @@ final class StepFusionTests: XCTestCase {
         let db = try Database(path: source, mode: .readWrite)
         try db.execute("UPDATE Book SET fileURL = x'00ff80' WHERE id = 2900")
         db.close()
-        let small = SmallStore.maximumBytes
-        SmallStore.maximumBytes = 0
-        defer { SmallStore.maximumBytes = small }
-        let tried = try run(into: "tried.sqlite", maxRejects: 5)
-        let apart = try run(into: "apart.sqlite", fuse: false, maxRejects: 5)
+        let tried = try run(into: "tried.sqlite", maxRejects: 5, smallStoreBytes: 0)
+        let apart = try run(into: "apart.sqlite", fuse: false, maxRejects: 5, smallStoreBytes: 0)
         try assertSameStore(folder.path("tried.sqlite"), folder.path("apart.sqlite"))
         XCTAssertTrue(tried.events.contains { $0.stepCount == 1 && $0.stage == .create }, "the fused step started")
         XCTAssertEqual(Set(tried.summary.mappings.map(\.step)), ["v1 to v2", "v2 to v3"])

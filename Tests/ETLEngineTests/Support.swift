@@ -119,3 +119,17 @@ extension TemporaryFolder {
             """)
     }
 }
+
+/// What `EngineTuning.observe` heard during a run: which shortcuts the run took.
+final class EngineEvents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [EngineEvent] = []
+
+    /// The observer to put into `RunOptions.tuning.observe`.
+    var observe: @Sendable (EngineEvent) -> Void { { [self] event in lock.withLock { events.append(event) } } }
+    var all: [EngineEvent] { lock.withLock { events } }
+    var keysCopiedAhead: Int { all.filter { $0 == .keysCopiedAhead }.count }
+    var linksCopiedAhead: Int { all.filter { $0 == .linksCopiedAhead }.count }
+    var rangesHelped: Int { all.reduce(0) { if case .rangesHelped(let n) = $1 { return $0 + n } else { return $0 } } }
+    var joinTablesCopiedWhole: [String] { all.compactMap { if case .joinTableCopiedWhole(let t) = $0 { return t } else { return nil } } }
+}

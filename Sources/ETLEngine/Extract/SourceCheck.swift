@@ -17,10 +17,11 @@ final class SourceCheck: Sendable {
 
     /// - Parameter source: the run's own connection to the store, read-only and hardened
     ///   (`SourceStore`): where a small store is checked.
-    init(path: String, source: Database, busyTimeout: Int32) throws {
+    ///   - smallStoreBytes: `EngineTuning.smallStoreBytes`.
+    init(path: String, source: Database, busyTimeout: Int32, smallStoreBytes: Int64) throws {
         self.path = path
         do {
-            if try SmallStore.holds(source) {
+            if try SmallStore.holds(source, below: smallStoreBytes) {
                 database = source
                 work = SideWork(inlineOn: source) { try $0.quickCheck(limit: 10) }
                 return

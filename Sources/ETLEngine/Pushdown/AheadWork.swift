@@ -55,22 +55,8 @@ final class AheadWork: @unchecked Sendable {
         let pairs: String
     }
 
-    /// How many times the runs of this process copied keys and links worked out ahead, for
-    /// tests to see the work was used (the store is the same either way).
-    static var copied: (keys: Int, links: Int, rangesHelped: Int) { copiesLock.withLock { copies } }
-    private static let copiesLock = NSLock()
-    nonisolated(unsafe) private static var copies = (keys: 0, links: 0, rangesHelped: 0)
-
-    /// How many owner rows a range of pairs covers (by key span); tests make it small.
-    nonisolated(unsafe) static var rowsPerRange: Int64 = 250_000
-
-    /// Called on the run's connection before each range of pairs it takes (with how many it
-    /// took before); a test throws from it, or stops the run.
-    nonisolated(unsafe) static var beforeHelpedRange: (@Sendable (Int) throws -> Void)?
-
-    /// Called on the second connection before each statement (and each range of pairs);
-    /// a test throws from it to see the run's connection take the statement over.
-    nonisolated(unsafe) static var beforeStatement: (@Sendable (String) throws -> Void)?
+    /// The run's thresholds, hooks and observer.
+    private let tuning: EngineTuning
 
     private let files: (keys: String, links: String)
     private let lock = NSLock()
@@ -96,7 +82,7 @@ final class AheadWork: @unchecked Sendable {
     ///   `PushdownStage.keptSourceKeys`): worked out too, and used if the step ends so (the
     ///   run's connection uses only statements it runs itself, word for word).
     static func start(_ context: StepContext, plan: PushdownPlan, keptRelates: [MappingID: [PushdownPlan.Relate]]? = nil) throws -> AheadWork? {
-        guard !(try SmallStore.holds(context.source)) else { return nil }
+        guard !(try SmallStore.holds(context.source, below: context.tuning.smallStoreBytes)) else { return nil }
         let step = context.plan
         var keys: [Keys] = []
         for create in plan.creates where create.kind == .unique && !context.isDone(.create, mapping: create.mapping) {
@@ -118,7 +104,7 @@ final class AheadWork: @unchecked Sendable {
             }
         }
         guard !keys.isEmpty else { return nil }
-        let work = AheadWork(files: WorkArea.aheadFiles(ofWork: context.workPath))
+        let work = AheadWork(files: WorkArea.aheadFiles(ofWork: context.workPath), tuning: context.tuning)
         let source = PushdownStage.readOnlyURI(context.sourcePath)
         let functions = context.policies.functions
         let cancellation = context.cancellation
@@ -129,8 +115,9 @@ final class AheadWork: @unchecked Sendable {
         return work
     }
 
-    private init(files: (keys: String, links: String)) {
+    private init(files: (keys: String, links: String), tuning: EngineTuning) {
         self.files = files
+        self.tuning = tuning
     }
 
     // MARK: The run's connection
@@ -143,7 +130,7 @@ final class AheadWork: @unchecked Sendable {
         guard lock.withLock({ keysDone[mapping] == first }) else { return false }
         try attach(files.keys, to: db)
         lock.withLock { _ = keysUsed.insert(mapping) }
-        Self.copiesLock.withLock { Self.copies.keys += 1 }
+        tuning.observe?(.keysCopiedAhead)
         return true
     }
 
@@ -166,7 +153,7 @@ final class AheadWork: @unchecked Sendable {
         }
         guard let pairs else { return nil }
         try attach(files.links, to: db)
-        Self.copiesLock.withLock { Self.copies.links += 1 }
+        tuning.observe?(.linksCopiedAhead)
         return pairs
     }
 
@@ -201,7 +188,7 @@ final class AheadWork: @unchecked Sendable {
         var taken = 0
         do {
             while true {
-                try Self.beforeHelpedRange?(taken)
+                try tuning.beforeHelpedRange?(taken)
                 guard let range = takeRange(of: relate.sql) else { break }
                 if taken == 0 { try db.execute("DROP TABLE IF EXISTS \(table); CREATE TABLE \(table) (first, second)") }
                 taken += 1
@@ -214,7 +201,7 @@ final class AheadWork: @unchecked Sendable {
             lock.withLock { _ = helpFailed.insert(relate.sql) }
             return nil
         }
-        Self.copiesLock.withLock { Self.copies.rangesHelped += taken }
+        if taken > 0 { tuning.observe?(.rangesHelped(taken)) }
         return taken > 0 ? table : nil
     }
 
@@ -230,10 +217,11 @@ final class AheadWork: @unchecked Sendable {
         }
     }
 
-    /// The keys from `low` to `high`, in at most 64 ranges of about `rowsPerRange` keys. The
+    /// The keys from `low` to `high`, in at most 64 ranges of about `rowsPerRange` keys
+    /// (`EngineTuning.aheadRowsPerRange`). The
     /// keys are the rowid: a range is a seek and a scan, however few rows it holds (a
     /// `count(*)` would read the whole table).
-    static func ranges(low: Int64, high: Int64) -> [ClosedRange<Int64>] {
+    static func ranges(low: Int64, high: Int64, rowsPerRange: Int64) -> [ClosedRange<Int64>] {
         let span = high.subtractingReportingOverflow(low)
         guard !span.overflow else { return [low...high] }
         let pieces = max(1, min(64, (span.partialValue / max(1, rowsPerRange)).addingReportingOverflow(1).partialValue))
@@ -286,7 +274,7 @@ final class AheadWork: @unchecked Sendable {
             try db.execute(WorkDatabase.creation)
             for item in keys where !stop() {
                 do {
-                    try Self.beforeStatement?(item.fill)
+                    try tuning.beforeAheadStatement?(item.fill)
                     try db.transaction { try db.run(item.fill, [.integer(item.first)]) }
                     done[item.mapping] = item.first
                 } catch {
@@ -311,11 +299,11 @@ final class AheadWork: @unchecked Sendable {
                         // (No rows, no ranges: no pairs.)
                         let row = try db.rows("SELECT min(\(q(ranges.key))), max(\(q(ranges.key))) FROM src.\(q(ranges.table))")[0]
                         if case .integer(let low) = row[0], case .integer(let high) = row[1] {
-                            lock.withLock { rangesLeft = (item.relate.sql, ArraySlice(Self.ranges(low: low, high: high))) }
+                            lock.withLock { rangesLeft = (item.relate.sql, ArraySlice(Self.ranges(low: low, high: high, rowsPerRange: tuning.aheadRowsPerRange))) }
                         }
                         defer { lock.withLock { rangesLeft = nil } }
                         while true {
-                            try Self.beforeStatement?(item.relate.sql)
+                            try tuning.beforeAheadStatement?(item.relate.sql)
                             guard let range = takeRange(of: item.relate.sql) else { break }
                             try db.transaction {
                                 try db.run("INSERT INTO \(table) " + ranges.pairs, [.integer(range.lowerBound), .integer(range.upperBound)])
@@ -324,7 +312,7 @@ final class AheadWork: @unchecked Sendable {
                         // Stopped (finish): ranges may be left that nobody took.
                         guard !stop() else { continue }
                     } else {
-                        try Self.beforeStatement?(item.relate.sql)
+                        try tuning.beforeAheadStatement?(item.relate.sql)
                         try db.transaction { try db.run("INSERT INTO \(table) " + item.relate.ahead!.pairs) }
                     }
                     linked[item.relate.sql] = item.pairs

@@ -445,6 +445,7 @@ struct PushdownStage {
                 }
                 // Where the statement would copy the source's pairs as they are, the table is copied whole.
                 if let target, let owner, let verbatim = statement.verbatim, try verbatim.copy(on: db, owners: owner, targets: target) {
+                    context.tuning.observe?(.joinTableCopiedWhole(verbatim.table))
                     return db.changes
                 }
                 switch (target, owner, statement.denseOwner?.both) {

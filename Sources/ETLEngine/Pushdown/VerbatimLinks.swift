@@ -28,12 +28,6 @@ struct VerbatimLinks {
     let sourceOwnColumn: String
     let sourceOtherColumn: String
 
-    /// How many join tables the runs of this process copied so, for tests to see the copy
-    /// was used (the store is the same either way).
-    static var copied: Int { lock.withLock { count } }
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var count = 0
-
     /// Copies the table if the copy gives the statement's rows, inside the caller's
     /// transaction; false (nothing written) when it does not.
     /// - Parameters:
@@ -48,7 +42,6 @@ struct VerbatimLinks {
             return false
         }
         try db.execute("RELEASE verbatim_links")  // (`db.changes` still counts the copy's rows)
-        Self.lock.withLock { Self.count += 1 }
         return true
     }
 

@@ -73,7 +73,8 @@ public struct Engine {
         let sourceStore = try self.source ?? SourceStore(path: source, check: false, busyTimeout: options.lockTimeoutMilliseconds)
         // The source's quick check runs beside the work; the result waits for it (below).
         let sourceCheck = options.checkSource
-            ? try SourceCheck(path: source, source: sourceStore.database, busyTimeout: options.lockTimeoutMilliseconds) : nil
+            ? try SourceCheck(path: source, source: sourceStore.database, busyTimeout: options.lockTimeoutMilliseconds,
+                            smallStoreBytes: options.tuning.smallStoreBytes) : nil
         defer { sourceCheck?.cancel() }
         let sourceDatabase = sourceStore.database
         let identity = try RunIdentity.of(plan, pushdown: options.pushdown)
@@ -244,13 +245,15 @@ public struct Engine {
                                   counters: resuming ? resume?.counters : nil,
                                   nextKey: nextKeys, resume: resuming ? position : nil,
                                   cancellation: options.cancellation, policies: options.policies, memo: plan.memo, maxRejects: maxRejects,
-                                  priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, report: progress)
+                                  priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, tuning: options.tuning,
+                                  report: progress)
         run.context = context
         run.withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
         // A fused step: what its source holds is checked beside it (`FusionCheck`), and a small
         // source's at once, so that a step that must run apart does not start.
         let fusionCheck = step.fusedFrom.isEmpty ? nil
-            : try FusionCheck(sourcePath: inputPath, functions: options.policies.functions).start(step)
+            : try FusionCheck(sourcePath: inputPath, functions: options.policies.functions,
+                             smallStoreBytes: options.tuning.smallStoreBytes).start(step)
         defer { fusionCheck?.cancel() }
         if let fusionCheck, fusionCheck.ranInline, let outcome = try? fusionCheck.wait(), outcome.apart {
             throw FusionCheck.Objection(note: outcome.note)

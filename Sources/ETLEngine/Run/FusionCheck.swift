@@ -18,6 +18,8 @@ import ETLPipeline
 struct FusionCheck {
     let sourcePath: String
     let functions: [String: ExpressionFunction]
+    /// `EngineTuning.smallStoreBytes`: a source below it is checked at once, on one connection.
+    let smallStoreBytes: Int64
 
     /// What the checks found: the summary's note on the fused pair, and whether its steps must run apart.
     struct Outcome: Sendable {
@@ -42,7 +44,7 @@ struct FusionCheck {
         try SQLTranslator.register(functions, on: db)
         let check = self
         let body: @Sendable (Database) throws -> Outcome = { db in try check.outcome(of: step, on: db) }
-        return try SmallStore.holds(db) ? SideWork(inlineOn: db, body) : SideWork(on: db, body)
+        return try SmallStore.holds(db, below: smallStoreBytes) ? SideWork(inlineOn: db, body) : SideWork(on: db, body)
     }
 
     func outcome(of step: StepPlan, on db: Database) throws -> Outcome {

@@ -43,6 +43,9 @@ public struct RunOptions: Sendable {
     /// Runs on each step's finished destination just before it is validated: for tests
     /// that damage a store to prove validation catches it, whichever executor built it.
     public var beforeValidation: (@Sendable (Database) throws -> Void)?
+    /// The engine's thresholds and test hooks (`EngineTuning`); the defaults are the ones
+    /// measured to pay (README *Speed*).
+    public var tuning = EngineTuning()
 
     public init(chunkSize: Int? = nil, workers: Int? = nil, replace: ReplacePolicy = .refuse) {
         self.chunkSize = chunkSize

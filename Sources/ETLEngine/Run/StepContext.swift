@@ -34,11 +34,13 @@ final class StepContext {
     /// Rejected rows allowed in the whole run, and how many earlier steps rejected.
     let maxRejects: Int
     let priorRejects: Int
+    /// The run's thresholds and test hooks.
+    let tuning: EngineTuning
 
     init(plan: StepPlan, stepCount: Int, source: Database, sourcePath: String, destination: Database, workPath: String,
          chunkSize: Int, workers: Int, counters: [MappingCounters]?, nextKey: [String: Int64], resume: Checkpoint.Position?,
          cancellation: Cancellation?, policies: PolicyRegistry, memo: PlanMemo? = nil, maxRejects: Int, priorRejects: Int,
-         report: @escaping (ProgressEvent) -> Void) {
+         tuning: EngineTuning, report: @escaping (ProgressEvent) -> Void) {
         self.plan = plan
         self.stepCount = stepCount
         self.source = source
@@ -56,6 +58,7 @@ final class StepContext {
         self.memo = memo
         self.maxRejects = maxRejects
         self.priorRejects = priorRejects
+        self.tuning = tuning
         self.nextKey = nextKey
         self.resume = resume
         self.cancellation = cancellation

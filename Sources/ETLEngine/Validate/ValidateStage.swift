@@ -46,7 +46,7 @@ struct ValidateStage {
         db.onProgress(every: 20_000, stop)
         defer { db.onProgress(every: 0, nil) }
         do {
-            let small = try SmallStore.holds(db)
+            let small = try SmallStore.holds(db, below: context.tuning.smallStoreBytes)
             let links = LinkCheckQueue(LinkCheck.all(of: plan), rangeTests: !small)
             let sideChecks: @Sendable (Database) throws -> StoreProblems = { database in
                 let found = try Self.storeProblems(plan: plan, links: links.checks, database: database)
