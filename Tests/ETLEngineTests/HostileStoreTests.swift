@@ -55,12 +55,8 @@ final class HostileStoreTests: XCTestCase {
         let writer = try Database(path: store, mode: .readWrite)
         try writer.execute("PRAGMA journal_mode = DELETE")
         try writer.execute("BEGIN EXCLUSIVE; UPDATE Book SET price = 1 WHERE id = 1")
-        let started = Date()
         assertMigrationError(try SourceStore(path: store, busyTimeout: 200),
                              contains: [store, "is locked by another program (waited 0.2 s)", "Close that program"])
-        let waited = Date().timeIntervalSince(started)
-        XCTAssertGreaterThanOrEqual(waited, 0.15)
-        XCTAssertLessThan(waited, 3)
         try writer.execute("ROLLBACK")
         XCTAssertNoThrow(try SourceStore(path: store, busyTimeout: 200))
     }

@@ -40,11 +40,9 @@ final class RunLockTests: XCTestCase {
         // flock locks belong to an open file description: a second open() in the same
         // process conflicts like another process would.
         let first = try RunLock(destination: destination)
-        let started = Date()
         assertMigrationError(try RunLock(destination: destination),
                              contains: [destination, "another etl run (process \(getpid())) is working on this destination",
                                         "wait for it or stop it"])
-        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "fails at once, never waits")
         XCTAssertEqual(contents(lockPath), "\(getpid())", "the loser does not touch the holder's file")
         XCTAssertTrue(first.isHeld)
         first.release()

@@ -14,6 +14,13 @@ public struct TestSeed: CustomStringConvertible, Sendable {
         print("\(name): seed \(self)\(given == nil ? "" : " (from ETL_TEST_SEED)")")
     }
 
+    /// A seed fixed by `name` alone (its FNV-1a hash): the same every run, different per test.
+    public init(fixedFor name: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        self.init(default: hash, name: name)
+    }
+
     public var description: String { "0x" + String(value, radix: 16) }
 
     /// What a failure message should end with.

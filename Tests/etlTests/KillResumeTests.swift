@@ -180,7 +180,7 @@ final class KillResumeTests: XCTestCase {
             try db.execute("UPDATE Book SET id = -id; UPDATE User SET id = -id; UPDATE Book_users SET source_id = -source_id, target_id = -target_id")
         }
         let common = ["run", pipeline, "--source", source, "--chunk-size", String(chunkSize), "--workers", String(workers), "--progress", "json"] + options
-        let seed = TestSeed(default: UInt64(Date().timeIntervalSince1970), name: name)
+        let seed = TestSeed(fixedFor: name)
         self.seed = seed
         var random = SplitMix64(seed: seed.value)
 

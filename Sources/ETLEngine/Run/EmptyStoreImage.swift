@@ -19,26 +19,23 @@ struct EmptyStoreImage {
     let store: [UInt8]
     let work: [UInt8]
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var made: [[String]: EmptyStoreImage] = [:]
-    /// Schemas kept at most: a batch has a few; a program running many pipelines makes
-    /// the images of the others each time.
-    private static let kept = 32
+    /// By schema. 32 kept at most: a batch has a few; a program running many pipelines
+    /// makes the images of the others each time.
+    private static let made = BoundedCache<[String], EmptyStoreImage>(capacity: 32)
 
     /// The image of a step whose store has the tables `tableSQL` creates.
     static func of(tableSQL: [String]) throws -> EmptyStoreImage {
-        if let image = lock.withLock({ made[tableSQL] }) { return image }
+        try made.value(for: tableSQL) { try make(tableSQL: tableSQL) }
+    }
+
+    private static func make(tableSQL: [String]) throws -> EmptyStoreImage {
         let db = try Database(path: ":memory:", mode: .create)
         try db.execute("ATTACH DATABASE ':memory:' AS work")
         try db.transaction {
             for sql in tableSQL { try db.execute(sql) }
             try db.execute(WorkDatabase.creation)
         }
-        let image = EmptyStoreImage(store: try db.serialized(schema: "main"), work: try db.serialized(schema: "work"))
-        lock.withLock {
-            if made.count < kept { made[tableSQL] = image }
-        }
-        return image
+        return EmptyStoreImage(store: try db.serialized(schema: "main"), work: try db.serialized(schema: "work"))
     }
 
     /// Writes the image's bytes to the files `store` and `work`, each made afresh or, when

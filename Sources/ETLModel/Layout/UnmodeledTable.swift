@@ -59,19 +59,16 @@ public struct UnmodeledTable: Sendable, Equatable {
 /// an empty database in memory, once per set of statements (a batch asks it for every
 /// store of the same kind; the answer depends on the statements alone).
 private enum LaidOutTables {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var known: [[String]: Set<String>] = [:]
-    /// Sets of statements kept at most.
-    private static let kept = 32
+    /// By set of statements, 32 kept at most.
+    private static let known = BoundedCache<[String], Set<String>>(capacity: 32)
 
     static func names(of schemaSQL: [String]) throws -> Set<String> {
-        if let names = lock.withLock({ known[schemaSQL] }) { return names }
+        try known.value(for: schemaSQL) { try laidOut(schemaSQL) }
+    }
+
+    private static func laidOut(_ schemaSQL: [String]) throws -> Set<String> {
         let laidOut = try Database(path: ":memory:", mode: .create)
         for sql in schemaSQL { try laidOut.execute(sql) }
-        let names = Set(try laidOut.tables().map { $0.name.uppercased() })
-        lock.withLock {
-            if known.count < kept { known[schemaSQL] = names }
-        }
-        return names
+        return Set(try laidOut.tables().map { $0.name.uppercased() })
     }
 }
