@@ -252,17 +252,31 @@ struct PushdownPlan {
     /// What `make`'s plan for a step of a kept plan is kept under (`PlanMemo`): the step, and
     /// the rest `make` decides from — the mappings whose rows were kept, and what it asks of
     /// the policies (whether each mapping's is registered, and has a relate hook).
-    static func memoKey(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID>, policiesRowByRow: String?) -> String {
-        let policies = step.mappings.indices.map { index -> String in
+    static func memoKey(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID>, policiesRowByRow: String?) -> MemoKey {
+        let policies = step.mappings.indices.map { index -> MemoKey.PolicyKind in
             let mapping = step.mappings[index]
-            guard mapping.policy != nil else { return "none" }
-            guard let registered = policy(mapping) else { return "unregistered" }
-            if registered.relate != nil { return "with relate hook" }
-            return PolicyInSQLite.refusal(step, MappingID(index), policy: registered) == nil ? "registered, callable by SQLite" : "registered"
+            guard mapping.policy != nil else { return .none }
+            guard let registered = policy(mapping) else { return .unregistered }
+            if registered.relate != nil { return .withRelateHook }
+            return PolicyInSQLite.refusal(step, MappingID(index), policy: registered) == nil ? .callableBySQLite : .registered
         }
-        // The name too: a run's steps are renumbered where steps are fused (`FusionCheck`).
-        return "push-down plan of step \(step.index) \(step.name); kept rows \(keptRows.map(\.index).sorted()); policies \(policies)"
-            + (policiesRowByRow.map { "; policies row by row: \($0)" } ?? "")
+        return MemoKey(step: step.index, stepName: step.name, keptRows: keptRows.map(\.index).sorted(), policies: policies,
+                       policiesRowByRow: policiesRowByRow)
+    }
+
+    /// What a step's push-down plan is made from besides the step's layout: kept in the
+    /// plan's memo under it (`PushdownStage.makePlan`), with the plan or why the step
+    /// cannot be pushed down.
+    struct MemoKey: PlanMemoKey {
+        typealias Value = Result<PushdownPlan, NotPushable>
+        /// What a mapping's policy is, as far as the statements care.
+        enum PolicyKind: Hashable, Sendable { case none, unregistered, withRelateHook, callableBySQLite, registered }
+        /// The name too: a run's steps are renumbered where steps are fused (`FusionCheck`).
+        let step: Int
+        let stepName: String
+        let keptRows: [Int]
+        let policies: [PolicyKind]
+        let policiesRowByRow: String?
     }
 }
 

@@ -119,7 +119,7 @@ struct PushdownStage {
         let key = PushdownPlan.memoKey(step, policy: context.policy(of:), keptRows: keptRows, policiesRowByRow: policiesRowByRow)
         // That the step cannot be pushed down is kept too (the next store learns it without
         // the work); any other error (reading the primary keys) is the store's, not kept.
-        let made: Result<PushdownPlan, PushdownPlan.NotPushable> = try memo.value(key) {
+        let made = try memo.value(key) {
             do { return .success(try make()) } catch let notPushable as PushdownPlan.NotPushable { return .failure(notPushable) }
         }
         return try made.get()

@@ -68,11 +68,16 @@ extension RunIdentity {
     static func of(_ plan: Plan, pushdown: Bool) throws -> RunIdentity {
         // A kept plan's pipeline and model files were read once, when it was made: their
         // fingerprint is worked out once too (`PlanMemo`), by its first run, not per store.
-        let pipeline = plan.memo?.value("pipeline fingerprint") { pipelineFingerprint(plan) } ?? pipelineFingerprint(plan)
+        let pipeline = plan.memo?.value(PipelineFingerprintKey()) { pipelineFingerprint(plan) } ?? pipelineFingerprint(plan)
         return RunIdentity(toolVersion: ETLVersion.current, pipeline: pipeline, pipelineFile: plan.spec.file,
                            source: try SourceIdentity.of(plan.sourcePath),
                            models: [plan.sourceVersion] + plan.steps.map(\.destinationModel.version),
                            destination: plan.destinationPath, pushdown: pushdown)
+    }
+
+    /// A plan's `pipelineFingerprint`, kept in its memo: one per plan.
+    struct PipelineFingerprintKey: PlanMemoKey {
+        typealias Value = String
     }
 
     /// Fingerprint of the pipeline file and every model file, as they are now.
