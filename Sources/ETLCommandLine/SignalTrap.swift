@@ -1,8 +1,5 @@
 import Foundation
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 import ETL
 
 /// Turns SIGINT and SIGTERM into a graceful stop: the first one asks the engine to finish
@@ -17,9 +14,9 @@ final class SignalTrap: @unchecked Sendable {
     init() {
         // Over the file size limit (ulimit -f), writes must fail with an error the engine
         // reports and resumes from, not kill the process.
-        Glibc.signal(SIGXFSZ, SIG_IGN)
+        Platform.ignoreSignal(SIGXFSZ)
         for number in [SIGINT, SIGTERM] {
-            Glibc.signal(number, SIG_IGN)
+            Platform.ignoreSignal(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [unowned self] in self.handle(number) }
             source.resume()

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The one way etl replaces a small file of its own (a checkpoint, a batch report): the
 /// bytes go to a temporary file beside it, made afresh (`OwnFile.create`: a planted link

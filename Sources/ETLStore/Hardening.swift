@@ -1,10 +1,5 @@
 import CSQLite
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// How a connection to a file we did not write is locked down: SQLite's "defense against
 /// the dark arts" (https://www.sqlite.org/security.html), applied to every source store.

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Opens the files etl itself creates beside a destination or in an archive (run locks,
 /// checkpoints, batch manifests) so that whatever someone planted under their names
@@ -26,7 +21,7 @@ public enum OwnFile {
     /// Opens `path` with `flags` (plus `O_NOFOLLOW`, `O_NONBLOCK`, `O_CLOEXEC`), creating it
     /// with `mode` under `O_CREAT`; the descriptor is blocking again once checked.
     public static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
-        let fd = Glibc.open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode)
+        let fd = Platform.open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode)
         guard fd >= 0 else {
             let code = errno
             if code == ELOOP || isSymbolicLink(path) {
@@ -40,15 +35,15 @@ public enum OwnFile {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
-            Glibc.close(fd)
+            Platform.close(fd)
             throw Failure(path: path, reason: String(cString: strerror(code)), code: code)
         }
         if info.st_mode & S_IFMT != S_IFREG {
-            Glibc.close(fd)
+            Platform.close(fd)
             throw Failure(path: path, reason: "is \(describe(info.st_mode)), not a file etl made. Remove it", code: nil)
         }
         if info.st_nlink > 1 {
-            Glibc.close(fd)
+            Platform.close(fd)
             throw Failure(path: path, reason: "has \(info.st_nlink) hard links: it is also a file elsewhere, which etl must not write. Remove it", code: nil)
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
@@ -69,7 +64,7 @@ public enum OwnFile {
     public static func read(_ path: String, limit: Int) throws -> Data? {
         guard kind(at: path) != nil else { return nil }
         let fd = try open(path, flags: O_RDONLY)
-        defer { Glibc.close(fd) }
+        defer { Platform.close(fd) }
         var info = stat()
         _ = fstat(fd, &info)
         guard Int(info.st_size) <= limit else {

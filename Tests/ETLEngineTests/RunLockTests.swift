@@ -2,9 +2,6 @@ import Foundation
 import XCTest
 import ETLEngine
 import ETL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One run per destination: `RunLock`, a flock'ed `DESTINATION.etl-lock`.
 final class RunLockTests: XCTestCase {

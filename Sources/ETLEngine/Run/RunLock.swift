@@ -1,10 +1,5 @@
 import Foundation
 import ETLStore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One run per destination: a lock file beside it, `DESTINATION.etl-lock`, holding the
 /// owner's process ID, locked with `flock(LOCK_EX | LOCK_NB)` on an open descriptor.
