@@ -7,7 +7,7 @@ SWIFT ?= swift
 ROWS ?= 20000
 DEMO_STORE := out/books-v1.sqlite
 
-.PHONY: demo test deps build release clean
+.PHONY: demo test test-fast deps build release clean
 
 # apt-get only when a header is missing, so a machine that has them is left alone.
 deps:
@@ -30,6 +30,14 @@ demo: release
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
+
+# The unit level alone: one target per module (Package.swift), in seconds. `make test` runs
+# it too, with the end-to-end targets (ETLMigrationTests: whole migrations, resumes, damaged
+# stores; etlTests: the executable, kills, batches).
+UNIT_TARGETS = ETLStoreTests|ETLDocumentTests|ETLModelTests|ETLPipelineTests|ETLEngineTests|ETLBatchTests
+test-fast: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-swift-testing --filter '^($(UNIT_TARGETS))\.'
 
 clean:
 	rm -rf .build out

@@ -48,11 +48,18 @@ let package = Package(
         // What every test target shares: the fixtures (copy, skip or fail), temporary folders,
         // the `etl` process, store dumps, seeds.
         .target(name: "ETLTestSupport", dependencies: ["ETLStore"], path: "Tests/ETLTestSupport"),
+        // Unit level (`make test-fast`): one target per module, each test on its own parts,
+        // the whole level in seconds.
         .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore", "ETLTestSupport"]),
         .testTarget(name: "ETLDocumentTests", dependencies: ["ETLDocument"]),
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline", "ETLTestSupport"]),
-        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "ETLBatch", "PostSectionsPolicy", "CarMakersPolicy", "ETLTestSupport"]),
+        .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "ETLTestSupport"]),
+        .testTarget(name: "ETLBatchTests", dependencies: ["ETL", "ETLBatch", "ETLTestSupport"]),
+        // End-to-end level (`make test` runs both): whole migrations in the process (every kind
+        // of step, resume, damaged and hostile stores), and the `etl` executable itself
+        // (command line, kills, batches).
+        .testTarget(name: "ETLMigrationTests", dependencies: ["ETLEngine", "ETL", "ETLBatch", "PostSectionsPolicy", "CarMakersPolicy", "ETLTestSupport"]),
         .testTarget(name: "etlTests", dependencies: ["ETL", "ETLBatch", "ETLTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import XCTest
+import ETLTestSupport
 import Foundation
 @testable import ETLEngine
 

@@ -1,4 +1,5 @@
 import XCTest
+import ETLTestSupport
 import ETLPipeline
 
 /// A plan's memo keeps a value per key: asked again, the kept one; another key is worked

@@ -1,4 +1,5 @@
 import XCTest
+import ETLTestSupport
 import ETLStore
 import ETLModel
 @testable import ETLPipeline

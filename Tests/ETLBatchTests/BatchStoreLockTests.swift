@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ETL
+import ETLTestSupport
 import ETLBatch
 
 /// Given a store of an archive whose batch lock another batch holds, when a batch migrates

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLTestSupport
 @testable import ETLBatch
 
 /// The parts of `etl batch` that need no store: shard assignment, `--shard auto`, the
