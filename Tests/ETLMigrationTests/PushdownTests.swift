@@ -381,7 +381,7 @@ final class PushdownTests: XCTestCase {
         })
         XCTAssertGreaterThanOrEqual(events, 20)
         let checkpoint = try XCTUnwrap(try CheckpointFile(destination: folder.path("out.sqlite")).read())
-        XCTAssertEqual(checkpoint.policiesRowByRowBecause, "policy books of mapping Books made no row of Book row 650")
+        XCTAssertEqual(checkpoint.lessons, StepLessons(policiesRowByRow: .policyIrregular(detail: "policy books of mapping Books made no row of Book row 650")))
         migration.cancellation = nil
         let resumed = try migration.run()
         XCTAssertNotNil(resumed.resumed)

@@ -175,8 +175,11 @@ final class StrictValueTests: XCTestCase {
         XCTAssertEqual(tries.count, 2, "inside SQLite, then row by row")
         XCTAssertTrue(first.all.contains { $0.kind == .advanced && $0.stage == .create && $0.done == 1600 }, "chunks before the bad one were made inside SQLite")
         let checkpoint = try XCTUnwrap(try CheckpointFile(destination: destination).read())
-        XCTAssertEqual(checkpoint.rowByRowBecause?.hasPrefix("mapping Notes has values that are rejected (date('yesterday')"), true,
-                       checkpoint.rowByRowBecause ?? "none")
+        guard case .valuesRejected("Notes", let detail)? = checkpoint.lessons.rowByRow else {
+            return XCTFail("the checkpoint keeps why the step runs row by row: \(checkpoint.lessons)")
+        }
+        XCTAssertTrue(detail.hasPrefix("date('yesterday')"), detail)
+        XCTAssertNil(checkpoint.lessons.policiesRowByRow)
 
         migration.cancellation = nil
         let second = ResumeTests.EventLog()

@@ -72,14 +72,10 @@ public struct Checkpoint: Codable, Sendable {
     /// Next free key of every destination table of the current step: the watermark above
     /// which rows were loaded after this checkpoint.
     public var nextKeys: [String: Int64]
-    /// Why the current step runs row by row, when its run inside SQLite met a value the
-    /// row-by-row engine rejects and started it over (`PushdownStage.ValuesRejected`):
-    /// a resume goes on row by row. Absent from earlier checkpoints.
-    public var rowByRowBecause: String? = nil
-    /// Why the current step's policies run row by row, when SQLite called one
-    /// (`PolicyInSQLite`) for a source row only row by row can make, and the step started
-    /// over (`PushdownStage.PolicyIrregular`): a resume does the same. Absent from earlier checkpoints.
-    public var policiesRowByRowBecause: String? = nil
+    /// What tries of the current step inside SQLite learned (a value the row-by-row engine
+    /// rejects: the step runs row by row; a source row only row by row can make for a
+    /// policy SQLite called: its policies do), so that a resume goes on the same way.
+    public var lessons = StepLessons()
     public var started: Date
     public var written: Date
 

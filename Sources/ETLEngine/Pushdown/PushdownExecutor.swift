@@ -6,8 +6,12 @@ import ETLPipeline
 struct PushdownExecutor: StepExecutor {
     let stage: PushdownStage
 
-    func execute() throws -> StepOutcome {
-        let byKey = try stage.run()
+    func execute() throws -> StepResult {
+        let byKey: Set<MappingID>
+        switch try stage.run() {
+        case .startOver(let lesson): return .startOver(lesson)
+        case .done(let kept): byKey = kept
+        }
         let step = stage.context.plan
         let notes = stage.plan.rowByRow.sorted(by: { $0.key < $1.key }).map { index, why in
             let found = byKey.contains(index) ? ", finding its rows by key (each has its source row's key)" : ""
@@ -18,6 +22,6 @@ struct PushdownExecutor: StepExecutor {
         }
         // A forEach mapping's pairs are recorded too, when something reads them (`PushdownPlan.Create.associate`).
         let pairs = stage.plan.creates.filter { $0.kind == .forEach && $0.associate != nil }.map(\.mapping)
-        return StepOutcome(notes: called + notes, associationsKept: Set(stage.plan.rowByRow.keys).union(pairs))
+        return .built(StepOutcome(notes: called + notes, associationsKept: Set(stage.plan.rowByRow.keys).union(pairs)))
     }
 }

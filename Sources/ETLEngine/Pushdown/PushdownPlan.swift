@@ -187,7 +187,23 @@ struct PushdownPlan {
     var policiesInSQLite: Set<MappingID> = []
 
     struct NotPushable: Error {
-        let reason: String
+        /// The mapping whose own reason it is, if it is one mapping's.
+        let mapping: String?
+        /// What keeps it out of SQLite, after "mapping NAME " when `mapping` is set.
+        let detail: String
+
+        init(reason: String) {
+            mapping = nil
+            detail = reason
+        }
+
+        init(mapping: String, _ detail: String) {
+            self.mapping = mapping
+            self.detail = detail
+        }
+
+        /// The reason in words: "mapping Books has a policy with a relate hook".
+        var reason: String { RowByRowReason.untranslatable(mapping: mapping, detail: detail).description }
     }
 
     /// The step's statements, or why it cannot be pushed down.
@@ -199,7 +215,7 @@ struct PushdownPlan {
     /// - Parameter policiesRowByRow: why policies run row by row even where SQLite could
     ///   call them (`PolicyInSQLite`): a source row's was irregular there, in an earlier try.
     static func make(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID> = [],
-                     policiesRowByRow: String? = nil,
+                     policiesRowByRow: RowByRowReason? = nil,
                      primaryKey: @escaping (String) throws -> [String]) throws -> PushdownPlan {
         // By mapping, in order.
         var kinds: [Kind] = []
@@ -209,23 +225,22 @@ struct PushdownPlan {
         let scopes = step.uniqueKeyScopes
         for index in step.mappingIDs {
             let mapping = step.mappings[index]
-            let name = "mapping \(mapping.name)"
             let own = mapping.ownTarget
             if scopes[own] != own {
-                throw NotPushable(reason: "\(name) shares its uniqueBy keys with mapping \(step.targets[scopes[own]].name)")
+                throw NotPushable(mapping: mapping.name, "shares its uniqueBy keys with mapping \(step.targets[scopes[own]].name)")
             }
             if mapping.forEach != nil {
-                if mapping.policy != nil { throw NotPushable(reason: "\(name) has a forEach and a policy") }
-                if mapping.uniqueBy != nil { throw NotPushable(reason: "\(name) has a forEach and a uniqueBy") }
+                if mapping.policy != nil { throw NotPushable(mapping: mapping.name, "has a forEach and a policy") }
+                if mapping.uniqueBy != nil { throw NotPushable(mapping: mapping.name, "has a forEach and a uniqueBy") }
                 kinds.append(.forEach)
                 continue
             }
             if let policyName = mapping.policy {
                 // Declared links of the policy's rows are found through its associations; links
                 // a relate hook computes are not, so such a step runs row by row as a whole.
-                guard let policy = policy(mapping) else { throw NotPushable(reason: "\(name) names the unregistered policy \(policyName)") }
-                if policy.relate != nil { throw NotPushable(reason: "\(name) has a policy with a relate hook") }
-                if let why = policiesRowByRow ?? PolicyInSQLite.refusal(step, index, policy: policy) {
+                guard let policy = policy(mapping) else { throw NotPushable(mapping: mapping.name, "names the unregistered policy \(policyName)") }
+                if policy.relate != nil { throw NotPushable(mapping: mapping.name, "has a policy with a relate hook") }
+                if let why = policiesRowByRow?.description ?? PolicyInSQLite.refusal(step, index, policy: policy) {
                     rowByRow[index] = "it has a policy, and \(why)"
                     kinds.append(.rowByRow)
                 } else {
@@ -252,7 +267,7 @@ struct PushdownPlan {
     /// What `make`'s plan for a step of a kept plan is kept under (`PlanMemo`): the step, and
     /// the rest `make` decides from — the mappings whose rows were kept, and what it asks of
     /// the policies (whether each mapping's is registered, and has a relate hook).
-    static func memoKey(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID>, policiesRowByRow: String?) -> MemoKey {
+    static func memoKey(_ step: StepPlan, policy: (MappingPlan) -> Policy?, keptRows: Set<MappingID>, policiesRowByRow: RowByRowReason?) -> MemoKey {
         let policies = step.mappings.indices.map { index -> MemoKey.PolicyKind in
             let mapping = step.mappings[index]
             guard mapping.policy != nil else { return .none }
@@ -276,7 +291,7 @@ struct PushdownPlan {
         let stepName: String
         let keptRows: [Int]
         let policies: [PolicyKind]
-        let policiesRowByRow: String?
+        let policiesRowByRow: RowByRowReason?
     }
 }
 
@@ -505,7 +520,7 @@ private struct StatementBuilder {
         guard case .path(let path, _)? = mapping.forEach?.form, path.root == .source, path.segments.count == 1,
               let r = layout.model.relationship(path.segments[0], of: mapping.sourceEntity), r.isToMany,
               let itemEntity = mapping.itemEntity else {
-            throw NotPushable(reason: "mapping \(mapping.name) has a forEach that is not $source.relationship")
+            throw NotPushable(mapping: mapping.name, "has a forEach that is not $source.relationship")
         }
         var joins: String
         let item: String
@@ -519,7 +534,7 @@ private struct StatementBuilder {
             joins = "CROSS JOIN src.\(q(table)) p ON p.\(q(column)) = \(key)"
             item = "p.\(q(layout.table(of: r.destination).keyColumn))"
         case .foreignKey:
-            throw NotPushable(reason: "mapping \(mapping.name) has a forEach over a relationship stored as a to-one column")
+            throw NotPushable(mapping: mapping.name, "has a forEach over a relationship stored as a to-one column")
         }
         let forms = ([mapping.filter] + mapping.attributes.map { assignment -> CompiledExpression? in
             if case .expression(let e) = assignment.source { return e } else { return nil }
@@ -635,7 +650,7 @@ private struct StatementBuilder {
             joins.append(WorkDatabase.joinUniqueKey(scope: mapping.targets[0], alias: u, key: try uniqueKey(index, alias: row)))
             return (joins, "\(u).destination", conditions)
         case .nextKeys:
-            throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
+            throw NotPushable(mapping: mapping.name, "shares its destination table with another mapping, so its rows cannot be found by key")
         case .rowByRow, .forEach:
             // Every row the policy (or the forEach) made of the mapping's own entity from that
             // source row, as destinations() looks them up (`relates` allows nothing else).
@@ -746,7 +761,7 @@ private struct StatementBuilder {
                 joins.append(WorkDatabase.joinAssociations(target: mapping.targets[0], alias: "o", source: ownerSourceKey))
                 ownerKey = "o.destination"
             case .nextKeys:
-                throw NotPushable(reason: "mapping \(mapping.name) shares its destination table with another mapping, so its rows cannot be found by key")
+                throw NotPushable(mapping: mapping.name, "shares its destination table with another mapping, so its rows cannot be found by key")
             }
             let ownerJoins = joins, ownerConditions = conditions
             // - Parameter ownerInRange: the owner's rows are found by a range test of the key the

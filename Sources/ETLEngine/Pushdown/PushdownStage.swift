@@ -18,8 +18,8 @@ import ETLPipeline
 /// Values the row-by-row engine would reject (a conversion that cannot convert, a blob
 /// that is not UTF-8 text) make the step run row by row, which rejects those rows and
 /// loads the others. A mapping whose insert evaluates every passing row finds them
-/// itself: the SQL functions fail the chunk's statement, and the stage throws
-/// `ValuesRejected` (the engine then starts the step again, row by row). Checking every
+/// itself: the SQL functions fail the chunk's statement, and the stage ends with that lesson
+/// (`Outcome.startOver`: the engine then starts the step again, row by row). Checking every
 /// value in a scan before the create instead cost as much as the create itself. A
 /// uniqueBy mapping's insert evaluates first rows only: its values are checked before
 /// (`RejectScan`).
@@ -34,39 +34,31 @@ struct PushdownStage {
     var nulls = NullCount()
     var rejected = SQLTranslator.RejectedValue()
     /// Why policies run row by row here (`PushdownPlan.make`), if they do.
-    var policiesRowByRow: String?
+    var policiesRowByRow: RowByRowReason?
     /// What a policy called by SQLite met that only row by row does (`PolicyInSQLite`).
     var irregular = SQLTranslator.RejectedValue()
 
-    /// A value of mapping `mapping` the row-by-row engine rejects: the step must run row by row.
-    struct ValuesRejected: Error {
-        /// "mapping Notes has values that are rejected (date('yesterday'): not a date …)".
-        let reason: String
-    }
-
-    /// A source row of a mapping whose policy SQLite calls must go row by row
-    /// (`PolicyInSQLite`): the engine starts the step over with its policies row
-    /// by row, and the rest inside SQLite.
-    struct PolicyIrregular: Error, CustomStringConvertible {
-        /// "policy tidy of mapping Books made no row of Book row 12".
-        let reason: String
-        var description: String { reason }
+    /// How a run of the stage ended.
+    enum Outcome {
+        /// Every mapping made and related; with the mappings made by a policy whose rows
+        /// were then found by key (`keptSourceKeys`).
+        case done(keptSourceKeys: Set<MappingID>)
+        /// A value the row-by-row engine rejects (the step must run row by row), or a source
+        /// row a policy called by SQLite could not make (its policies must run row by row):
+        /// the step starts over that way.
+        case startOver(StepLesson)
     }
 
     /// Source rows per transaction of the create stage.
     var rowsPerChunk: Int { max(1, context.chunkSize) * 100 }
 
-    /// Attaches the step's input as `src` and plans the step. Nil (input detached) with
-    /// the reason when the step must run row by row.
-    /// - Parameter policiesRowByRow: see `PushdownPlan.make`.
-    static func prepare(_ context: StepContext, policiesRowByRow: String? = nil) throws -> (stage: PushdownStage?, reason: String?) {
+    /// Attaches the step's input as `src` for `plan` (`StrategyDecider`), and looks at the
+    /// data the plan cannot see. Nil (input detached) with the reason when the data sends
+    /// the step row by row.
+    /// - Parameter policiesRowByRow: why `plan` has its policies row by row, if it has.
+    static func prepare(_ context: StepContext, plan: PushdownPlan,
+                        policiesRowByRow: RowByRowReason?) throws -> (stage: PushdownStage?, reason: RowByRowReason?) {
         let db = context.destination
-        let plan: PushdownPlan
-        do {
-            plan = try makePlan(context, policiesRowByRow: policiesRowByRow)
-        } catch let error as PushdownPlan.NotPushable {
-            return (nil, error.reason)
-        }
         let nulls = NullCount(), rejected = SQLTranslator.RejectedValue()
         try SQLTranslator.registerValueFunction(on: db, nulls: nulls, rejected: rejected)
         try SQLTranslator.register(context.policies.functions, on: db)
@@ -81,7 +73,7 @@ struct PushdownStage {
             if let query = create.nullKey, try !db.rows(query).isEmpty {
                 try detach(db)
                 let mapping = context.plan.mappings[create.mapping]
-                return (nil, "mapping \(mapping.name) has rows whose uniqueBy key is null")
+                return (nil, .nullUniqueKey(mapping: mapping.name))
             }
             // Other kinds evaluate every value in their insert, which finds the rejected ones.
             if create.rejects != nil, create.kind == .unique {
@@ -93,7 +85,7 @@ struct PushdownStage {
                 } catch let error as StoreError {
                     try detach(db)
                     let mapping = context.plan.mappings[create.mapping]
-                    return (nil, "mapping \(mapping.name) has values that are rejected (\(error.message))")
+                    return (nil, .valuesRejected(mapping: mapping.name, detail: error.message))
                 }
             }
         }
@@ -105,7 +97,7 @@ struct PushdownStage {
     /// kept rows and policies (`PlanMemo`): it depends on nothing else — the destination's
     /// primary keys it reads are those of the step's layout, from which every store of the
     /// step is made — and the statements the data decides between are all in it.
-    private static func makePlan(_ context: StepContext, keptRows: Set<MappingID> = [], policiesRowByRow: String?) throws -> PushdownPlan {
+    static func makePlan(_ context: StepContext, keptRows: Set<MappingID> = [], policiesRowByRow: RowByRowReason?) throws -> PushdownPlan {
         let step = context.plan
         let make = {
             try PushdownPlan.make(step, policy: context.policy(of:), keptRows: keptRows, policiesRowByRow: policiesRowByRow) { table in
@@ -137,16 +129,16 @@ struct PushdownStage {
         return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?mode=ro"
     }
 
-    /// Runs the step. Returns the mappings made by a policy whose rows were then found by
-    /// key (`keptSourceKeys`).
-    @discardableResult
-    func run() throws -> Set<MappingID> {
+    /// Runs the step, or as much of it as it takes to learn that it must start over.
+    func run() throws -> Outcome {
         let keptRelates = plan.rowByRow.isEmpty ? nil : try? Self.makePlan(context, keptRows: Set(plan.rowByRow.keys), policiesRowByRow: policiesRowByRow).relates
         let ahead = try AheadWork.start(context, plan: plan, keptRelates: keptRelates)
         defer { ahead?.finish() }
         for index in context.plan.createOrder where !context.isDone(.create, mapping: index) {
             if let create = plan.creates.first(where: { $0.mapping == index }) {
-                try inSQLite(creating: index) { try self.create(create, ahead: ahead) }
+                if let lesson = try inSQLite(creating: index, { try self.create(create, ahead: ahead) }) {
+                    return .startOver(lesson)
+                }
             } else {
                 try CreateStage(context: context, index: index).run()
             }
@@ -161,7 +153,7 @@ struct PushdownStage {
             try inSQLite { try relate(index, statements: relates[index]!, later: later, ahead: ahead) }
         }
         try Self.detach(context.destination)
-        return kept
+        return .done(keptSourceKeys: kept)
     }
 
     /// Whether every source row of policy mapping `index` made exactly one row, under its
@@ -183,9 +175,12 @@ struct PushdownStage {
         return associations.associations == sourceRows && rows == sourceRows && associations.keepingKeys
     }
 
-    /// Runs pushed statements: a stop request interrupts them, and their errors are worded;
-    /// a value rejected while mapping `creating`'s rows are made is `ValuesRejected`.
-    private func inSQLite(creating: MappingID? = nil, _ body: () throws -> Void) throws {
+    /// Runs pushed statements: a stop request interrupts them, and their errors are worded.
+    /// Returns what makes the step start over, when the statements making mapping
+    /// `creating`'s rows met a value the row-by-row engine rejects or a source row a policy
+    /// called by SQLite could not make.
+    @discardableResult
+    private func inSQLite(creating: MappingID? = nil, _ body: () throws -> Void) throws -> StepLesson? {
         let db = context.destination
         let cancellation = context.cancellation
         db.onProgress(every: 20_000) { cancellation?.isCancelled ?? false }
@@ -196,11 +191,12 @@ struct PushdownStage {
             try body()
         } catch let error as StoreError {
             if let creating, let reason = rejected.reason {
-                throw ValuesRejected(reason: "mapping \(context.plan.mappings[creating].name) has values that are rejected (\(reason))")
+                return .rowByRow(.valuesRejected(mapping: context.plan.mappings[creating].name, detail: reason))
             }
-            if creating != nil, let reason = irregular.reason { throw PolicyIrregular(reason: reason) }
+            if creating != nil, let reason = irregular.reason { return .policiesRowByRow(.policyIrregular(detail: reason)) }
             throw translate(error)
         }
+        return nil
     }
 
     /// Runs an insert, and counts the values `orNull` made null in it (for its mapping's

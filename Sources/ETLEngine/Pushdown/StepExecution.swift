@@ -3,8 +3,8 @@ import ETLModel
 import ETLPipeline
 
 /// How a step will run — inside SQLite or row by row, mapping by mapping — decided before
-/// any row is read by the push-down planner itself (`PushdownPlan.make`), so `etl plan`
-/// shows what `etl run` will do, not a second opinion.
+/// any row is read by the run's own decider (`StrategyDecider`, with the push-down planner
+/// `PushdownPlan.make`), so `etl plan` shows what `etl run` will do, not a second opinion.
 ///
 ///     let execution = try StepExecution.of(plan.steps[0], policies: registry)
 ///     execution.insideSQLite   // false
@@ -31,26 +31,31 @@ public struct StepExecution: Sendable, Equatable {
 
     /// - Parameter pushdown: false for `etl run --no-pushdown`: every step row by row.
     public static func of(_ step: StepPlan, policies: PolicyRegistry, pushdown: Bool = true) throws -> StepExecution {
-        let plan: PushdownPlan
-        do {
-            guard pushdown else { throw PushdownPlan.NotPushable(reason: "push-down is turned off (--no-pushdown)") }
+        let strategy = try StrategyDecider(pushdown: pushdown).strategy { policiesRowByRow in
             // The destination's primary keys, read as the run reads them: from its tables.
             let tables = try Database(path: ":memory:", mode: .create)
             for sql in step.destinationLayout.tableSQL { try tables.execute(sql) }
-            plan = try PushdownPlan.make(step, policy: { $0.policy.flatMap { policies[$0] } }) { table in
+            return try PushdownPlan.make(step, policy: { $0.policy.flatMap { policies[$0] } }, policiesRowByRow: policiesRowByRow) { table in
                 try tables.rows("SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).map { row in
                     if case .text(let name) = row[0] { return name }
                     return ""
                 }
             }
-        } catch let error as PushdownPlan.NotPushable {
+        }
+        let plan: PushdownPlan
+        switch strategy {
+        case .insideSQLite(let made):
+            plan = made
+        case .rowByRow(let reason):
+            let reason = reason ?? .pushdownOff
             let mappings = step.mappings.map { mapping in
-                // The reason names the mapping that keeps the step row by row.
-                let own = "mapping \(mapping.name) "
-                return Mapping(name: mapping.name, insideSQLite: false,
-                               why: error.reason.hasPrefix(own) ? "it " + error.reason.dropFirst(own.count) : "with the rest of its step (\(error.reason))")
+                // A reason of the mapping's own is its; any other is the step's.
+                if case .untranslatable(mapping.name?, let detail) = reason {
+                    return Mapping(name: mapping.name, insideSQLite: false, why: "it " + detail)
+                }
+                return Mapping(name: mapping.name, insideSQLite: false, why: "with the rest of its step (\(reason))")
             }
-            return StepExecution(insideSQLite: false, reason: error.reason, mappings: mappings)
+            return StepExecution(insideSQLite: false, reason: reason.description, mappings: mappings)
         }
         let creates = Dictionary(uniqueKeysWithValues: plan.creates.map { ($0.mapping, $0) })
         let mappings = zip(step.mappingIDs, step.mappings).map { index, mapping -> Mapping in

@@ -5,9 +5,9 @@ import ETLPipeline
 struct RowByRowExecutor: StepExecutor {
     let context: StepContext
     /// Why the step could not run inside SQLite; nil when push-down was turned off.
-    let reason: String?
+    let reason: RowByRowReason?
 
-    func execute() throws -> StepOutcome {
+    func execute() throws -> StepResult {
         for index in context.plan.createOrder {
             try CreateStage(context: context, index: index).run()
         }
@@ -15,6 +15,6 @@ struct RowByRowExecutor: StepExecutor {
             try RelateStage(context: context, index: index).run()
         }
         let notes = reason.map { ["step \(context.plan.name) ran row by row, not inside SQLite: \($0)"] } ?? []
-        return StepOutcome(notes: notes, associationsKept: Set(context.plan.mappingIDs))
+        return .built(StepOutcome(notes: notes, associationsKept: Set(context.plan.mappingIDs)))
     }
 }

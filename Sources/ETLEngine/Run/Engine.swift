@@ -33,31 +33,47 @@ public struct Engine {
     private var maxRejects: Int { options.maxRejects ?? plan.spec.options.maxRejects }
 
     public func run(progress: @escaping (ProgressEvent) -> Void = { _ in }) throws -> RunSummary {
-        guard chosenSteps == nil, plan.fusedSteps != nil else { return try runChosen(progress: progress) }
         var apart = self
         apart.plan.fusedSteps = nil
-        apart.chosenSteps = []
-        guard options.fuseSteps else { return try apart.run(progress: progress) }
+        apart.chosenSteps = chosenSteps ?? []
         // A run that continues one of the steps as written goes on that way: it was started
         // over apart (below), or by an engine that did not fuse them.
-        if let checkpoint = try? checkpointFile.read(), checkpoint.steps == plan.steps.map(\.name) {
-            return try apart.run(progress: progress)
+        guard let fused = plan.fusedSteps, options.fuseSteps,
+              (try? checkpointFile.read()).map({ $0.steps != plan.steps.map(\.name) }) ?? true else {
+            return try apart.runChosen(progress: progress).summary()
         }
         // The fused steps (numbered as the steps of the run), each checked beside its run (`FusionCheck`).
         var together = apart
-        together.plan.steps = plan.fusedSteps!
-        do {
-            return try together.run(progress: progress)
-        } catch let objection as FusionCheck.Objection {
+        together.plan.steps = fused
+        switch try together.runChosen(progress: progress) {
+        case .finished(let summary):
+            return summary
+        case .apart(let note):
             // Nothing of the fused run is worth keeping: the steps start over apart.
             WorkArea(destination: plan.destinationPath).removeAll(stepCount: together.plan.steps.count)
             checkpointFile.remove()
-            apart.chosenSteps = [objection.note]
-            return try apart.run(progress: progress)
+            apart.chosenSteps = [note]
+            return try apart.runChosen(progress: progress).summary()
         }
     }
 
-    private func runChosen(progress: @escaping (ProgressEvent) -> Void) throws -> RunSummary {
+    /// How a run of the chosen steps ended.
+    private enum RunEnd {
+        case finished(RunSummary)
+        /// A fused step's check beside it objected (`FusionCheck`): its steps must run apart.
+        case apart(note: String)
+
+        /// The summary of a run of steps as written: only a fused step is checked beside its
+        /// run (`FusionCheck`), so only a fused step ends apart.
+        func summary() -> RunSummary {
+            switch self {
+            case .finished(let summary): return summary
+            case .apart(let note): preconditionFailure("a step as written was told to run apart: \(note)")
+            }
+        }
+    }
+
+    private func runChosen(progress: @escaping (ProgressEvent) -> Void) throws -> RunEnd {
         let started = Date()
         let source = plan.sourcePath
         let destination = plan.destinationPath
@@ -81,8 +97,8 @@ public struct Engine {
         let snapshot = try SourceSnapshot(path: source, database: sourceDatabase, identity: identity.source)
         guard !plan.steps.isEmpty else {
             // Already at the target version: nothing to write.
-            return RunSummary(source: source, destination: destination, backup: nil, resumed: nil, redoneRows: 0,
-                              mappings: [], seconds: Date().timeIntervalSince(started), upToDate: true)
+            return .finished(RunSummary(source: source, destination: destination, backup: nil, resumed: nil, redoneRows: 0,
+                                        mappings: [], seconds: Date().timeIntervalSince(started), upToDate: true))
         }
 
         if options.restart {
@@ -105,7 +121,7 @@ public struct Engine {
                 // Joined before the rename: what is there is this run's.
                 let rejects = RejectFile(destination: destination).path
                 summary.rejectFile = FileManager.default.fileExists(atPath: rejects) ? rejects : nil
-                return summary
+                return .finished(summary)
             }
         } else {
             // Files of a run that died before its first checkpoint hold nothing to keep.
@@ -120,8 +136,7 @@ public struct Engine {
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [], resumed: checkpoint != nil)
         run.snapshot = snapshot
-        run.rowByRowBecause = checkpoint?.rowByRowBecause
-        run.policiesRowByRowBecause = checkpoint?.policiesRowByRowBecause
+        run.lessons = checkpoint?.lessons ?? StepLessons()
         if let checkpoint, checkpoint.position.stage == .finalize {
             progress(resumedEvent(checkpoint, redone: 0))
         }
@@ -140,8 +155,11 @@ public struct Engine {
                 let resume = index == first ? checkpoint : nil
                 let output = area.output(ofStep: index, stepCount: plan.steps.count)
                 if resume?.position.stage != .finalize {
-                    redone += try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
-                                          resume: resume, run: run, progress: progress)
+                    switch try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
+                                       resume: resume, run: run, progress: progress) {
+                    case .done(let redoneRows): redone += redoneRows
+                    case .apart(let note): return .apart(note: note)
+                    }
                 }
                 if index < plan.steps.count - 1 {
                     try run.stepFinished(next: index + 1)
@@ -199,7 +217,7 @@ public struct Engine {
                                  seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
         summary.notes = (chosenSteps ?? []) + notes() + run.notes + unmodeled.notes
         summary.rejectFile = rejects
-        return summary
+        return .finished(summary)
     }
 
     /// The mappings' seconds a resumed run carries over from the runs it continues: the
@@ -214,13 +232,52 @@ public struct Engine {
         return false
     }
 
-    /// Runs one step, from its beginning or from a checkpoint inside it. Returns the number
-    /// of rows that had been loaded after the checkpoint and were loaded again.
-    /// - Parameter again: the step starts over row by row (`PushdownStage.ValuesRejected`):
-    ///   what it drops was told the first time.
+    /// How a step's run ended.
+    private enum StepEnd {
+        /// Built and validated; with the number of rows that had been loaded after the
+        /// checkpoint it resumed from and were loaded again.
+        case done(redone: Int)
+        /// A fused step's check objected (`FusionCheck`): the run starts over with its steps apart.
+        case apart(String)
+    }
+
+    /// How one try of a step ended.
+    private enum StepTry {
+        case ended(StepEnd)
+        /// Inside SQLite, the step met what only row by row does: it starts over that way.
+        case startOver(StepLesson)
+    }
+
+    /// Runs one step, from its beginning or from a checkpoint inside it, and again from its
+    /// beginning as often as a try learns that it must run another way (at most twice: a
+    /// lesson once learned is not learned again).
     private func runStep(_ step: StepPlan, input: Database, inputPath: String, output: String, area: WorkArea,
-                         resume: Checkpoint?, run: RunState, again: Bool = false,
-                         progress: @escaping (ProgressEvent) -> Void) throws -> Int {
+                         resume: Checkpoint?, run: RunState, progress: @escaping (ProgressEvent) -> Void) throws -> StepEnd {
+        var resume = resume
+        var again = false
+        while true {
+            switch try tryStep(step, input: input, inputPath: inputPath, output: output, area: area, resume: resume, run: run,
+                               again: again, progress: progress) {
+            case .ended(let end):
+                return end
+            case .startOver(let lesson):
+                // The decision is in the checkpoint before anything is undone: killed from here on,
+                // the rerun starts the step over the same way (a fresh output), never continuing the
+                // rows made inside SQLite (whose links would name rows made otherwise).
+                run.context = nil
+                run.lessons = run.lessons.learning(lesson)
+                try run.save(.start(ofStep: step.index), durable: true)
+                (resume, again) = (nil, true)
+            }
+        }
+    }
+
+    /// One try of a step.
+    /// - Parameter again: the step starts over another way (`StepLesson`): what it drops
+    ///   was told the first time.
+    private func tryStep(_ step: StepPlan, input: Database, inputPath: String, output: String, area: WorkArea,
+                         resume: Checkpoint?, run: RunState, again: Bool,
+                         progress: @escaping (ProgressEvent) -> Void) throws -> StepTry {
         let db: Database
         var nextKeys: [String: Int64]
         var redone = 0
@@ -256,7 +313,8 @@ public struct Engine {
                              smallStoreBytes: options.tuning.smallStoreBytes).start(step)
         defer { fusionCheck?.cancel() }
         if let fusionCheck, fusionCheck.ranInline, let outcome = try? fusionCheck.wait(), outcome.apart {
-            throw FusionCheck.Objection(note: outcome.note)
+            db.close()
+            return .ended(.apart(outcome.note))
         }
         // Counted before a row is read; a resumed step has the counts in its checkpoint.
         for removed in try RemovedData(step: step, source: input).counts {
@@ -271,20 +329,16 @@ public struct Engine {
             let declared = plan.spec.drop.contains { $0.name == removed.name } ? " (as the pipeline's \"drop\" says)" : ""
             run.notes.append("step \(step.name) dropped \(removed.name): \(what) not carried over\(declared)")
         }
-        // The decision is in the checkpoint before anything is undone: killed from here on,
-        // the rerun starts the step over the same way (a fresh output), never continuing the
-        // rows made inside SQLite (whose links would name rows made otherwise).
-        func startOver(deciding decide: (RunState) -> Void) throws -> Int {
-            run.context = nil
-            decide(run)
-            try run.save(.start(ofStep: step.index), durable: true)
-            db.close()
-            return try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
-                               resume: nil, run: run, again: true, progress: progress)
-        }
         do {
-            let execution = try stepExecutor(for: context, pushdown: options.pushdown, rowByRow: run.rowByRowBecause,
-                                             policiesRowByRow: run.policiesRowByRowBecause).execute()
+            let decider = StrategyDecider(pushdown: options.pushdown, lessons: run.lessons)
+            let execution: StepOutcome
+            switch try stepExecutor(for: context, decider: decider).execute() {
+            case .built(let outcome):
+                execution = outcome
+            case .startOver(let lesson):
+                db.close()
+                return .startOver(lesson)
+            }
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
@@ -297,7 +351,10 @@ public struct Engine {
                 // (A check that failed fails the run as any read of the source would: memory, a
                 // damaged page; the work is kept, and the same command resumes and checks again.)
                 let outcome = try fusionCheck.wait()
-                if outcome.apart { throw FusionCheck.Objection(note: outcome.note) }
+                if outcome.apart {
+                    db.close()
+                    return .ended(.apart(outcome.note))
+                }
                 if !run.notes.contains(outcome.note) { run.notes.append(outcome.note) }
             }
             try options.beforeValidation?(db)
@@ -308,15 +365,6 @@ public struct Engine {
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
             // Last, once all of it passed: what lets the next step read this store, or the run install it.
             try ValidationProof.record(step: step.index, run: run.identity, schema: step.index == plan.steps.count - 1 ? "work" : "main", in: db)
-        } catch let rejected as PushdownStage.ValuesRejected {
-            // A value inside SQLite that the row-by-row engine rejects: the step starts over
-            // row by row, which rejects those rows and loads the others.
-            return try startOver { $0.rowByRowBecause = rejected.reason }
-        } catch let irregular as PushdownStage.PolicyIrregular {
-            // A source row that only the row-by-row create stage can make (a policy dropped,
-            // multiplied or rejected it): the step starts over with its policies row by row,
-            // the rest still inside SQLite.
-            return try startOver { $0.policiesRowByRowBecause = irregular.reason }
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)
         } catch let error as MigrationError {
@@ -329,7 +377,7 @@ public struct Engine {
         try db.execute("DETACH DATABASE work")
         run.finished += context.counters
         run.context = nil
-        return redone
+        return .ended(.done(redone: redone))
     }
 
     /// What the user must do before the result is used.

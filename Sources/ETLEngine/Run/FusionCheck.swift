@@ -27,11 +27,6 @@ struct FusionCheck {
         var apart = false
     }
 
-    /// Thrown by the fused run where the checks object: the run starts over with the steps apart.
-    struct Objection: Error {
-        let note: String
-    }
-
     /// Starts the checks of `step` (a fused step) beside the run, on its source (at once, for
     /// a small source). The run checked that source's tables before (`SourceSchemaCheck`), or
     /// wrote it (the store a step before made).

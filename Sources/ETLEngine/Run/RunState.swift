@@ -12,12 +12,9 @@ final class RunState {
     var finished: [MappingCounters]
     /// What the summary should tell (steps that could not run inside SQLite).
     var notes: [String] = []
-    /// Why the current step runs row by row after its run inside SQLite gave up (kept in
-    /// the checkpoint, so a resume does the same).
-    var rowByRowBecause: String?
-    /// Why the current step's policies run row by row after SQLite met a row of theirs it
-    /// cannot make (kept in the checkpoint, so a resume does the same).
-    var policiesRowByRowBecause: String?
+    /// What tries of the current step inside SQLite learned (kept in the checkpoint, so a
+    /// resume goes on the same way).
+    var lessons = StepLessons()
     /// The source as the run started reading it: checked after every chunk.
     var snapshot: SourceSnapshot?
     /// The step being run.
@@ -65,7 +62,7 @@ final class RunState {
         return Checkpoint(identity: identity, position: position, steps: plan.steps.map(\.name),
                           mappings: step.mappings.map(\.name), finished: finished,
                           counters: context?.counters ?? [], nextKeys: context?.nextKey ?? [:],
-                          rowByRowBecause: rowByRowBecause, policiesRowByRowBecause: policiesRowByRowBecause,
+                          lessons: lessons,
                           started: started, written: Date())
     }
 
@@ -102,8 +99,7 @@ final class RunState {
     /// a chunk each. An interruption or an error that keeps the work still writes it
     /// (`flush`). That spares a batch of small stores one checkpoint file per step.
     func stepFinished(next: Int) throws {
-        rowByRowBecause = nil
-        policiesRowByRowBecause = nil
+        lessons = StepLessons()
         let finishedWithinOneChunk = withinOneChunk
         // The next step's own is decided as it starts.
         withinOneChunk = false

@@ -3,11 +3,21 @@ import ETLPipeline
 
 /// How a step's create and relate stages run: row by row on the worker queues
 /// (`RowByRowExecutor`) or inside SQLite (`PushdownExecutor`). The engine asks
-/// `stepExecutor(for:pushdown:)` for one, runs it, and then validates what it built in the
+/// `stepExecutor(for:decider:)` for one, runs it, and then validates what it built in the
 /// same way whichever ran (`ValidateStage`).
 protocol StepExecutor {
-    /// Creates and relates every mapping of the step, from the context's resume position.
-    func execute() throws -> StepOutcome
+    /// Creates and relates every mapping of the step, from the context's resume position,
+    /// or learns that the step must start over another way.
+    func execute() throws -> StepResult
+}
+
+/// How a step's execution ended.
+enum StepResult {
+    /// Every mapping created and related.
+    case built(StepOutcome)
+    /// The step must start over another way (inside SQLite it met what only row by row
+    /// does): nothing it made is kept.
+    case startOver(StepLesson)
 }
 
 /// What an executor tells the rest of the run.
@@ -19,13 +29,18 @@ struct StepOutcome {
     var associationsKept: Set<MappingID>
 }
 
-/// The step inside SQLite when its mappings translate exactly and `pushdown` allows it;
-/// otherwise row by row, with the reason in its notes. `rowByRow`: why an earlier attempt
-/// of this step inside SQLite gave up (`PushdownStage.ValuesRejected`).
-func stepExecutor(for context: StepContext, pushdown: Bool, rowByRow: String? = nil, policiesRowByRow: String? = nil) throws -> StepExecutor {
-    guard pushdown else { return RowByRowExecutor(context: context, reason: nil) }
-    if let rowByRow { return RowByRowExecutor(context: context, reason: rowByRow) }
-    let (stage, reason) = try PushdownStage.prepare(context, policiesRowByRow: policiesRowByRow)
-    if let stage { return PushdownExecutor(stage: stage) }
-    return RowByRowExecutor(context: context, reason: reason)
+/// The executor `decider` chooses for the step (`StrategyDecider`), after a look at the data
+/// for a step inside SQLite (`PushdownStage.prepare`), which may still send it row by row.
+func stepExecutor(for context: StepContext, decider: StrategyDecider) throws -> StepExecutor {
+    let strategy = try decider.strategy { policiesRowByRow in
+        try PushdownStage.makePlan(context, policiesRowByRow: policiesRowByRow)
+    }
+    switch strategy {
+    case .rowByRow(let reason):
+        return RowByRowExecutor(context: context, reason: reason)
+    case .insideSQLite(let plan):
+        let (stage, reason) = try PushdownStage.prepare(context, plan: plan, policiesRowByRow: decider.lessons.policiesRowByRow)
+        if let stage { return PushdownExecutor(stage: stage) }
+        return RowByRowExecutor(context: context, reason: reason)
+    }
 }

@@ -6,4 +6,6 @@
 /// 0.4.0: a step's rows are created in `StepPlan.createOrder` (a uniqueBy mapping nothing
 /// else reads last), where 0.3.0 created them in the plan's order: a 0.3.0 checkpoint in
 /// such a mapping would call the mappings after it done, and their rows would be lost.
-public enum ETLVersion { public static let current = "0.4.0" }
+/// 0.5.0: why a step started over row by row is kept typed (`StepLessons`), where 0.4.0
+/// kept text: a 0.4.0 checkpoint of a step that had started over would resume inside SQLite.
+public enum ETLVersion { public static let current = "0.5.0" }
