@@ -28,6 +28,7 @@ demo: release
 	.build/release/etl run pipelines/books.json --source $(DEMO_STORE) --force
 
 test: deps
+	python3 scripts/engine-layers.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
@@ -36,6 +37,7 @@ test: deps
 # stores; etlTests: the executable, kills, batches).
 UNIT_TARGETS = ETLStoreTests|ETLDocumentTests|ETLModelTests|ETLPipelineTests|ETLEngineTests|ETLBatchTests
 test-fast: deps
+	python3 scripts/engine-layers.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing --filter '^($(UNIT_TARGETS))\.'
 

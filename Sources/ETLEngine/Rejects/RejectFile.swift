@@ -7,12 +7,14 @@ import ETLStore
 /// written to a per-step file, and the run joins those into one (zstd frames concatenate).
 public struct RejectFile: Sendable {
     public let path: String
+    private let area: WorkArea
 
     public init(destination: String) {
-        path = destination + ".rejects.jsonl.zst"
+        area = WorkArea(destination: destination)
+        path = area.rejects
     }
 
-    func stepFile(_ step: Int) -> String { path + ".step\(step + 1)" }
+    func stepFile(_ step: Int) -> String { area.rejects(ofStep: step) }
 
     /// Writes the step's rejects from its work file (replacing an earlier export of the same step).
     func export(step: Int, from db: Database) throws {

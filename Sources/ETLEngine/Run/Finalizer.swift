@@ -1,16 +1,6 @@
 import Foundation
 import ETLStore
 
-/// What to do with a destination file that already exists.
-public enum ReplacePolicy: Sendable {
-    /// Refuse before doing any work.
-    case refuse
-    /// Keep the previous file as `NAME.bak`.
-    case backup
-    /// Replace it.
-    case force
-}
-
 /// The last stage: makes the built store durable and moves it into place atomically.
 enum Finalizer {
     /// fsyncs the store, then renames it over the destination. With `.backup`, the old

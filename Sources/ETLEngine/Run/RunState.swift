@@ -20,11 +20,8 @@ final class RunState {
     /// The step being run.
     var context: StepContext? {
         didSet {
-            // Every committed chunk checks that the source did not change, and saves the checkpoint.
-            context?.commitHandler = { [unowned self] position in
-                try self.snapshot?.check()
-                try self.save(position, durable: false)
-            }
+            // Every committed chunk is told here (`committed(at:)`).
+            context?.checkpoints = self
         }
     }
 
@@ -109,5 +106,13 @@ final class RunState {
             return
         }
         try write(checkpoint(at: .start(ofStep: next)), durable: !finishedWithinOneChunk)
+    }
+}
+
+extension RunState: CheckpointSink {
+    /// Every committed chunk checks that the source did not change, and saves the checkpoint.
+    func committed(at position: Checkpoint.Position) throws {
+        try snapshot?.check()
+        try save(position, durable: false)
     }
 }

@@ -1,64 +1,5 @@
 import ETLPipeline
 
-/// Why a step, or its policies, run row by row instead of inside SQLite: a value, kept as it
-/// is in the checkpoint (a resumed step goes on the way it was going), and put into words
-/// only for the summary and `etl plan`.
-public enum RowByRowReason: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// `--no-pushdown`.
-    case pushdownOff
-    /// The planner found no exact SQL form (`PushdownPlan.NotPushable`); `mapping` when the
-    /// reason is one mapping's own.
-    case untranslatable(mapping: String?, detail: String)
-    /// A uniqueBy mapping's passing rows include one whose key is null.
-    case nullUniqueKey(mapping: String)
-    /// A value inside SQLite that the row-by-row engine rejects (found by the reject scan
-    /// before a create, or by a try inside SQLite that then started the step over).
-    case valuesRejected(mapping: String, detail: String)
-    /// A source row that a policy called by SQLite could not make as one row under its key
-    /// (`PolicyInSQLite`): the step's policies run row by row, the rest inside SQLite.
-    case policyIrregular(detail: String)
-
-    public var description: String {
-        switch self {
-        case .pushdownOff: return "push-down is turned off (--no-pushdown)"
-        case .untranslatable(let mapping, let detail): return (mapping.map { "mapping \($0) " } ?? "") + detail
-        case .nullUniqueKey(let mapping): return "mapping \(mapping) has rows whose uniqueBy key is null"
-        case .valuesRejected(let mapping, let detail): return "mapping \(mapping) has values that are rejected (\(detail))"
-        case .policyIrregular(let detail): return detail
-        }
-    }
-}
-
-/// What earlier tries of the current step learned inside SQLite, so that the step starts
-/// over (and resumes) another way: kept in the checkpoint until the step is done.
-public struct StepLessons: Hashable, Sendable, Codable {
-    /// The whole step runs row by row.
-    public var rowByRow: RowByRowReason?
-    /// The step's policies run row by row (the rest inside SQLite).
-    public var policiesRowByRow: RowByRowReason?
-
-    public init(rowByRow: RowByRowReason? = nil, policiesRowByRow: RowByRowReason? = nil) {
-        self.rowByRow = rowByRow
-        self.policiesRowByRow = policiesRowByRow
-    }
-
-    /// The lessons with `lesson` learned too.
-    func learning(_ lesson: StepLesson) -> StepLessons {
-        var lessons = self
-        switch lesson {
-        case .rowByRow(let reason): lessons.rowByRow = reason
-        case .policiesRowByRow(let reason): lessons.policiesRowByRow = reason
-        }
-        return lessons
-    }
-}
-
-/// What a try of a step inside SQLite met that makes the step start over another way.
-enum StepLesson: Equatable {
-    case rowByRow(RowByRowReason)
-    case policiesRowByRow(RowByRowReason)
-}
-
 /// How a step runs, as decided before any row is read.
 enum StepStrategy {
     /// Inside SQLite, by these statements (mappings the plan lists in `rowByRow` are still
@@ -89,5 +30,21 @@ struct StrategyDecider {
         } catch let notPushable as PushdownPlan.NotPushable {
             return .rowByRow(.untranslatable(mapping: notPushable.mapping, detail: notPushable.detail))
         }
+    }
+}
+
+/// The executor `decider` chooses for the step (`StrategyDecider`), after a look at the data
+/// for a step inside SQLite (`PushdownStage.prepare`), which may still send it row by row.
+func stepExecutor(for context: StepContext, decider: StrategyDecider) throws -> StepExecutor {
+    let strategy = try decider.strategy { policiesRowByRow in
+        try PushdownStage.makePlan(context, policiesRowByRow: policiesRowByRow)
+    }
+    switch strategy {
+    case .rowByRow(let reason):
+        return RowByRowExecutor(context: context, reason: reason)
+    case .insideSQLite(let plan):
+        let (stage, reason) = try PushdownStage.prepare(context, plan: plan, policiesRowByRow: decider.lessons.policiesRowByRow)
+        if let stage { return PushdownExecutor(stage: stage) }
+        return RowByRowExecutor(context: context, reason: reason)
     }
 }

@@ -13,7 +13,7 @@ import ETLModel
 /// - `books-v3.sqlite.etl-tmp.external`: the external storage files of a store being built;
 /// - `books-v3.sqlite.etl-backup.external`: with a backup, the old store's external storage
 ///   files, gathered before the new ones join them in its folder.
-public struct WorkArea {
+public struct WorkArea: Sendable {
     let destination: String
 
     var temporaryDestination: String { destination + ".etl-tmp" }
@@ -24,6 +24,11 @@ public struct WorkArea {
     static func aheadFiles(ofWork work: String) -> (keys: String, links: String) { (work + "-keys", work + "-links") }
     var backup: String { destination + ".bak" }
     var backupExternal: String { destination + ".etl-backup.external" }
+
+    /// The rejected rows of the run (`RejectFile`), kept beside the destination.
+    var rejects: String { destination + ".rejects.jsonl.zst" }
+    /// Step `step`'s (0-based) rejected rows, until the run joins them into `rejects`.
+    func rejects(ofStep step: Int) -> String { rejects + ".step\(step + 1)" }
 
     /// The store step `index` (0-based) writes.
     func output(ofStep index: Int, stepCount: Int) -> String {
@@ -36,7 +41,7 @@ public struct WorkArea {
         let stores = outputs + [work, aheadFiles.keys, aheadFiles.links]
         return stores.flatMap { [$0, $0 + "-journal", $0 + "-wal", $0 + "-shm"] }
             + outputs.map { $0 + ".external" } + [backupExternal, backupExternal + ".etl-partial"]
-            + (0..<stepCount).map { RejectFile(destination: destination).stepFile($0) }
+            + (0..<stepCount).map(rejects(ofStep:))
     }
 
     /// Where the store at `path` keeps externally stored binary values: Core Data's

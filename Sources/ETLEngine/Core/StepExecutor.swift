@@ -28,19 +28,3 @@ struct StepOutcome {
     /// validation counts their associations.
     var associationsKept: Set<MappingID>
 }
-
-/// The executor `decider` chooses for the step (`StrategyDecider`), after a look at the data
-/// for a step inside SQLite (`PushdownStage.prepare`), which may still send it row by row.
-func stepExecutor(for context: StepContext, decider: StrategyDecider) throws -> StepExecutor {
-    let strategy = try decider.strategy { policiesRowByRow in
-        try PushdownStage.makePlan(context, policiesRowByRow: policiesRowByRow)
-    }
-    switch strategy {
-    case .rowByRow(let reason):
-        return RowByRowExecutor(context: context, reason: reason)
-    case .insideSQLite(let plan):
-        let (stage, reason) = try PushdownStage.prepare(context, plan: plan, policiesRowByRow: decider.lessons.policiesRowByRow)
-        if let stage { return PushdownExecutor(stage: stage) }
-        return RowByRowExecutor(context: context, reason: reason)
-    }
-}

@@ -25,8 +25,9 @@ final class StepContext {
     var nextKey: [String: Int64]
     /// Where a resumed run starts inside this step (nil: from the beginning).
     let resume: Checkpoint.Position?
-    /// Records progress after a chunk's commit (the run writes the checkpoint).
-    var commitHandler: (Checkpoint.Position) throws -> Void = { _ in }
+    /// Where the stages report each commit, for the run to write the checkpoint (none: no
+    /// checkpoints are kept).
+    weak var checkpoints: CheckpointSink?
     let cancellation: Cancellation?
     let policies: PolicyRegistry
     /// The run's plan's `PlanMemo`, if it has one.
@@ -68,31 +69,9 @@ final class StepContext {
         mapping.policy.flatMap { policies[$0] }
     }
 
-    /// Fails the run once more rows were rejected than allowed, showing the first ones.
-    func checkRejects(_ new: [Reject]) throws {
-        guard !new.isEmpty else { return }
-        let total = priorRejects + counters.reduce(0) { $0 + $1.rejected }
-        guard total > maxRejects else { return }
-        let decoder = JSONDecoder()
-        let first = try WorkDatabase(attachedTo: destination).rejectRecords(limit: 5).compactMap {
-            try? decoder.decode(Reject.self, from: Data($0.utf8))
-        }
-        throw MigrationError.tooManyRejects(limit: maxRejects, first: first.isEmpty ? new : first)
-    }
-
-    /// Stores reject records in the work file, inside the caller's transaction.
-    func keep(_ rejects: [Reject], mapping: MappingID) throws {
-        guard !rejects.isEmpty else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let insert = try WorkDatabase(attachedTo: destination).prepareReject(mapping: mapping)
-        for record in rejects {
-            try insert.run([.integer(record.key), .text(String(decoding: try encoder.encode(record), as: UTF8.self))])
-        }
-    }
-
+    /// Tells the run that everything up to `position` is committed (it writes the checkpoint).
     func commit(_ position: Checkpoint.Position) throws {
-        try commitHandler(position)
+        try checkpoints?.committed(at: position)
     }
 
     func event(_ kind: ProgressEvent.Kind, _ stage: Stage, mapping: String? = nil, done: Int = 0, total: Int = 0, links: Int? = nil) {
