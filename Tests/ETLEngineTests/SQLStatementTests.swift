@@ -1,0 +1,43 @@
+import XCTest
+import ETLStore
+@testable import ETLEngine
+
+/// The push-down's statement parts render the SQL they stand for, each on its own.
+final class SQLStatementTests: XCTestCase {
+    let books = SQLTable.source("ZBOOK", alias: "s")
+
+    func testATableIsNamedWithItsSchemaAndAlias() {
+        XCTAssertEqual(books.sql, #"src."ZBOOK" s"#)
+        XCTAssertEqual(books.column("ZTITLE"), #"s."ZTITLE""#)
+        XCTAssertEqual(SQLTable.main(#"Odd "name""#).sql, #"main."Odd ""name""""#)
+        XCTAssertEqual(SQLTable.main("Book").column("id"), #"main."Book"."id""#)
+    }
+
+    func testASelectWritesOnlyTheClausesItHas() {
+        XCTAssertEqual(SQLSelect(["count(*)"], from: books).sql, #"SELECT count(*) FROM src."ZBOOK" s"#)
+        let bound = SQLSelect([books.column("Z_PK")], from: books, where: ["s.\"Z_ENT\" = 2", "s.\"Z_PK\" >= ?1"],
+                              orderBy: [books.column("Z_PK")], limit: "1", offset: "?2")
+        XCTAssertEqual(bound.sql, #"SELECT s."Z_PK" FROM src."ZBOOK" s WHERE s."Z_ENT" = 2 AND s."Z_PK" >= ?1 ORDER BY s."Z_PK" LIMIT 1 OFFSET ?2"#)
+        XCTAssertEqual(bound.count.sql, #"SELECT count(*) FROM src."ZBOOK" s WHERE s."Z_ENT" = 2 AND s."Z_PK" >= ?1"#,
+                       "the same rows counted: no order, no limit")
+        let joined = SQLSelect(["j.\"Z_2BOOKS\""], from: books, joins: [#"JOIN src."Z_1BOOKS" j ON j."Z_1AUTHORS" = s."Z_PK""#],
+                               distinct: true).filtered(["j.\"Z_2BOOKS\" IS NOT NULL"])
+        XCTAssertEqual(joined.sql, #"SELECT DISTINCT j."Z_2BOOKS" FROM src."ZBOOK" s JOIN src."Z_1BOOKS" j ON j."Z_1AUTHORS" = s."Z_PK" WHERE j."Z_2BOOKS" IS NOT NULL"#)
+    }
+
+    func testAnInsertOfASelectAndAnUpdateFrom() throws {
+        let select = SQLSelect([books.column("Z_PK"), "upper(s.\"ZTITLE\")"], from: books, where: ["s.\"Z_PK\" >= ?1", "s.\"Z_PK\" <= ?2"])
+        let insert = SQLInsert(into: .main("ZBOOK"), columns: ["Z_PK", "ZTITLE"], select, conflict: .ignore)
+        XCTAssertEqual(insert.sql, #"INSERT OR IGNORE INTO main."ZBOOK" ("Z_PK", "ZTITLE") SELECT s."Z_PK", upper(s."ZTITLE") FROM src."ZBOOK" s WHERE s."Z_PK" >= ?1 AND s."Z_PK" <= ?2"#)
+        let update = SQLUpdate(.main("ZBOOK"), set: [(column: "ZAUTHOR", value: "k.destination")], from: SQLTable(schema: "work", name: "unique_key", alias: "k"),
+                               where: [#"k.source = main."ZBOOK"."Z_PK""#])
+        XCTAssertEqual(update.sql, #"UPDATE main."ZBOOK" SET "ZAUTHOR" = k.destination FROM work."unique_key" k WHERE k.source = main."ZBOOK"."Z_PK""#)
+
+        // And SQLite runs what they render.
+        let db = try Database(path: ":memory:", mode: .create)
+        try db.execute(#"ATTACH DATABASE ':memory:' AS src; CREATE TABLE src."ZBOOK" ("Z_PK" INTEGER PRIMARY KEY, "ZTITLE" TEXT); "#
+                       + #"CREATE TABLE main."ZBOOK" ("Z_PK" INTEGER PRIMARY KEY, "ZTITLE" TEXT); INSERT INTO src."ZBOOK" VALUES (1, 'a'), (2, 'b'), (3, 'c')"#)
+        try db.run(insert.sql, [.integer(2), .integer(3)])
+        XCTAssertEqual(try db.rows(#"SELECT * FROM main."ZBOOK""#), [[.integer(2), .text("B")], [.integer(3), .text("C")]])
+    }
+}
