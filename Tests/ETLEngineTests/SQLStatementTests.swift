@@ -20,18 +20,21 @@ final class SQLStatementTests: XCTestCase {
         XCTAssertEqual(bound.sql, #"SELECT s."Z_PK" FROM src."ZBOOK" s WHERE s."Z_ENT" = 2 AND s."Z_PK" >= ?1 ORDER BY s."Z_PK" LIMIT 1 OFFSET ?2"#)
         XCTAssertEqual(bound.count.sql, #"SELECT count(*) FROM src."ZBOOK" s WHERE s."Z_ENT" = 2 AND s."Z_PK" >= ?1"#,
                        "the same rows counted: no order, no limit")
-        let joined = SQLSelect(["j.\"Z_2BOOKS\""], from: books, joins: [#"JOIN src."Z_1BOOKS" j ON j."Z_1AUTHORS" = s."Z_PK""#],
+        let joined = SQLSelect(["j.\"Z_2BOOKS\""], from: books, joins: [.cross(.source("Z_1BOOKS", alias: "j"), on: [#"j."Z_1AUTHORS" = s."Z_PK""#])],
                                distinct: true).filtered(["j.\"Z_2BOOKS\" IS NOT NULL"])
-        XCTAssertEqual(joined.sql, #"SELECT DISTINCT j."Z_2BOOKS" FROM src."ZBOOK" s JOIN src."Z_1BOOKS" j ON j."Z_1AUTHORS" = s."Z_PK" WHERE j."Z_2BOOKS" IS NOT NULL"#)
+        XCTAssertEqual(joined.sql, #"SELECT DISTINCT j."Z_2BOOKS" FROM src."ZBOOK" s CROSS JOIN src."Z_1BOOKS" j ON j."Z_1AUTHORS" = s."Z_PK" WHERE j."Z_2BOOKS" IS NOT NULL"#)
     }
 
     func testAnInsertOfASelectAndAnUpdateFrom() throws {
         let select = SQLSelect([books.column("Z_PK"), "upper(s.\"ZTITLE\")"], from: books, where: ["s.\"Z_PK\" >= ?1", "s.\"Z_PK\" <= ?2"])
         let insert = SQLInsert(into: .main("ZBOOK"), columns: ["Z_PK", "ZTITLE"], select, conflict: .ignore)
         XCTAssertEqual(insert.sql, #"INSERT OR IGNORE INTO main."ZBOOK" ("Z_PK", "ZTITLE") SELECT s."Z_PK", upper(s."ZTITLE") FROM src."ZBOOK" s WHERE s."Z_PK" >= ?1 AND s."Z_PK" <= ?2"#)
-        let update = SQLUpdate(.main("ZBOOK"), set: [(column: "ZAUTHOR", value: "k.destination")], from: SQLTable(schema: "work", name: "unique_key", alias: "k"),
+        let update = SQLUpdate(.main("ZBOOK"), set: [(column: "ZAUTHOR", value: "k.destination")], from: .table(.work("unique_key", alias: "k")),
                                where: [#"k.source = main."ZBOOK"."Z_PK""#])
-        XCTAssertEqual(update.sql, #"UPDATE main."ZBOOK" SET "ZAUTHOR" = k.destination FROM work."unique_key" k WHERE k.source = main."ZBOOK"."Z_PK""#)
+        XCTAssertEqual(update.sql, #"UPDATE main."ZBOOK" SET "ZAUTHOR" = k.destination FROM work.unique_key k WHERE k.source = main."ZBOOK"."Z_PK""#)
+        let grouped = SQLSelect(["o", "min(t)"], from: .select(SQLSelect(["a AS o", "b AS t"], from: .main("x")), alias: "x"), groupBy: ["1"])
+        XCTAssertEqual(grouped.sql, #"SELECT o, min(t) FROM (SELECT a AS o, b AS t FROM main."x") AS x GROUP BY 1"#)
+        XCTAssertEqual(SQLTable.source("Z_1BOOKS", alias: "p", notIndexed: true).sql, #"src."Z_1BOOKS" p NOT INDEXED"#)
 
         // And SQLite runs what they render.
         let db = try Database(path: ":memory:", mode: .create)

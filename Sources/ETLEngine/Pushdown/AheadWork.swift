@@ -97,7 +97,8 @@ final class AheadWork: @unchecked Sendable {
             for index in step.mappingIDs where !context.isDone(.relate, mapping: index) {
                 for relate in relates[index] ?? [] where !links.contains(where: { $0.relate.sql == relate.sql }) {
                     guard let ahead = relate.ahead, ahead.keysOf.allSatisfy(keyed.contains) else { continue }
-                    let insert = "INSERT OR IGNORE INTO main.\(Database.quote(ahead.table)) ("
+                    // The one statement of the step writing the join table (`SQLInsert.head`).
+                    let insert = "INSERT OR IGNORE INTO " + SQLTable.main(ahead.table).sql + " ("
                     guard statements.filter({ $0.sql.hasPrefix(insert) }).count == 1 else { continue }
                     links.append(Links(relate: relate, pairs: "pairs\(links.count + 1)"))
                 }
@@ -137,8 +138,9 @@ final class AheadWork: @unchecked Sendable {
     /// Copies scope `scope`'s keys from the attached file into the work database, in the
     /// order `fillKeys` writes them.
     static func copyKeys(scope: TargetID) -> String {
-        WorkDatabase.addUniqueKeysSelecting(scope: scope, key: "key", destination: "destination", source: "source", rows: "rows")
-            + "FROM ahead.unique_key WHERE mapping = \(scope.index) ORDER BY key"
+        WorkDatabase.addUniqueKeys(scope: scope, key: "key", destination: "destination", source: "source", rows: "rows",
+                                   of: SQLSelect([], from: SQLTable(schema: "ahead", name: "unique_key"), where: ["mapping = \(scope.index)"],
+                                                 orderBy: ["key"])).sql
     }
 
     /// Waits for the links worked out ahead. When `relate`'s are there, from keys the run

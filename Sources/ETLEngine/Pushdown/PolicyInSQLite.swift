@@ -79,16 +79,17 @@ enum PolicyInSQLite {
     /// The mapping's insert: `values` (the defaults' and attributes' SQL, in the insert's
     /// column order, the last `attributes` of them the attributes') are handed to the hook
     /// with the source fields, and the attributes' columns take what it returns.
-    static func insert(_ step: StepPlan, _ index: MappingID, into: String, key: String, values: [String], attributes: Int,
-                       rows: String, conditions: [String]) throws(PushdownPlan.NotPushable) -> String {
+    static func insert(_ step: StepPlan, _ index: MappingID, into: SQLTable, columns: [String], key: String, values: [String], attributes: Int,
+                       from source: SQLTable, conditions: [String]) throws(PushdownPlan.NotPushable) -> String {
         let fields = try sourceFields(step, index, alias: "s").map(\.sql)
         let defaults = values.dropLast(attributes)
         let declared = values.suffix(attributes)
         let call = "\(functionName(index))(" + ([key] + declared + fields).joined(separator: ", ") + ")"
         let returned = (0..<attributes).map { "\(fieldFunction(index))(p, \($0))" }
-        return into + " SELECT " + (["k"] + defaults + returned).joined(separator: ", ")
-            + " FROM (SELECT \(key) AS k, \(call) AS p FROM \(rows) WHERE " + conditions.joined(separator: " AND ")
-            + " ORDER BY \(key) LIMIT -1 OFFSET 0)"
+        // LIMIT -1 OFFSET 0 keeps SQLite from flattening the inner query: the hook is called
+        // once per row, in key order.
+        let calls = SQLSelect(["\(key) AS k", "\(call) AS p"], from: source, where: conditions, orderBy: [key], limit: "-1", offset: "0")
+        return SQLInsert(into: into, columns: columns, SQLSelect(["k"] + defaults + returned, from: .select(calls, alias: nil))).sql
     }
 
     /// The row a hook made last, between its function's call and its field functions'.

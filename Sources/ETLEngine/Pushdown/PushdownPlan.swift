@@ -140,7 +140,7 @@ struct PushdownPlan {
         /// The start of a statement inserting a join table's pairs, `columns` in the order the
         /// `SELECT` after it gives their values.
         static func insert(into table: String, columns: [String]) -> String {
-            "INSERT OR IGNORE INTO main.\(Database.quote(table)) (\(columns.map(Database.quote).joined(separator: ", "))) "
+            SQLInsert.head(into: .main(table), columns: columns, conflict: .ignore)
         }
     }
 
@@ -341,7 +341,8 @@ private struct StatementBuilder {
     func create(_ index: MappingID) throws(NotPushable) -> PushdownPlan.Create {
         let mapping = step.mappings[index]
         let (translator, table) = source(index, alias: "s")
-        let key = "s.\(q(table.keyColumn))"
+        let sourceTable = SQLTable.source(table.name, alias: "s")
+        let key = sourceTable.column(table.keyColumn)
         let layout = step.destinationLayout
         let destination = layout.table(of: mapping.destinationEntity)
         var columns = [destination.keyColumn] + destination.insertDefaults.map(\.column)
@@ -377,23 +378,20 @@ private struct StatementBuilder {
         let links = try inlineLinks(index)
         columns += links.map(\.column)
         values += links.map(\.value)
-        let into = "INSERT INTO main.\(q(destination.name)) (" + columns.map(q).joined(separator: ", ") + ")"
-        let appending = "INSERT INTO main.\(q(destination.name)) (" + columns.dropFirst().map(q).joined(separator: ", ") + ")"
-        let sourceRows = "src.\(q(table.name)) s"
+        let into = SQLTable.main(destination.name)
         // A forEach mapping's rows are its pairs; its counts and chunk bounds stay the source rows'.
-        let rows = pairs.map { "\(sourceRows) \($0.joins)" } ?? sourceRows
-        let all = table.condition(alias: "s")
+        let rows = SQLSelect([], from: sourceTable, joins: pairs?.joins ?? [])
+        let all = [table.condition(alias: "s")].compactMap { $0 }
         let passing = try self.passing(index, alias: "s")
-        let whereAll = all.map { " WHERE \($0)" } ?? ""
-        let count = "SELECT count(*) FROM \(sourceRows)\(whereAll)"
+        let inKeys = ["\(key) >= ?1", "\(key) <= ?2"]
+        let count = SQLSelect(["count(*)"], from: sourceTable, where: all)
         let passed = WorkDatabase.rowsWithUniqueKeys(scope: mapping.targets[0], from: "?1")
-        let bound = "SELECT \(key) FROM \(sourceRows) WHERE " + (all.map { "\($0) AND " } ?? "") + "\(key) >= ?1 ORDER BY \(key) LIMIT 1 OFFSET ?2"
+        let bound = SQLSelect([key], from: sourceTable, where: all + ["\(key) >= ?1"], orderBy: [key], limit: "1", offset: "?2")
         // CASE: the values are evaluated only for passing rows, as row by row. Each value is
         // only tested for null, in SQL: Swift is called only where the value needs it.
         let each = "(" + (evaluated + [unique].compactMap { $0 }).map { "(\($0) IS NULL)" }.joined(separator: " + ") + ") >= 0"
-        let inKeys = "\(key) >= ?1 AND \(key) <= ?2 AND "
         let rejects = mayReject
-            ? "SELECT count(*) FROM \(rows) WHERE " + inKeys + (passing.isEmpty ? each : "CASE WHEN " + passing.joined(separator: " AND ") + " THEN \(each) END")
+            ? rows.selecting(["count(*)"]).filtered(inKeys + [passing.isEmpty ? each : "CASE WHEN " + passing.joined(separator: " AND ") + " THEN \(each) END"])
             : nil
         // The string attributes read, when no conversion is: only a blob in one can be rejected.
         let forms = ([mapping.filter, mapping.uniqueBy] + mapping.attributes.map { assignment -> CompiledExpression? in
@@ -405,48 +403,49 @@ private struct StatementBuilder {
             _ = form.contains {
                 if case .path(let path, .string) = $0, path.segments.count == 1,
                    step.sourceLayout.model.attribute(path.segments[0], of: mapping.sourceEntity) != nil {
-                    strings.insert("s.\(q(step.sourceLayout.column(ofAttribute: path.segments[0], entity: mapping.sourceEntity)))")
+                    strings.insert(sourceTable.column(step.sourceLayout.column(ofAttribute: path.segments[0], entity: mapping.sourceEntity)))
                 }
                 return false
             }
         }
-        var create = try self.create(index, kind: kind(index), destination: destination.name, into: into, appending: appending, values: values,
-                                     rows: rows, key: key, passing: passing, unique: unique, readsSource: readsSource,
-                                     count: count, passed: passed, bound: bound)
-        create.rejects = rejects
+        var create = try self.create(index, kind: kind(index), into: into, columns: columns, values: values, source: sourceTable, rows: rows, key: key,
+                                     passing: passing, unique: unique, readsSource: readsSource,
+                                     count: count.sql, passed: passed, bound: bound.sql)
+        create.rejects = rejects?.sql
         if policiesInSQLite.contains(index) {
             // (Never a forEach mapping: no pairs, no links written with the rows.)
-            create.insert = try PolicyInSQLite.insert(step, index, into: into, key: key, values: values, attributes: mapping.attributes.count,
-                                                      rows: rows, conditions: passing + ["\(key) >= ?1", "\(key) <= ?2"])
+            create.insert = try PolicyInSQLite.insert(step, index, into: into, columns: columns, key: key, values: values,
+                                                      attributes: mapping.attributes.count, from: sourceTable, conditions: passing + inKeys)
         }
         if let pairs {
             // Pairs in key order, as the loader hands out keys: the source key, then the item's.
-            let order = "\(key), \(pairs.item)"
-            let numbered = "?3 - 1 + row_number() OVER (ORDER BY \(order))"
-            let inRange = (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ")
-            let select = " FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
-            create.insert = into + " SELECT " + ([numbered] + values).joined(separator: ", ") + select
-            create.append = appending + " SELECT " + values.joined(separator: ", ") + select
+            let order = [key, pairs.item]
+            let numbered = "?3 - 1 + row_number() OVER (ORDER BY \(order.joined(separator: ", ")))"
+            let inRange = rows.filtered(passing + inKeys).ordered(by: order)
+            create.insert = SQLInsert(into: into, columns: columns, inRange.selecting([numbered] + values)).sql
+            create.append = SQLInsert(into: into, columns: Array(columns.dropFirst()), inRange.selecting(values)).sql
             create.links = links
             if try pairsAreLookedUp(index) {
-                create.associate = WorkDatabase.associateSelecting(target: mapping.targets[0], destination: numbered, source: key, item: pairs.item)
-                    + "FROM \(rows) WHERE \(inRange) ORDER BY \(order)"
+                create.associate = WorkDatabase.associate(target: mapping.targets[0], destination: numbered, source: key, item: pairs.item,
+                                                          of: inRange).sql
             }
             if !links.isEmpty {
-                let key = q(destination.keyColumn)
-                create.linksSet = "SELECT " + links.map { "count(\(q($0.column)))" }.joined(separator: " + ")
-                    + " FROM main.\(q(destination.name)) WHERE \(key) >= ?1 AND \(key) <= ?2"
+                let key = into.column(destination.keyColumn)
+                create.linksSet = SQLSelect([links.map { "count(\(q($0.column)))" }.joined(separator: " + ")], from: into,
+                                            where: ["\(key) >= ?1", "\(key) <= ?2"]).sql
             }
-            create.pairs = "SELECT count(*) FROM \(rows) WHERE " + ([all].compactMap { $0 } + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ")
-            if let listed = pairs.listedIn, all == nil {
+            create.pairs = rows.selecting(["count(*)"]).filtered(all + inKeys).sql
+            if let listed = pairs.listedIn, all.isEmpty {
                 // The pairs the join finds: each listed key equal to a source key (as `=` compares).
-                let own = "p.\(q(listed.own))"
-                create.pairsOfEveryKey = "SELECT count(*) FROM src.\(q(listed.table)) p WHERE \(own) >= ?1 AND \(own) <= ?2 AND \(own) = CAST(\(own) AS INTEGER)"
+                let listing = SQLTable.source(listed.table, alias: "p")
+                let own = listing.column(listed.own)
+                create.pairsOfEveryKey = SQLSelect(["count(*)"], from: listing,
+                                                   where: ["\(own) >= ?1", "\(own) <= ?2", "\(own) = CAST(\(own) AS INTEGER)"]).sql
             }
             // The string columns found above are the source entity's; the item's are not among them.
             create.blobs = nil
         } else if rejects != nil, !converts, !strings.isEmpty {
-            create.blobs = "SELECT 1 FROM \(rows) WHERE " + strings.sorted().map { "\($0) >= x''" }.joined(separator: " OR ") + " LIMIT 1"
+            create.blobs = rows.selecting(["1"]).filtered([strings.sorted().map { "\($0) >= x''" }.joined(separator: " OR ")]).limited("1").sql
         }
         return create
     }
@@ -463,8 +462,9 @@ private struct StatementBuilder {
         }
     }
 
-    private func create(_ index: MappingID, kind: PushdownPlan.Kind, destination: String, into: String, appending: String, values: [String],
-                        rows: String, key: String, passing: [String], unique: String?, readsSource: Bool,
+    /// - Parameter rows: the mapping's source rows (`source`, `s`), with the joins to its forEach pairs.
+    private func create(_ index: MappingID, kind: PushdownPlan.Kind, into: SQLTable, columns: [String], values: [String],
+                        source: SQLTable, rows: SQLSelect, key: String, passing: [String], unique: String?, readsSource: Bool,
                         count: String, passed: String, bound: String) throws(NotPushable) -> PushdownPlan.Create {
         let mapping = step.mappings[index]
         switch kind {
@@ -472,36 +472,37 @@ private struct StatementBuilder {
             // New keys numbered from ?3 in source key order, as the loader hands them out: above
             // every kept key of the table (`StepPlan.firstNewKeys`), whatever ran before.
             let newKey = kind == .sourceKeys ? key : "?3 - 1 + row_number() OVER (ORDER BY \(key))"
-            let select = " FROM \(rows) WHERE " + (passing + ["\(key) >= ?1", "\(key) <= ?2"]).joined(separator: " AND ") + " ORDER BY \(key)"
-            let insert = into + " SELECT " + ([newKey] + values).joined(separator: ", ") + select
-            var create = PushdownPlan.Create(mapping: index, kind: kind, table: destination, count: count, passed: passed,
+            let select = rows.filtered(passing + ["\(key) >= ?1", "\(key) <= ?2"]).ordered(by: [key])
+            let insert = SQLInsert(into: into, columns: columns, select.selecting([newKey] + values)).sql
+            var create = PushdownPlan.Create(mapping: index, kind: kind, table: into.name, count: count, passed: passed,
                                              bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
-            if kind == .nextKeys { create.append = appending + " SELECT " + values.joined(separator: ", ") + select }
+            if kind == .nextKeys { create.append = SQLInsert(into: into, columns: Array(columns.dropFirst()), select.selecting(values)).sql }
             return create
         case .unique:
             let unique = unique!
             let target = mapping.targets[0]
-            let whereOf = passing.isEmpty ? "" : " WHERE " + passing.joined(separator: " AND ")
             // Keys numbered from ?1 in order of their first source row, as the loader hands them out.
             // (The key is computed once per row in the inner query, which groups by its alias.)
             // Written in key order: appended to the table's B-tree, not scattered over it.
-            let fill = WorkDatabase.addUniqueKeysSelecting(scope: target, key: "k", destination: "?1 - 1 + row_number() OVER (ORDER BY first)",
-                                                           source: "first", rows: "n") + "FROM "
-                + "(SELECT \(unique) AS k, min(\(key)) AS first, count(*) AS n FROM \(rows)\(whereOf) GROUP BY k) ORDER BY k"
+            let firsts = rows.selecting(["\(unique) AS k", "min(\(key)) AS first", "count(*) AS n"]).filtered(passing)
+            let grouped = firsts.grouped(by: ["k"])
+            let fill = WorkDatabase.addUniqueKeys(scope: target, key: "k", destination: "?1 - 1 + row_number() OVER (ORDER BY first)",
+                                                  source: "first", rows: "n", of: SQLSelect([], from: .select(grouped, alias: nil), orderBy: ["k"]))
             // Values of the first source row of each key; none to read when they all are the key.
-            let join = readsSource ? " JOIN \(rows) ON \(key) = u.source" : ""
             let keys = WorkDatabase.uniqueKeys(scope: target, alias: "u", from: "?1")
-            let insert = into + " SELECT " + (["u.destination"] + values).joined(separator: ", ")
-                + " FROM \(keys.table)\(join) WHERE \(keys.condition) ORDER BY u.destination"
+            let join = readsSource ? [SQLJoin.inner(source, on: ["\(key) = u.source"])] : []
+            let insert = SQLInsert(into: into, columns: columns,
+                                   SQLSelect(["u.destination"] + values, from: keys.table, joins: join, where: keys.conditions,
+                                             orderBy: ["u.destination"]))
             // A null key is not deduplicated (each such row is its own), which GROUP BY cannot say:
             // the engine looks for one first, unless the filter already excludes it.
             let excluded = mapping.filter?.form?.conjuncts.contains(.isNull(mapping.uniqueBy!.form!, false)) ?? false
-            let nullKey = excluded ? nil : "SELECT 1 FROM \(rows) WHERE " + (passing + ["\(unique) IS NULL"]).joined(separator: " AND ") + " LIMIT 1"
-            return .init(mapping: index, kind: .unique, table: destination, count: count, passed: passed,
-                         bound: bound, insert: insert, fillKeys: fill, nullKey: nullKey)
+            let nullKey = excluded ? nil : rows.selecting(["1"]).filtered(passing + ["\(unique) IS NULL"]).limited("1").sql
+            return .init(mapping: index, kind: .unique, table: into.name, count: count, passed: passed,
+                         bound: bound, insert: insert.sql, fillKeys: fill.sql, nullKey: nullKey)
         case .forEach:
             // Its statements are the pairs' (set by the caller).
-            return .init(mapping: index, kind: .forEach, table: destination, count: count, passed: passed,
+            return .init(mapping: index, kind: .forEach, table: into.name, count: count, passed: passed,
                          bound: bound, insert: "", fillKeys: nil, nullKey: nil)
         case .rowByRow:
             preconditionFailure("mapping \(mapping.name) is created row by row")
@@ -513,26 +514,28 @@ private struct StatementBuilder {
     /// item order row by row reads them (`SourceQuery`), and the item's own row (`i`) when
     /// an expression reads it (left joined: a missing item reads as nulls, as row by row);
     /// `listedIn`: the join table and its column of source keys, when a join table lists them.
-    func forEachPairs(_ index: MappingID) throws(NotPushable) -> (joins: String, item: String, listedIn: (table: String, own: String)?) {
+    func forEachPairs(_ index: MappingID) throws(NotPushable) -> (joins: [SQLJoin], item: String, listedIn: (table: String, own: String)?) {
         let mapping = step.mappings[index]
         let layout = step.sourceLayout
-        let key = "s.\(q(layout.table(of: mapping.sourceEntity).keyColumn))"
+        let key = SQLTable.source(layout.table(of: mapping.sourceEntity).name, alias: "s").column(layout.table(of: mapping.sourceEntity).keyColumn)
         guard case .path(let path, _)? = mapping.forEach?.form, path.root == .source, path.segments.count == 1,
               let r = layout.model.relationship(path.segments[0], of: mapping.sourceEntity), r.isToMany,
               let itemEntity = mapping.itemEntity else {
             throw NotPushable(mapping: mapping.name, "has a forEach that is not $source.relationship")
         }
-        var joins: String
+        var joins: [SQLJoin]
         let item: String
         var listedIn: (table: String, own: String)?
         switch layout.storage(ofRelationship: r.name, entity: mapping.sourceEntity) {
         case .joinTable(let table, let own, let other):
-            joins = "CROSS JOIN src.\(q(table)) p ON p.\(q(own)) = \(key)"
-            item = "p.\(q(other))"
+            let p = SQLTable.source(table, alias: "p")
+            joins = [.cross(p, on: ["\(p.column(own)) = \(key)"])]
+            item = p.column(other)
             listedIn = (table, own)
         case .inverseForeignKey(let table, let column):
-            joins = "CROSS JOIN src.\(q(table)) p ON p.\(q(column)) = \(key)"
-            item = "p.\(q(layout.table(of: r.destination).keyColumn))"
+            let p = SQLTable.source(table, alias: "p")
+            joins = [.cross(p, on: ["\(p.column(column)) = \(key)"])]
+            item = p.column(layout.table(of: r.destination).keyColumn)
         case .foreignKey:
             throw NotPushable(mapping: mapping.name, "has a forEach over a relationship stored as a to-one column")
         }
@@ -540,8 +543,8 @@ private struct StatementBuilder {
             if case .expression(let e) = assignment.source { return e } else { return nil }
         }).compactMap { $0?.form }
         if forms.contains(where: { $0.contains { if case .path(let p, _) = $0 { return p.root == .item } else { return false } } }) {
-            let items = layout.table(of: itemEntity)
-            joins += " LEFT JOIN src.\(q(items.name)) i ON i.\(q(items.keyColumn)) = \(item)"
+            let items = SQLTable.source(layout.table(of: itemEntity).name, alias: "i")
+            joins.append(.left(items, on: ["\(items.column(layout.table(of: itemEntity).keyColumn)) = \(item)"]))
         }
         return (joins, item, listedIn)
     }
@@ -619,7 +622,7 @@ private struct StatementBuilder {
     ///   key (bound as ?1, ?2), not a lookup: right when its table's keys are contiguous.
     private func destinationKey(of index: MappingID, row alias: String, prefix: String,
                                 sameRowAs owner: (alias: String, mapping: MappingID)?,
-                                inRange: Bool = false) throws(NotPushable) -> (joins: [String], key: String, conditions: [String]) {
+                                inRange: Bool = false) throws(NotPushable) -> (joins: [SQLJoin], key: String, conditions: [String]) {
         let mapping = step.mappings[index]
         let layout = step.destinationLayout
         switch kind(index) {
@@ -630,11 +633,11 @@ private struct StatementBuilder {
             // (The unary + keeps SQLite from reading the rows through an index of the key
             // instead of in the order chosen for the output.)
             if inRange { return ([], alias, ["+\(alias) BETWEEN ?1 AND ?2"]) }
-            let d = "\(prefix)d"
-            let entity = table.condition(alias: d).map { " AND \($0)" } ?? ""
-            return (["CROSS JOIN main.\(q(table.name)) \(d) ON \(d).\(q(table.keyColumn)) = \(alias)\(entity)"], "\(d).\(q(table.keyColumn))", [])
+            let d = SQLTable.main(table.name, alias: "\(prefix)d")
+            let key = d.column(table.keyColumn)
+            return ([.cross(d, on: ["\(key) = \(alias)"] + [table.condition(alias: d.alias!)].compactMap { $0 })], key, [])
         case .unique:
-            var joins: [String] = []
+            var joins: [SQLJoin] = []
             var conditions: [String] = []
             let row: String
             if let owner, step.mappings[owner.mapping].sourceEntity == mapping.sourceEntity {
@@ -643,7 +646,8 @@ private struct StatementBuilder {
             } else {
                 row = "\(prefix)m"
                 let table = step.sourceLayout.table(of: mapping.sourceEntity)
-                joins.append("CROSS JOIN src.\(q(table.name)) \(row) ON \(row).\(q(table.keyColumn)) = \(alias)")
+                let rows = SQLTable.source(table.name, alias: row)
+                joins.append(.cross(rows, on: ["\(rows.column(table.keyColumn)) = \(alias)"]))
                 conditions = try passing(index, alias: row)
             }
             let u = "\(prefix)u"
@@ -665,7 +669,8 @@ private struct StatementBuilder {
         let sourceLayout = step.sourceLayout
         let layout = step.destinationLayout
         let (_, ownerTable) = source(index, alias: "a")
-        let ownerKeyColumn = "a.\(q(ownerTable.keyColumn))"
+        let owners = SQLTable.source(ownerTable.name, alias: "a")
+        let ownerKeyColumn = owners.column(ownerTable.keyColumn)
         var storages: [RelationshipStorage] = []
         var result: [PushdownPlan.Relate] = []
         let inline = try inlineLinks(index)
@@ -697,8 +702,8 @@ private struct StatementBuilder {
             // The rows are read in the order of the first table; every other one is joined
             // to it (CROSS JOIN keeps SQLite from reordering), so that links come out in
             // the order of the destination's key wherever the source allows.
-            var from = "src.\(q(ownerTable.name)) a"
-            var joins: [String] = []
+            var from = owners
+            var joins: [SQLJoin] = []
             // A policy's rows have an association exactly when their source row passed.
             var conditions = kind(index) == .rowByRow ? [] : try passing(index, alias: "a")
             var ownerSourceKey = ownerKeyColumn
@@ -706,7 +711,7 @@ private struct StatementBuilder {
             var singleValued = true
             // Driven by a join table: the join finding each link's owner row in the source, and
             // the owner's own key there (`ownerInRange`).
-            var ownerJoin: String?
+            var ownerJoin: SQLJoin?
             var ownerListed: String?
             // The source join table driving the statement, and its owner and target columns.
             var sourceJoinTable: (table: String, own: String, other: String)?
@@ -725,18 +730,20 @@ private struct StatementBuilder {
                 singleValued = !r.isToMany
                 switch sourceLayout.storage(ofRelationship: name, entity: mapping.sourceEntity) {
                 case .foreignKey(_, let column):
-                    argumentRow = "a.\(q(column))"
+                    argumentRow = owners.column(column)
                 case .inverseForeignKey(let table, let column):
-                    joins.append("CROSS JOIN src.\(q(table)) p ON p.\(q(column)) = \(ownerKeyColumn)")
-                    argumentRow = "p.\(q(sourceLayout.table(of: r.destination).keyColumn))"
+                    let p = SQLTable.source(table, alias: "p")
+                    joins.append(.cross(p, on: ["\(p.column(column)) = \(ownerKeyColumn)"]))
+                    argumentRow = p.column(sourceLayout.table(of: r.destination).keyColumn)
                 case .joinTable(let table, let own, let other):
                     // Driven by the join table, in its key order, unindexed.
-                    from = "src.\(q(table)) p NOT INDEXED"
-                    ownerJoin = "CROSS JOIN src.\(q(ownerTable.name)) a ON \(ownerKeyColumn) = p.\(q(own))"
+                    from = .source(table, alias: "p", notIndexed: true)
+                    let p = SQLTable.source(table, alias: "p")
+                    ownerJoin = .cross(owners, on: ["\(ownerKeyColumn) = \(p.column(own))"])
                     joins.append(ownerJoin!)
-                    ownerSourceKey = "p.\(q(own))"
+                    ownerSourceKey = p.column(own)
                     ownerListed = ownerSourceKey
-                    argumentRow = "p.\(q(other))"
+                    argumentRow = p.column(other)
                     sourceJoinTable = (table, own, other)
                 }
             } else {
@@ -764,15 +771,15 @@ private struct StatementBuilder {
                 throw NotPushable(mapping: mapping.name, "shares its destination table with another mapping, so its rows cannot be found by key")
             }
             let ownerJoins = joins, ownerConditions = conditions
-            // - Parameter ownerInRange: the owner's rows are found by a range test of the key the
-            //   join table lists (bound as ?3, ?4: the owner's destination keys, when contiguous)
-            //   instead of a lookup of each in the source (at random places when the join table
-            //   is in the other side's order: 2.0 s against 0.25 s for Author_books at 1M books).
             // A join table's two columns, in the order of its primary key: the order links are written in.
             func joinColumns(_ table: String) throws -> [String] {
                 guard case .joinTable(_, let own, let other) = storage else { return [] }
                 return try primaryKey(table).first == other ? [other, own] : [own, other]
             }
+            // - Parameter ownerInRange: the owner's rows are found by a range test of the key the
+            //   join table lists (bound as ?3, ?4: the owner's destination keys, when contiguous)
+            //   instead of a lookup of each in the source (at random places when the join table
+            //   is in the other side's order: 2.0 s against 0.25 s for Author_books at 1M books).
             // - Parameter pairs: only the `SELECT` of a join table's pairs, in no order (`AheadLinks.pairs`).
             // - Parameter ownerKeys: only the pairs of the owner rows whose source keys lie in (?1, ?2).
             func statement(inRange: Bool, ownerInRange: Bool = false, pairs: Bool = false, ownerKeys: Bool = false) throws -> String {
@@ -782,7 +789,7 @@ private struct StatementBuilder {
                 var unique: [String] = []
                 let ownerRange = (ownerInRange ? ["+\(ownerListed!) BETWEEN ?3 AND ?4"] : []) + (ownerKeys ? ["\(ownerKeyColumn) BETWEEN ?1 AND ?2"] : [])
                 for condition in ownerConditions + ownerRange + found.conditions where !unique.contains(condition) { unique.append(condition) }
-                let rows = "FROM \(from) " + joins.joined(separator: " ") + (unique.isEmpty ? "" : " WHERE " + unique.joined(separator: " AND "))
+                let rows = SQLSelect([], from: from, joins: joins, where: unique)
                 // A kept source key is the destination key: read it where it is, so the order of
                 // the scan is the order of the output.
                 let targetKey = kind(target) == .sourceKeys ? argumentRow : found.key
@@ -790,21 +797,19 @@ private struct StatementBuilder {
                 switch storage {
                 case .joinTable(let table, let own, _):
                     let columns = try joinColumns(table)
-                    let select = "SELECT \(columns.map { $0 == own ? ownerKey : targetKey }.joined(separator: ", ")) \(rows)"
-                    return pairs ? select : PushdownPlan.AheadLinks.insert(into: table, columns: columns) + select + " ORDER BY 1, 2"
+                    let select = rows.selecting(columns.map { $0 == own ? ownerKey : targetKey })
+                    return pairs ? select.sql : SQLInsert(into: .main(table), columns: columns, select.ordered(by: ["1", "2"]), conflict: .ignore).sql
                 case .foreignKey(let table, let column):
                     guard singleValued else { throw NotPushable(reason: "\(what) is a to-one given a to-many path") }
-                    let key = layout.table(of: mapping.destinationEntity).keyColumn
                     // One value per destination row: the first source row's (lowest key) when several made it.
                     let pairs = kind(index) == .unique || kind(index) == .rowByRow
-                        ? "SELECT \(ownerKey) AS o, \(targetKey) AS t, min(\(ownerKeyColumn)) \(rows) GROUP BY 1"
-                        : "SELECT \(ownerKey) AS o, \(targetKey) AS t \(rows)"
-                    return "UPDATE main.\(q(table)) SET \(q(column)) = x.t FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.o AND main.\(q(table)).\(q(column)) IS NULL"
+                        ? rows.selecting(["\(ownerKey) AS o", "\(targetKey) AS t", "min(\(ownerKeyColumn))"]).grouped(by: ["1"])
+                        : rows.selecting(["\(ownerKey) AS o", "\(targetKey) AS t"])
+                    return Self.firstLinkWins(table, column, key: layout.table(of: mapping.destinationEntity).keyColumn, from: pairs, value: "x.t", row: "x.o")
                 case .inverseForeignKey(let table, let column):
-                    let key = layout.table(of: relationship.destination).keyColumn
                     // A target row links to the first destination row (lowest key) that names it.
-                    let pairs = "SELECT \(targetKey) AS t, min(\(ownerKey)) AS o \(rows) GROUP BY 1"
-                    return "UPDATE main.\(q(table)) SET \(q(column)) = x.o FROM (\(pairs)) AS x WHERE main.\(q(table)).\(q(key)) = x.t AND main.\(q(table)).\(q(column)) IS NULL"
+                    let pairs = rows.selecting(["\(targetKey) AS t", "min(\(ownerKey)) AS o"]).grouped(by: ["1"])
+                    return Self.firstLinkWins(table, column, key: layout.table(of: relationship.destination).keyColumn, from: pairs, value: "x.o", row: "x.t")
                 }
             }
             var dense: PushdownPlan.DenseTarget?
@@ -847,5 +852,14 @@ private struct StatementBuilder {
                                 ahead: ahead, verbatim: verbatim))
         }
         return result
+    }
+
+    /// `UPDATE main.table SET column = value FROM (pairs) AS x WHERE table.key = row AND
+    /// column IS NULL`: each row's key column set from the pairs, where no earlier
+    /// statement set it (the relate stage's first-link-wins rule).
+    private static func firstLinkWins(_ table: String, _ column: String, key: String, from pairs: SQLSelect, value: String, row: String) -> String {
+        let written = SQLTable.main(table)
+        return SQLUpdate(written, set: [(column: column, value: value)], from: .select(pairs, alias: "x"),
+                         where: ["\(written.column(key)) = \(row)", "\(written.column(column)) IS NULL"]).sql
     }
 }

@@ -88,10 +88,10 @@ struct WorkDatabase {
     /// entities sharing the table are told apart by `Z_ENT`, new rows are keyed above every
     /// kept key (`StepPlan.firstNewKeys`).
     func prepareAssociateKeptRows(target: TargetID, of table: EntityTable) throws -> Statement {
-        let key = Database.quote(table.keyColumn)
-        let condition = table.condition(alias: "d").map { " AND \($0)" } ?? ""
-        return try database.prepare(Self.associateSelecting(target: target, destination: "d.\(key)", source: "d.\(key)", item: "\(Self.noItem)")
-                                    + "FROM main.\(Database.quote(table.name)) d WHERE d.\(key) BETWEEN ? AND ?\(condition)")
+        let rows = SQLTable.main(table.name, alias: "d")
+        let key = rows.column(table.keyColumn)
+        let kept = SQLSelect([], from: rows, where: ["\(key) BETWEEN ? AND ?"] + [table.condition(alias: "d")].compactMap { $0 })
+        return try database.prepare(Self.associate(target: target, destination: key, source: key, item: "\(Self.noItem)", of: kept).sql)
     }
 
     /// The destination rows a source row became, for destinations(): bound to (target's number, source).
@@ -189,35 +189,38 @@ struct WorkDatabase {
         "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(scope.index) AND destination >= \(from)"
     }
 
-    /// The start of an INSERT … SELECT of target `target`'s associations: the caller appends FROM ….
-    static func associateSelecting(target: TargetID, destination: String, source: String, item: String) -> String {
-        "INSERT INTO work.association (mapping, destination, source, item) SELECT \(target.index), \(destination), \(source), \(item) "
+    /// An INSERT … SELECT of target `target`'s associations, one per row of `rows` (its columns are set here).
+    static func associate(target: TargetID, destination: String, source: String, item: String, of rows: SQLSelect) -> SQLInsert {
+        SQLInsert(into: .work("association"), columns: ["mapping", "destination", "source", "item"],
+                  rows.selecting(["\(target.index)", destination, source, item]))
     }
 
-    /// The start of an INSERT … SELECT of scope `scope`'s uniqueBy keys: the caller appends FROM ….
-    static func addUniqueKeysSelecting(scope: TargetID, key: String, destination: String, source: String, rows: String) -> String {
-        "INSERT INTO work.unique_key (mapping, key, destination, source, rows) SELECT \(scope.index), \(key), \(destination), \(source), \(rows) "
+    /// An INSERT … SELECT of scope `scope`'s uniqueBy keys, one per row of `rows` (its columns are set here).
+    static func addUniqueKeys(scope: TargetID, key: String, destination: String, source: String, rows count: String,
+                              of rows: SQLSelect) -> SQLInsert {
+        SQLInsert(into: .work("unique_key"), columns: ["mapping", "key", "destination", "source", "rows"],
+                  rows.selecting(["\(scope.index)", key, destination, source, count]))
     }
 
     /// The keys of scope `scope` as table `alias` (columns key, destination, source), for a FROM
     /// clause, with the condition that keeps the scope's rows keyed from `from` on.
-    static func uniqueKeys(scope: TargetID, alias: String, from: String) -> (table: String, condition: String) {
-        ("work.unique_key \(alias)", "\(alias).mapping = \(scope.index) AND \(alias).destination >= \(from)")
+    static func uniqueKeys(scope: TargetID, alias: String, from: String) -> (table: SQLTable, conditions: [String]) {
+        (.work("unique_key", alias: alias), ["\(alias).mapping = \(scope.index)", "\(alias).destination >= \(from)"])
     }
 
     /// Joins the row made for uniqueBy key `key` in scope `scope` as `alias` (column destination).
-    static func joinUniqueKey(scope: TargetID, alias: String, key: String) -> String {
-        "CROSS JOIN work.unique_key \(alias) ON \(alias).mapping = \(scope.index) AND \(alias).key = \(key)"
+    static func joinUniqueKey(scope: TargetID, alias: String, key: String) -> SQLJoin {
+        .cross(.work("unique_key", alias: alias), on: ["\(alias).mapping = \(scope.index)", "\(alias).key = \(key)"])
     }
 
     /// Target `target`'s associations as table `alias` (columns destination, source, item),
     /// for a FROM clause, with the condition that keeps the target's.
-    static func associations(target: TargetID, alias: String) -> (table: String, condition: String) {
-        ("work.association \(alias)", "\(alias).mapping = \(target.index)")
+    static func associations(target: TargetID, alias: String) -> (table: SQLTable, condition: String) {
+        (.work("association", alias: alias), "\(alias).mapping = \(target.index)")
     }
 
     /// Joins the rows target `target` made of source row `source` as `alias` (column destination).
-    static func joinAssociations(target: TargetID, alias: String, source: String) -> String {
-        "CROSS JOIN work.association \(alias) ON \(alias).mapping = \(target.index) AND \(alias).source = \(source)"
+    static func joinAssociations(target: TargetID, alias: String, source: String) -> SQLJoin {
+        .cross(.work("association", alias: alias), on: ["\(alias).mapping = \(target.index)", "\(alias).source = \(source)"])
     }
 }

@@ -17,12 +17,27 @@ struct SQLTable: Equatable {
     var schema: String
     var name: String
     var alias: String?
+    /// Read in its own (rowid) order, never through an index (`NOT INDEXED`).
+    var notIndexed = false
+
+    init(schema: String, name: String, alias: String? = nil, notIndexed: Bool = false) {
+        self.schema = schema
+        self.name = name
+        self.alias = alias
+        self.notIndexed = notIndexed
+    }
 
     static func main(_ name: String, alias: String? = nil) -> SQLTable { SQLTable(schema: "main", name: name, alias: alias) }
-    static func source(_ name: String, alias: String? = nil) -> SQLTable { SQLTable(schema: "src", name: name, alias: alias) }
+    static func source(_ name: String, alias: String? = nil, notIndexed: Bool = false) -> SQLTable {
+        SQLTable(schema: "src", name: name, alias: alias, notIndexed: notIndexed)
+    }
+    static func work(_ name: String, alias: String? = nil) -> SQLTable { SQLTable(schema: "work", name: name, alias: alias) }
 
-    /// `src."ZBOOK" s`.
-    var sql: String { "\(schema).\(Database.quote(name))" + (alias.map { " \($0)" } ?? "") }
+    /// `src."ZBOOK" s`. (The work database's tables are named as they were created, unquoted.)
+    var sql: String {
+        (schema == "work" ? "work.\(name)" : "\(schema).\(Database.quote(name))") + (alias.map { " \($0)" } ?? "")
+            + (notIndexed ? " NOT INDEXED" : "")
+    }
 
     /// A column of the table, as a statement over it names it: `s."ZTITLE"` (by alias), else `main."ZBOOK"."ZTITLE"`.
     func column(_ name: String) -> String {
@@ -30,23 +45,62 @@ struct SQLTable: Equatable {
     }
 }
 
-/// `SELECT … FROM … [joins] [WHERE … AND …] [ORDER BY …] [LIMIT … [OFFSET …]]`.
+/// `CROSS JOIN table ON …` (CROSS: SQLite keeps the order of the tables as written, so the
+/// rows come out in the order of the first) or `LEFT JOIN table ON …` (a missing row reads
+/// as nulls).
+struct SQLJoin: Equatable {
+    enum Kind: String, Equatable { case cross = "CROSS JOIN", inner = "JOIN", left = "LEFT JOIN" }
+
+    var kind: Kind
+    var table: SQLTable
+    var on: [String]
+
+    static func cross(_ table: SQLTable, on: [String]) -> SQLJoin { SQLJoin(kind: .cross, table: table, on: on) }
+    static func left(_ table: SQLTable, on: [String]) -> SQLJoin { SQLJoin(kind: .left, table: table, on: on) }
+    /// An inner join SQLite may reorder.
+    static func inner(_ table: SQLTable, on: [String]) -> SQLJoin { SQLJoin(kind: .inner, table: table, on: on) }
+
+    var sql: String { kind.rawValue + " " + table.sql + " ON " + on.joined(separator: " AND ") }
+}
+
+/// What a select reads: a table, or the rows of another select (`(SELECT …) AS x`).
+indirect enum SQLSource: Equatable {
+    case table(SQLTable)
+    case select(SQLSelect, alias: String?)
+
+    var sql: String {
+        switch self {
+        case .table(let table): return table.sql
+        case .select(let select, let alias): return "(" + select.sql + ")" + (alias.map { " AS \($0)" } ?? "")
+        }
+    }
+}
+
+/// `SELECT … FROM … [joins] [WHERE … AND …] [GROUP BY …] [ORDER BY …] [LIMIT … [OFFSET …]]`.
 struct SQLSelect: Equatable {
     var columns: [String]
-    var from: SQLTable
-    /// Joins as written after the table (`JOIN src."Z_1BOOKS" j ON …`).
-    var joins: [String] = []
+    var from: SQLSource
+    /// Joins, in order after the table.
+    var joins: [SQLJoin] = []
     /// Conditions, joined by AND; none: every row.
     var conditions: [String] = []
+    var groupBy: [String] = []
     var orderBy: [String] = []
     var limit: String?
     var offset: String?
     var distinct = false
 
-    init(_ columns: [String], from: SQLTable, joins: [String] = [], where conditions: [String] = [], orderBy: [String] = [],
-         limit: String? = nil, offset: String? = nil, distinct: Bool = false) {
+    init(_ columns: [String], from: SQLTable, joins: [SQLJoin] = [], where conditions: [String] = [], groupBy: [String] = [],
+         orderBy: [String] = [], limit: String? = nil, offset: String? = nil, distinct: Bool = false) {
+        self.init(columns, from: .table(from), joins: joins, where: conditions, groupBy: groupBy, orderBy: orderBy, limit: limit,
+                  offset: offset, distinct: distinct)
+    }
+
+    init(_ columns: [String], from: SQLSource, joins: [SQLJoin] = [], where conditions: [String] = [], groupBy: [String] = [],
+         orderBy: [String] = [], limit: String? = nil, offset: String? = nil, distinct: Bool = false) {
         self.columns = columns
         self.from = from
+        self.groupBy = groupBy
         self.joins = joins
         self.conditions = conditions
         self.orderBy = orderBy
@@ -62,6 +116,34 @@ struct SQLSelect: Equatable {
         return select
     }
 
+    /// The same rows, with other columns.
+    func selecting(_ columns: [String]) -> SQLSelect {
+        var select = self
+        select.columns = columns
+        return select
+    }
+
+    /// The first `count` rows.
+    func limited(_ count: String) -> SQLSelect {
+        var select = self
+        select.limit = count
+        return select
+    }
+
+    /// The same rows, grouped.
+    func grouped(by groupBy: [String]) -> SQLSelect {
+        var select = self
+        select.groupBy = groupBy
+        return select
+    }
+
+    /// The same rows, in this order.
+    func ordered(by orderBy: [String]) -> SQLSelect {
+        var select = self
+        select.orderBy = orderBy
+        return select
+    }
+
     /// `SELECT count(*)` of the same rows (no order, no limit).
     var count: SQLSelect {
         SQLSelect(["count(*)"], from: from, joins: joins, where: conditions)
@@ -69,8 +151,9 @@ struct SQLSelect: Equatable {
 
     var sql: String {
         var text = "SELECT " + (distinct ? "DISTINCT " : "") + columns.joined(separator: ", ") + " FROM " + from.sql
-        for join in joins { text += " " + join }
+        for join in joins { text += " " + join.sql }
         if !conditions.isEmpty { text += " WHERE " + conditions.joined(separator: " AND ") }
+        if !groupBy.isEmpty { text += " GROUP BY " + groupBy.joined(separator: ", ") }
         if !orderBy.isEmpty { text += " ORDER BY " + orderBy.joined(separator: ", ") }
         if let limit { text += " LIMIT " + limit }
         if let offset { text += " OFFSET " + offset }
@@ -95,7 +178,9 @@ struct SQLInsert: Equatable {
     }
 
     /// The statement up to its select: `INSERT INTO main."ZBOOK" ("Z_PK", "ZTITLE") `.
-    var head: String {
+    var head: String { Self.head(into: table, columns: columns, conflict: conflict) }
+
+    static func head(into table: SQLTable, columns: [String], conflict: Conflict) -> String {
         "INSERT " + (conflict == .ignore ? "OR IGNORE " : "") + "INTO " + table.sql + " ("
             + columns.map(Database.quote).joined(separator: ", ") + ") "
     }
@@ -107,10 +192,10 @@ struct SQLInsert: Equatable {
 struct SQLUpdate: Equatable {
     var table: SQLTable
     var assignments: [(column: String, value: String)]
-    var from: SQLTable?
+    var from: SQLSource?
     var conditions: [String]
 
-    init(_ table: SQLTable, set assignments: [(column: String, value: String)], from: SQLTable? = nil, where conditions: [String] = []) {
+    init(_ table: SQLTable, set assignments: [(column: String, value: String)], from: SQLSource? = nil, where conditions: [String] = []) {
         self.table = table
         self.assignments = assignments
         self.from = from
