@@ -301,6 +301,9 @@ extension Batch {
         }
         result.status = .done
         result.rows = BatchReport.rows(summary)
+        if !summary.drops.isEmpty {
+            result.dropped = summary.drops.reduce(into: [:]) { $0["\($1.step): \($1.name)", default: 0] += $1.count }
+        }
         result.notes += summary.notes
         if let rejects = summary.rejectFile { result.notes.append("rejected rows are kept in \(rejects)") }
     }

@@ -31,6 +31,9 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
     public var toVersion: String?
     /// Rows written per destination entity by the last step (the result's content).
     public var rows: [String: Int]
+    /// What the pipeline said to drop, per `"step: Entity.property"` (or `"step: Entity"`):
+    /// the non-null values (or rows) left behind. Nil when nothing held data.
+    public var dropped: [String: Int]?
     public var seconds: Double
     /// Done stores: where `seconds` went (plan, check, copy, validate, rename).
     public var cost: BatchStoreCost?

@@ -196,7 +196,8 @@ public struct Engine {
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
                                  redoneRows: redone, mappings: run.finished,
                                  seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
-        summary.notes = (chosenSteps ?? []) + notes() + run.notes + unmodeled.notes
+        summary.notes = plan.notes + (chosenSteps ?? []) + notes() + run.notes + unmodeled.notes
+        summary.drops = run.drops
         summary.rejectFile = rejects
         return summary
     }
@@ -227,6 +228,11 @@ public struct Engine {
         let position = resume?.position
         let resuming = position.map { !$0.isStartOfStep } ?? false
         let firstNewKeys = try step.firstNewKeys(source: input)
+        // Counted before a row is read: data the pipeline does not say is to go refuses the step.
+        let removedData = try RemovedData(step: step, source: input)
+        if !removedData.undeclared.isEmpty {
+            throw MigrationError.dataLeftUnread(pipeline: plan.spec.file, step: step.name, source: inputPath, unread: removedData.undeclared)
+        }
         if let resume, let position, resuming {
             db = try openOutput(output, area: area)
             nextKeys = resume.nextKeys
@@ -255,8 +261,8 @@ public struct Engine {
         if let fusionCheck, fusionCheck.ranInline, let outcome = try? fusionCheck.wait(), outcome.apart {
             throw FusionCheck.Objection(note: outcome.note)
         }
-        // Counted before a row is read; a resumed step has the counts in its checkpoint.
-        for removed in try RemovedData(step: step, source: input).counts {
+        // A resumed step has the counts in its checkpoint.
+        for removed in removedData.items {
             let mapping = step.mappings.first { $0.sourceEntity == removed.entity }
             if !resuming, let mapping { context.counters[mapping.ownTarget].dropped += removed.count }
             if again { continue }
@@ -264,9 +270,7 @@ public struct Engine {
                                       stage: .create, mapping: nil, done: removed.count, total: removed.count)
             event.removed = removed.name
             progress(event)
-            let what = removed.name.contains(".") ? "\(removed.count) non-null values" : "\(removed.count) rows"
-            let declared = plan.spec.drop.contains { $0.name == removed.name } ? " (as the pipeline's \"drop\" says)" : ""
-            run.notes.append("step \(step.name) dropped \(removed.name): \(what) not carried over\(declared)")
+            run.drops.append(DroppedData(step: step.name, name: removed.name, count: removed.count, declaredBy: removed.declaredBy ?? ""))
         }
         // The decision is in the checkpoint before anything is undone: killed from here on,
         // the rerun starts the step over the same way (a fresh output), never continuing the

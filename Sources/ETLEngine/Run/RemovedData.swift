@@ -3,18 +3,32 @@ import ETLModel
 import ETLPipeline
 
 /// What a step removes that holds data: each source entity (its rows) and property (its
-/// non-null values, a to-many's links) the step does not carry over, counted in the step's
-/// source before a row is read. Nothing is dropped without a count in the summary and in
-/// the progress events.
-struct RemovedData {
-    /// `"Entity"` or `"Entity.property"`, with its count; only those holding data.
-    let counts: [(name: String, entity: String, count: Int)]
+/// non-null values, a to-many's links) the step's mappings leave unread (`StepPlan.removed`),
+/// counted in the step's source before a row is read. What the pipeline declares is
+/// dropped and counted in the summary and the progress events; the rest refuses the step.
+public struct RemovedData: Sendable {
+    /// `"Entity"` or `"Entity.property"`, with its count and who declared it dropped (nil: no one).
+    public struct Item: Sendable, Equatable {
+        public let name: String
+        public let entity: String
+        public let count: Int
+        public let declaredBy: String?
+
+        /// "Section: 14 rows", "Section.hexColor: 12 non-null values".
+        public var described: String {
+            "\(name): \(count) " + (name.contains(".") ? (count == 1 ? "non-null value" : "non-null values") : (count == 1 ? "row" : "rows"))
+        }
+    }
+
+    /// Only those holding data.
+    public let items: [Item]
+    public var undeclared: [Item] { items.filter { $0.declaredBy == nil } }
 
     init(step: StepPlan, source: Database) throws {
         let layout = step.sourceLayout
         let model = step.sourceModel
         let q = Database.quote
-        var counts: [(String, String, Int)] = []
+        var items: [Item] = []
         for name in step.removed {
             let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
             let entity = parts[0]
@@ -39,8 +53,8 @@ struct RemovedData {
                 continue
             }
             let count = Int(try source.scalarInt(sql))
-            if count > 0 { counts.append((name, entity, count)) }
+            if count > 0 { items.append(Item(name: name, entity: entity, count: count, declaredBy: step.declaredDrops[name])) }
         }
-        self.counts = counts
+        self.items = items
     }
 }

@@ -12,6 +12,8 @@ final class RunState {
     var finished: [MappingCounters]
     /// What the summary should tell (steps that could not run inside SQLite).
     var notes: [String] = []
+    /// What the steps dropped, per entity and property (`RunSummary.drops`).
+    var drops: [DroppedData] = []
     /// Why the current step runs row by row after its run inside SQLite gave up (kept in
     /// the checkpoint, so a resume does the same).
     var rowByRowBecause: String?
