@@ -76,7 +76,7 @@ public struct Planner {
         }
         // One pipeline serves stores of every version: an entry for a hop this store does not
         // take is a note; one that names nothing of any version is a mistake.
-        var notes: [String] = []
+        var notes = chain.notes
         for (i, entry) in spec.drop.enumerated() where !topLevelUsed.contains(i) {
             guard chain.versions.contains(where: { DropEntry.names(entry.name, in: $0) }) else {
                 let removed = removedByAny.sorted()
@@ -103,6 +103,8 @@ public struct Planner {
         var files: [String]
         /// Every version the pipeline knows, whichever this store's path takes.
         var versions: [Model] = []
+        /// What the run's summary should say about the chain (a step this store does not take).
+        var notes: [String] = []
     }
 
     /// Without a bundle: the source's model file, then each step's. Given the store, the
@@ -181,6 +183,11 @@ public struct Planner {
             let to = try index(of: step.to, cursor: step.toCursor)
             guard to > from else { throw step.cursor.error("a step must go to a later version: \(step.from!) → \(step.to)") }
             guard explicit[from] == nil else { throw step.cursor.error("two steps start from version \(step.from!)") }
+            // No store's path to the target takes a step that goes past it.
+            guard to <= target else {
+                throw step.cursor.error("step \(step.name) goes \(step.from!) → \(step.to), past the target version \(names[target]): "
+                    + "no store would run it. Remove the step, or make \(step.to) (or a later version) the destination's \"version\"")
+            }
             explicit[from] = (to, step)
         }
         // A mapping model is part of the pipeline: editing it changes the run's identity.
@@ -188,13 +195,18 @@ public struct Planner {
         var chain = Chain(models: bundle.versions, hops: [], files: bundleFiles(spec.models!) + mappingModels, versions: bundle.versions)
         var k = start
         while k < target {
-            if let (to, step) = explicit[k], to <= target {
+            if let (to, step) = explicit[k] {
                 chain.hops.append((k, to, step))
                 k = to
             } else {
                 chain.hops.append((k, k + 1, nil))
                 k += 1
             }
+        }
+        // One pipeline serves stores of every version: a step this store's path does not take is a note.
+        let path = ([start] + chain.hops.map(\.to)).map { names[$0] }.joined(separator: " → ")
+        for step in spec.steps where !chain.hops.contains(where: { $0.step?.cursor.path == step.cursor.path }) {
+            chain.notes.append("step \(step.name) (\(step.from!) → \(step.to)) is not on this store's path (\(path)): not run")
         }
         if chain.hops.isEmpty { chain.models = [bundle.versions[start]] }
         return chain
