@@ -17,8 +17,8 @@ extension PipelineSpec {
     public static func decode(_ bytes: [UInt8], file: String) throws -> PipelineSpec {
         let root = try JSONCursor.parse(bytes, file: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps", "drop",
-                                       "history", "cloudKit", "otherTables"])
+        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps", "drop"]
+                                    + UnmodeledTable.Kind.allCases.map(\.pipelineKey))
         let formatCursor = try o.required("format")
         let format = try formatCursor.int()
         guard format == formatVersion else {
