@@ -483,5 +483,8 @@ public struct Engine {
         guard let step = plan.steps.first else { return }
         let entities = step.mappings.flatMap { [$0.sourceEntity] + ($0.itemEntity.map { [$0] } ?? []) }
         try SourceSchemaCheck.checkTables(db, path: plan.sourcePath, layout: step.sourceLayout, entities: entities)
+        if let layout = step.sourceLayout as? CoreDataLayout {
+            try SourceBookkeeping.check(db, path: plan.sourcePath, layout: layout)
+        }
     }
 }
