@@ -43,7 +43,12 @@ public final class Batch: @unchecked Sendable {
             let prior = previous[store.path]
             switch prior?.status {
             case .done?, .skipped?:
-                results[store.path] = prior
+                // Changed since (replaced after last night's run): migrated again, not served stale.
+                if let recorded = prior?.source, let now = BatchSourceIdentity.of(store.path), now != recorded {
+                    queue.append((store, prior))
+                } else {
+                    results[store.path] = prior
+                }
             case .failed? where !options.retryFailed:
                 results[store.path] = prior
             default:

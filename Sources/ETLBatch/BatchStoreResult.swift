@@ -45,6 +45,9 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
     public var time: Double
     /// Manifest only, with `.started`: whether the output existed before this run of the store.
     public var outputExisted: Bool?
+    /// The source as this run of the store found it before reading it (`BatchSourceIdentity`):
+    /// a rerun that finds it changed migrates it again.
+    public var source: BatchSourceIdentity?
 
     public init(store: BatchStore, status: BatchStatus, output: String? = nil) {
         path = store.relativePath
