@@ -29,11 +29,10 @@ final class UnreadDataTests: XCTestCase {
         """
 
     /// The bundle (versions 3 and 4, the same entities) and a plain store at version 3.
-    func writeStore() throws -> String {
+    func writeStore(version: String = "3") throws -> String {
         let bundle = folder.url.appendingPathComponent("Posts.xcdatamodeld")
-        try ModelBundleFiles.write(bundle, versions: [("3", ModelBundleFiles.model(Self.entities)), ("4", ModelBundleFiles.model(Self.entities))],
-                                   current: "4")
-        let v3 = try ModelBundle.load(path: bundle.path).versions.first { $0.version == "3" }!
+        try ModelBundleFiles.write(bundle, versions: ["2", "3", "4"].map { ($0, ModelBundleFiles.model(Self.entities)) }, current: "4")
+        let v3 = try ModelBundle.load(path: bundle.path).versions.first { $0.version == version }!
         let source = folder.path("posts.sqlite")
         let db = try Database(path: source, mode: .create)
         for sql in PlainLayout(model: v3).schemaSQL() { try db.execute(sql) }
@@ -47,10 +46,10 @@ final class UnreadDataTests: XCTestCase {
         return source
     }
 
-    func pipeline(drop: String = "", stepDrop: String = "") throws -> String {
+    func pipeline(drop: String = "", stepDrop: String = "", version: String = "3") throws -> String {
         try folder.pipeline("posts.json", """
             { "format": 1, "models": "Posts.xcdatamodeld"\(drop.isEmpty ? "" : ", \"drop\": \(drop)"),
-              "source": { "store": "posts.sqlite", "version": "3" },
+              "source": { "store": "posts.sqlite", "version": "\(version)" },
               "destination": { "store": "out.sqlite" },
               "steps": [ { "from": "3", "to": "4"\(stepDrop.isEmpty ? "" : ", \"drop\": \(stepDrop)"), "mappings": [
                 { "name": "PostToPost", "source": "Post", "destination": "Post", "attributes": { "title": "$source.title" } } ] } ] }
@@ -119,5 +118,27 @@ final class UnreadDataTests: XCTestCase {
             XCTAssertTrue(message.contains("'Post.title' is no entity or property step 3 to 4 leaves unread"), message)
             XCTAssertTrue(message.contains("$.steps[0].drop[0]"), message)
         }
+    }
+
+    /// A store at version 2: the inferred hop 2 → 3 reads everything, the explicit 3 → 4 does
+    /// not. What the source already holds under the names 3 → 4 leaves is refused before
+    /// the first hop reads a row, not once it ran.
+    func testALaterStepIsRefusedBeforeTheFirstReadsARow() throws {
+        let source = try writeStore(version: "2")
+        let before = try bytes(source)
+        let events = EventLog()
+        do {
+            _ = try Migration(pipeline: try pipeline(version: "2")).run { events.append($0) }
+            XCTFail("step 3 to 4 leaves 14 sections and 12 colours unread")
+        } catch {
+            let message = "\(error)"
+            for part in ["step 3 to 4 leaves data of source", "under the same names", "Section: 14 rows", "Post.hexColor: 12 non-null values"] {
+                XCTAssertTrue(message.contains(part), "\(message)\n  does not contain: \(part)")
+            }
+        }
+        XCTAssertTrue(events.all.isEmpty, "the first hop read no row: \(events.all.map(\.kind))")
+        XCTAssertEqual(try bytes(source), before)
+        _ = try Migration(pipeline: try pipeline(stepDrop: #"["Section", "Post.hexColor", "Post.section"]"#, version: "2")).run()
+        XCTAssertEqual(try Database(path: folder.path("out.sqlite"), mode: .readOnly).scalarInt("SELECT count(*) FROM Post"), 40)
     }
 }

@@ -115,6 +115,12 @@ public struct Engine {
         // Tables no entity owns (history, CloudKit, unknown) are refused here, before a row
         // is read, unless the pipeline says what to do with them.
         let unmodeled = try UnmodeledTables(plan: plan, source: sourceDatabase)
+        // What a later step would leave unread that the source already holds, under the same
+        // name: refused now, before the first step reads a row, not once the steps before it ran.
+        if checkpoint.map({ $0.position.step == 0 }) ?? true,
+           let (step, items) = try RemovedData.laterUndeclared(plan.steps, source: sourceDatabase).first {
+            throw MigrationError.dataLeftUnread(pipeline: plan.spec.file, step: step.name, source: "\(source), under the same names (the steps before it carry them there)", unread: items)
+        }
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [], resumed: checkpoint != nil)

@@ -25,11 +25,35 @@ public struct RemovedData: Sendable {
     public var undeclared: [Item] { items.filter { $0.declaredBy == nil } }
 
     init(step: StepPlan, source: Database) throws {
-        let layout = step.sourceLayout
-        let model = step.sourceModel
+        items = try Self.counts(of: step.removed, layout: step.sourceLayout, source: source).map {
+            Item(name: $0.name, entity: $0.entity, count: $0.count, declaredBy: step.declaredDrops[$0.name])
+        }
+    }
+
+    /// The undeclared removals of the steps after the first that the run's source already
+    /// holds under the same names (`first` is the first step): found before the first step
+    /// reads a row, where each step's own check would find them only once the steps before
+    /// it ran. Each with the step that would leave it unread.
+    static func laterUndeclared(_ steps: [StepPlan], source: Database) throws -> [(step: StepPlan, items: [Item])] {
+        guard let first = steps.first else { return [] }
+        return try steps.dropFirst().compactMap { step in
+            // A name the source's tables do not hold as its model says is left to the step's own check.
+            let items = step.removed.filter { step.declaredDrops[$0] == nil }.flatMap { name in
+                ((try? counts(of: [name], layout: first.sourceLayout, source: source)) ?? []).map {
+                    Item(name: $0.name, entity: $0.entity, count: $0.count, declaredBy: nil)
+                }
+            }
+            return items.isEmpty ? nil : (step, items)
+        }
+    }
+
+    /// The rows (`"Entity"`) or non-null values (`"Entity.property"`) of `names` in `source`,
+    /// read through `layout`; names its model does not have are left out, and so are counts of 0.
+    static func counts(of names: [String], layout: any StoreLayout, source: Database) throws -> [(name: String, entity: String, count: Int)] {
+        let model = layout.model
         let q = Database.quote
-        var items: [Item] = []
-        for name in step.removed {
+        var items: [(name: String, entity: String, count: Int)] = []
+        for name in names {
             let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
             let entity = parts[0]
             guard model.entity(named: entity) != nil else { continue }
@@ -53,8 +77,8 @@ public struct RemovedData: Sendable {
                 continue
             }
             let count = Int(try source.scalarInt(sql))
-            if count > 0 { items.append(Item(name: name, entity: entity, count: count, declaredBy: step.declaredDrops[name])) }
+            if count > 0 { items.append((name, entity, count)) }
         }
-        self.items = items
+        return items
     }
 }
