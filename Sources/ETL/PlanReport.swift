@@ -25,7 +25,7 @@ public struct PlanReport: Sendable, Codable, Equatable {
         /// Why the hop runs row by row.
         public var reason: String?
         public var mappings: [Mapping]
-        /// An inferred hop's losses: entities and properties the next version has no place for.
+        /// What the hop leaves unread of its source (`StepPlan.removed`): entities and properties.
         public var drops: [Drop]
         /// An inferred hop's new entities, which start empty.
         public var newEntities: [String]
@@ -104,16 +104,15 @@ public struct PlanReport: Sendable, Codable, Equatable {
                         runs: way.insideSQLite ? "inside SQLite" : "row by row", why: way.why)
             }
             var drops: [Drop] = []
-            if let inferred = step.inferred {
-                // Counted in the store only for the first hop: later hops read stores not written yet.
-                let store = step.index == 0 ? source : nil
-                for entity in inferred.droppedEntities {
-                    drops.append(Drop(name: entity, kind: "entity", count: try store.map { try rows(of: entity, in: $0, layout: step.sourceLayout) }))
-                }
-                for property in inferred.droppedProperties {
-                    let parts = property.split(separator: ".", maxSplits: 1).map(String.init)
+            // Counted in the store only for the first hop: later hops read stores not written yet.
+            let store = step.index == 0 ? source : nil
+            for name in step.removed {
+                let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+                if parts.count == 1 {
+                    drops.append(Drop(name: name, kind: "entity", count: try store.map { try rows(of: name, in: $0, layout: step.sourceLayout) }))
+                } else {
                     let isAttribute = step.sourceModel.attribute(parts[1], of: parts[0]) != nil
-                    drops.append(Drop(name: property, kind: isAttribute ? "attribute" : "relationship",
+                    drops.append(Drop(name: name, kind: isAttribute ? "attribute" : "relationship",
                                       count: try store.map { try values(of: parts[1], entity: parts[0], in: $0, layout: step.sourceLayout) }))
                 }
             }

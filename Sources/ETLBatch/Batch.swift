@@ -43,7 +43,12 @@ public final class Batch: @unchecked Sendable {
             let prior = previous[store.path]
             switch prior?.status {
             case .done?, .skipped?:
-                results[store.path] = prior
+                // Changed since (replaced after last night's run): migrated again, not served stale.
+                if let recorded = prior?.source, let now = BatchSourceIdentity.of(store.path), now != recorded {
+                    queue.append((store, prior))
+                } else {
+                    results[store.path] = prior
+                }
             case .failed? where !options.retryFailed:
                 results[store.path] = prior
             default:
@@ -85,11 +90,12 @@ public final class Batch: @unchecked Sendable {
                 stores.append(result)
             }
         }
-        let report = BatchReport(pipeline: header.pipeline, shard: header.shard, output: outputDescription, manifest: options.manifest,
+        var report = BatchReport(pipeline: header.pipeline, shard: header.shard, output: outputDescription, manifest: options.manifest,
                                  started: started.timeIntervalSince1970, finished: Date().timeIntervalSince1970,
                                  interrupted: (options.cancellation?.isCancelled ?? false)
                                     && stores.contains { $0.status == .interrupted || $0.status == .pending },
                                  stores: stores)
+        report.unnamed = options.unnamed.isEmpty ? nil : options.unnamed
         emit(.batchFinished, store: nil, result: nil)
         return report
     }

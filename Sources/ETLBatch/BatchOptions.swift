@@ -31,6 +31,9 @@ public struct BatchOptions: Sendable {
     public var restart = false
     /// Migrate the stores the manifest records as failed again.
     public var retryFailed = false
+    /// Files below the stores' folder whose names are not UTF-8 (`BatchStoreList.unnamed`):
+    /// not migrated, and listed in the report.
+    public var unnamed: [String] = []
     /// Cancel it to stop: no store is started after that, and running ones stop after
     /// their chunk being loaded (each run is given it), recorded as interrupted.
     public var cancellation: Cancellation?

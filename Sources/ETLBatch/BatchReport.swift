@@ -21,6 +21,8 @@ public struct BatchReport: Sendable, Codable {
     public var rows: Int
     /// One entry per store, by relative path.
     public var stores: [BatchStoreResult]
+    /// Files whose names are not UTF-8, which the batch could not migrate (`BatchStoreList.unnamed`).
+    public var unnamed: [String]?
 
     public init(pipeline: String, shard: String, output: String, manifest: String, started: Double, finished: Double,
                 interrupted: Bool, stores: [BatchStoreResult]) {
@@ -47,7 +49,7 @@ public struct BatchReport: Sendable, Codable {
     public var failures: [BatchStoreResult] { stores.filter { $0.status == .failed } }
 
     /// Whether every store is done or up to date.
-    public var succeeded: Bool { stores.allSatisfy { $0.status == .done || $0.status == .skipped } }
+    public var succeeded: Bool { stores.allSatisfy { $0.status == .done || $0.status == .skipped } && (unnamed ?? []).isEmpty }
 
     /// Where the time of the stores this run migrated went, summed part by part, and how
     /// many stores that is: `cost.total / count` is the cost of one store.

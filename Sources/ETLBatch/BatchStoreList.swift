@@ -19,6 +19,9 @@ public struct BatchStoreList: Sendable {
     /// deepest folder holding every store of a list file.
     public var base: String
     public var stores: [BatchStore]
+    /// Files and folders below `base` whose names are not UTF-8, which no path of the batch
+    /// can name: relative paths with those bytes as `\xNN`. Not migrated, and reported.
+    public var unnamed: [String] = []
 
     /// The stores of one shard.
     public func shard(_ shard: BatchShard) -> [BatchStore] {
@@ -54,8 +57,8 @@ public struct BatchStoreList: Sendable {
                 let base = (path as NSString).deletingLastPathComponent
                 return BatchStoreList(base: base, stores: [BatchStore(path: path, relativePath: (path as NSString).lastPathComponent)])
             }
-            let stores = walk(base: path, excluded: excluded) { relative in isCandidate(relative, explicitlyHidden: false) }
-            return BatchStoreList(base: path, stores: stores)
+            let (stores, unnamed) = walk(base: path, excluded: excluded) { relative in isCandidate(relative, explicitlyHidden: false) }
+            return BatchStoreList(base: path, stores: stores, unnamed: unnamed)
         }
         // Split the glob: the leading folders without wildcards are the base.
         let absolutePattern = absolute(argument, in: currentDirectory, standardize: false)
@@ -70,10 +73,10 @@ public struct BatchStoreList: Sendable {
             throw BatchUsageError("--stores \(argument): the folder \(base) does not exist")
         }
         let glob = Glob(components)
-        let stores = walk(base: base, excluded: excluded) { relative in
+        let (stores, unnamed) = walk(base: base, excluded: excluded) { relative in
             glob.matches(relative) && isCandidate(relative, explicitlyHidden: true)
         }
-        return BatchStoreList(base: base, stores: stores)
+        return BatchStoreList(base: base, stores: stores, unnamed: unnamed)
     }
 
     private static func list(file: String, currentDirectory: String) throws -> BatchStoreList {
@@ -105,12 +108,14 @@ public struct BatchStoreList: Sendable {
     }
 
     /// Files below `base` (not following links to folders) whose relative path `accept`s.
-    private static func walk(base: String, excluded: [String], accept: (String) -> Bool) -> [BatchStore] {
+    private static func walk(base: String, excluded: [String], accept: (String) -> Bool) -> (stores: [BatchStore], unnamed: [String]) {
         var found: [BatchStore] = []
+        var unnamed: [String] = []
         var folders = [""]
         let fm = FileManager.default
         while let relativeFolder = folders.popLast() {
             let folder = relativeFolder.isEmpty ? base : base + "/" + relativeFolder
+            unnamed += nonUTF8Names(in: folder).map { relativeFolder.isEmpty ? $0 : relativeFolder + "/" + $0 }
             guard let names = try? fm.contentsOfDirectory(atPath: folder) else { continue }
             for name in names {
                 let relative = relativeFolder.isEmpty ? name : relativeFolder + "/" + name
@@ -126,7 +131,21 @@ public struct BatchStoreList: Sendable {
                 }
             }
         }
-        return found.sorted { $0.relativePath < $1.relativePath }
+        return (found.sorted { $0.relativePath < $1.relativePath }, unnamed.sorted())
+    }
+
+    /// The names in `folder` that are not UTF-8, their bytes read with `readdir` (Foundation
+    /// cannot give them), each such byte as `\xNN`.
+    static func nonUTF8Names(in folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard String(bytes: bytes, encoding: .utf8) == nil else { continue }
+            names.append(bytes.map { $0 < 0x80 && $0 >= 0x20 ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }.joined())
+        }
+        return names
     }
 
     private static func isRegularFile(_ path: String) -> Bool {

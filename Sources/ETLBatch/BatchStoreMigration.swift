@@ -10,6 +10,10 @@ extension Batch {
     func process(_ store: BatchStore, prior: BatchStoreResult?) throws -> BatchStoreResult {
         let started = Date()
         var result = BatchStoreResult(store: store, status: .failed)
+        result.source = BatchSourceIdentity.of(store.path)
+        if let recorded = prior?.source, prior?.status == .done || prior?.status == .skipped, let now = result.source, now != recorded {
+            result.notes.append("the source changed since it was migrated (\(now.differences(from: recorded).joined(separator: ", "))): migrated again")
+        }
         // In place, one batch at a time per store (`BatchStoreLock`).
         var storeLock: RunLock?
         if case .inPlace = options.output {
@@ -110,7 +114,14 @@ extension Batch {
         let destination = BatchStoreList.absolute(store.relativePath, in: BatchStoreList.absolute(folder, in: fm.currentDirectoryPath))
         result.output = destination
         let checkpoint = CheckpointFile(destination: destination)
-        let exists = fm.fileExists(atPath: destination)
+        var exists = fm.fileExists(atPath: destination)
+        if prior?.status == .done, exists {
+            // Queued again because its source changed since (`Batch.run`): the result is stale,
+            // and goes before the store is migrated again (a kill then finds no result, as for a new store).
+            try fm.removeItem(atPath: destination)
+            exists = false
+            result.notes.append("its stale result was removed before migrating it again")
+        }
         var migration = migration(source: store.path, destination: destination, cancellation: cancellation)
         migration.replace = options.restart ? .force : .refuse
 
@@ -301,6 +312,9 @@ extension Batch {
         }
         result.status = .done
         result.rows = BatchReport.rows(summary)
+        if !summary.drops.isEmpty {
+            result.dropped = summary.drops.reduce(into: [:]) { $0["\($1.step): \($1.name)", default: 0] += $1.count }
+        }
         result.notes += summary.notes
         if let rejects = summary.rejectFile { result.notes.append("rejected rows are kept in \(rejects)") }
     }

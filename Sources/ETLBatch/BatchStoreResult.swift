@@ -31,6 +31,9 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
     public var toVersion: String?
     /// Rows written per destination entity by the last step (the result's content).
     public var rows: [String: Int]
+    /// What the pipeline said to drop, per `"step: Entity.property"` (or `"step: Entity"`):
+    /// the non-null values (or rows) left behind. Nil when nothing held data.
+    public var dropped: [String: Int]?
     public var seconds: Double
     /// Done stores: where `seconds` went (plan, check, copy, validate, rename).
     public var cost: BatchStoreCost?
@@ -42,6 +45,9 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
     public var time: Double
     /// Manifest only, with `.started`: whether the output existed before this run of the store.
     public var outputExisted: Bool?
+    /// The source as this run of the store found it before reading it (`BatchSourceIdentity`):
+    /// a rerun that finds it changed migrates it again.
+    public var source: BatchSourceIdentity?
 
     public init(store: BatchStore, status: BatchStatus, output: String? = nil) {
         path = store.relativePath

@@ -146,7 +146,9 @@ struct BatchCommand: ParsableCommand {
             throw CLIFailure(message: error.message, code: ExitStatus.badInput)
         }
         guard !list.stores.isEmpty else {
-            throw CLIFailure(message: "--stores \(stores) names no store (below \(list.base))", code: ExitStatus.badInput)
+            throw CLIFailure(message: "--stores \(stores) names no store (below \(list.base))"
+                             + (list.unnamed.isEmpty ? "" : "; files whose names are not UTF-8 cannot be migrated: " + list.unnamed.joined(separator: ", ")),
+                             code: ExitStatus.badInput)
         }
         let selected = list.shard(shard)
         if dryRun {
@@ -165,6 +167,7 @@ struct BatchCommand: ParsableCommand {
         options.storeTimeout = storeTimeout
         options.restart = restart
         options.retryFailed = retryFailed
+        options.unnamed = list.unnamed
         options.cancellation = trap.cancellation
         options.shard = shard
         options.policies = policies
@@ -196,6 +199,13 @@ struct BatchCommand: ParsableCommand {
             throw CLIFailure(message: "interrupted: \(result.count(.interrupted)) stores stopped in the middle, \(result.count(.pending)) not started. "
                                       + "Run the same command again to resume them.",
                              code: SignalTrap.exitStatus(for: signal))
+        }
+        if let unnamed = result.unnamed {
+            throw CLIFailure(message: "\(unnamed.count) file\(unnamed.count == 1 ? "" : "s") below \(list.base) could not be migrated: "
+                                      + "\(unnamed.count == 1 ? "its name is" : "their names are") not UTF-8 (\(unnamed.joined(separator: ", "))). "
+                                      + "Rename \(unnamed.count == 1 ? "it" : "them") (convmv, or mv with the name's bytes) and run again"
+                                      + (result.count(.failed) > 0 ? "; \(result.count(.failed)) stores failed too (see above)" : ""),
+                             code: ExitStatus.someStoresFailed)
         }
         if result.count(.failed) > 0 {
             throw CLIFailure(message: "\(result.count(.failed)) of \(result.stores.count) stores failed (see above); the others are done. "

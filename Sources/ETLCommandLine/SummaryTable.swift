@@ -30,6 +30,7 @@ enum SummaryTable {
             lines.append("resumed an interrupted run at step \(resumed.step + 1), \(resumed.stage.rawValue); "
                          + "\(summary.redoneRows) source rows loaded after its last checkpoint were loaded again")
         }
+        for drop in summary.drops { lines.append("dropped: " + drop.described) }
         for note in summary.notes { lines.append("note: " + note) }
         if let file = summary.rejectFile {
             lines.append("rejected rows are kept in \(file) (read it with `etl rejects \(file)`)")

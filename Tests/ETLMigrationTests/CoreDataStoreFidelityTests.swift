@@ -74,7 +74,7 @@ final class CoreDataStoreFidelityTests: XCTestCase {
     /// Car per maker (uniqueBy) in ZCAR, the table every car entity shares.
     func sampleStepPipeline(source: URL, bundle: URL, destination: String) throws -> String {
         try folder.coreDataPipeline(bundle: bundle, source: source, destination: destination, version: "SampleModel2", extra: """
-            , "steps": [ { "from": "SampleModel", "to": "SampleModel2", "mappings": [
+            , "steps": [ { "from": "SampleModel", "to": "SampleModel2", "drop": ["Person.id"], "mappings": [
                 { "name": "Makers", "source": "Car", "destination": "Car", "uniqueBy": "$source.maker",
                   "filter": "$source.maker != null",
                   "attributes": { "maker": "$source.maker", "numberPlate": "concat('maker ', $source.maker)" } },
@@ -189,9 +189,11 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         let before = try bytes(source.path)
         let out = folder.path("V2-\(pushdown).sqlite")
         var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
-                                                                        source: source, destination: out, version: "SampleModel2"))
+                                                                        source: source, destination: out, version: "SampleModel2",
+                                                                        extra: #", "drop": ["Person.id"]"#))
         migration.pushdown = pushdown
         let summary = try migration.run()
+        XCTAssertEqual(summary.drops.map { "\($0.name)=\($0.count)" }, ["Person.id=20"], "SampleModel2 has no Person.id: Core Data drops it too")
         XCTAssertFalse(summary.notes.contains { $0.contains("version hashes") }, "\(summary.notes)")
         XCTAssertEqual(try bytes(source.path), before)
         let ours = try Database(path: out, mode: .readOnly)
@@ -285,8 +287,8 @@ final class CoreDataStoreFidelityTests: XCTestCase {
                                                                           extra: Self.dropIsFavorite)).run()
         XCTAssertEqual(summary.mappings.count, 5, "one inferred hop per version")
         XCTAssertEqual(summary.mappings.map(\.dropped), [0, 10, 0, 0, 0], "2 → 3 drops the 10 isFavorite values")
-        XCTAssertTrue(summary.notes.contains(#"step BookmarksModel 2 to BookmarksModel 3 (inferred) dropped BookmarkEntity.isFavorite: 10 non-null values not carried over (as the pipeline's "drop" says)"#),
-                      "\(summary.notes)")
+        XCTAssertEqual(summary.drops.map(\.described),
+                       [#"step BookmarksModel 2 to BookmarksModel 3 (inferred) dropped BookmarkEntity.isFavorite: 10 non-null values (as the pipeline's "drop" says)"#])
         let db = try Database(path: out, mode: .readOnly)
         guard case .blob(let written)? = try db.rows("SELECT Z_PLIST FROM Z_METADATA").first?[0],
               let result = try PropertyListSerialization.propertyList(from: Data(written), options: [], format: nil) as? [String: Any] else {
@@ -336,7 +338,8 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         let path = try folder.coreDataPipeline(bundle: sample.appendingPathComponent("SampleModel.xcdatamodeld"),
                                                source: sample.appendingPathComponent("SampleModel_V1.sqlite"), destination: out, version: "SampleModel2",
                                                extra: """
-            , "steps": [ { "from": "SampleModel", "to": "SampleModel2", "mappings": [
+            , "steps": [ { "from": "SampleModel", "to": "SampleModel2",
+                "drop": ["Car.model", "Car.numberPlate", "Car.owner", "ExpensiveSportCar", "Person.id", "SportCar"], "mappings": [
                 { "name": "Cars", "source": "Car", "destination": "Car", "attributes": { "numberPlate": "$source.maker" } },
                 { "name": "Persons", "source": "Person", "destination": "Person",
                   "attributes": { "firstName": "$source.firstName", "lastName": "$source.lastName", "updatedAt": "$source.updatedAt" } }

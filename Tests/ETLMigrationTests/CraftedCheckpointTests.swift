@@ -140,4 +140,65 @@ final class CraftedCheckpointTests: XCTestCase {
             $0.mappings = ["Users", "Authors", "Books", "Files"]
         }
     }
+
+    /// A create position past every key (2⁶³−1) skips the rest of the mapping's rows, and a
+    /// relate stage with nothing done skips what create had left; the run's counters agree
+    /// with what it did, so only counts taken from the source find the store partial.
+    func testASkippedCreateIsFoundByCountsFromTheSource() throws {
+        let checkpoint = try stop(inStep: 2, mapping: "Files")
+        var crafted = checkpoint
+        crafted.position.progress = .loaded(lastSourceKey: .max)
+        try CheckpointFile(destination: destination).write(crafted, durable: false)
+        assertMigrationError(try migration().run(), contains: ["validation failed", "entity File", "but the source holds", "counted in it, not in the run"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination), "a partial store was installed")
+    }
+
+    /// Given a run stopped at a random mapping of a random step, when its checkpoint's step,
+    /// stage, mapping and position are set to random values (keys anywhere, 2⁶³−1, nothing
+    /// done) and the run resumed, then it is refused, or it installs exactly the store of an
+    /// uninterrupted run: never a partial one.
+    func testEditedPositionsAndStagesNeverInstallAnotherStore() throws {
+        let seed = TestSeed(default: 0xC4EC_7015, name: name)
+        var random = SplitMix64(seed: seed.value)
+        let referenceFolder: TemporaryFolder = folder  // kept while each trial gets a folder of its own
+        let reference = referenceFolder.path("reference.sqlite")
+        var whole = booksMigration(source: source, destination: reference, chunkSize: 20, workers: 1)
+        whole.pushdown = false
+        whole.options.fuseSteps = false
+        _ = try whole.run()
+        let stops = [(1, "Users"), (1, "Books"), (1, "Authors"), (2, "Users"), (2, "Books"), (2, "Files")]
+        var installed = 0, foundByCounts = 0
+        let trials = Int(ProcessInfo.processInfo.environment["ETL_CRAFTED_TRIALS"] ?? "") ?? 24
+        for trial in 0..<trials {
+            (folder, source, destination) = try givenBooksStore(rows: 600, seed: 3)
+            let (step, mapping) = stops[Int(random.next() % UInt64(stops.count))]
+            var crafted = try stop(inStep: step, mapping: mapping)
+            // Mostly the step and a mapping the checkpoint's step has: the edits that could pass.
+            if random.next() % 4 == 0 { crafted.position.step = Int(random.next() % 2) }
+            crafted.position.stage = [Stage.create, .relate, .validate][Int(random.next() % 3)]
+            crafted.position.mapping = MappingID(Int(random.next() % UInt64(crafted.mappings.count)))
+            let key = [Int64(random.next() % 700) - 5, .max, .min, 0][Int(random.next() % 4)]
+            switch (crafted.position.stage, random.next() % 3) {
+            case (.create, 0), (.relate, 0), (.validate, _): crafted.position.progress = .nothingYet
+            case (.create, _): crafted.position.progress = .loaded(lastSourceKey: key)
+            case (.relate, 1): crafted.position.progress = .statementsDone(Int(random.next() % 6))
+            default:
+                crafted.position.progress = .linked(target: TargetID(Int(random.next() % 5)), destination: key, source: key, item: key)
+            }
+            try CheckpointFile(destination: destination).write(crafted, durable: false)
+            let what = "trial \(trial): stopped in step \(step) at \(mapping), resumed from \(crafted.position); \(seed.replayHint)"
+            do {
+                _ = try migration().run()
+            } catch {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: destination), "\(what): failed (\(error)) but installed a store")
+                if "\(error)".contains("counted in it, not in the run") { foundByCounts += 1 }
+                continue
+            }
+            installed += 1
+            try assertSameStore(destination, reference)
+        }
+        print("\(name): of \(trials) resumed runs, \(installed) installed a store, each the uninterrupted run's; "
+              + "\(foundByCounts) were partial stores found by the counts from the source")
+        withExtendedLifetime(referenceFolder) {}
+    }
 }

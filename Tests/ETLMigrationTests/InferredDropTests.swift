@@ -7,8 +7,9 @@ import ETL
 /// Given an app whose v2 model removes `Tag.color` and adds `Tag.hexColor` (same type, no
 /// renaming identifier) and removes `Tag.legacy` and the entity `Note`, when a store is
 /// upgraded through the inferred hop, then the likely rename is refused before a row is
-/// read, naming both fixes; declared intended, the hop runs and every dropped value is
-/// counted in the summary and the progress events.
+/// read, naming both fixes; so is any other removal of data the pipeline does not declare;
+/// declared intended, the hop runs and every dropped value is counted in the summary and
+/// the progress events.
 final class InferredDropTests: XCTestCase {
     var folder: TemporaryFolder!
 
@@ -78,14 +79,15 @@ final class InferredDropTests: XCTestCase {
     func testDeclaredIntendedTheHopRunsAndCountsWhatItDropped() throws {
         _ = try writeStore()
         let events = EventLog()
-        let summary = try Migration(pipeline: try pipeline(drop: ["Tag.color"])).run { events.append($0) }
+        let summary = try Migration(pipeline: try pipeline(drop: ["Tag.color", "Tag.legacy", "Note"])).run { events.append($0) }
         XCTAssertEqual(summary.mappings.map(\.mapping), ["TagToTag"])
         XCTAssertEqual(summary.mappings[0].dropped, 30 + 10, "30 colours and 10 legacy values")
-        XCTAssertEqual(Set(summary.notes.filter { $0.contains("dropped") }), [
-            "step v1 to v2 (inferred) dropped Note: 3 rows not carried over",
-            "step v1 to v2 (inferred) dropped Tag.color: 30 non-null values not carried over (as the pipeline's \"drop\" says)",
-            "step v1 to v2 (inferred) dropped Tag.legacy: 10 non-null values not carried over",
+        XCTAssertEqual(Set(summary.drops.map(\.described)), [
+            "step v1 to v2 (inferred) dropped Note: 3 rows (as the pipeline's \"drop\" says)",
+            "step v1 to v2 (inferred) dropped Tag.color: 30 non-null values (as the pipeline's \"drop\" says)",
+            "step v1 to v2 (inferred) dropped Tag.legacy: 10 non-null values (as the pipeline's \"drop\" says)",
         ])
+        XCTAssertEqual(Set(summary.drops.map { "\($0.name)=\($0.count)" }), ["Tag.color=30", "Tag.legacy=10", "Note=3"])
         let dropped = events.all.filter { $0.kind == .dropped }
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: dropped.map { ($0.removed ?? "?", $0.done) }),
                        ["Tag.color": 30, "Tag.legacy": 10, "Note": 3])
@@ -95,7 +97,7 @@ final class InferredDropTests: XCTestCase {
 
     func testWithARenamingIdentifierTheValuesArrive() throws {
         _ = try writeStore(renamingIdentifier: true)
-        let summary = try Migration(pipeline: try pipeline(drop: nil)).run()
+        let summary = try Migration(pipeline: try pipeline(drop: ["Tag.legacy", "Note"])).run()
         XCTAssertEqual(summary.mappings[0].dropped, 10, "only the legacy values")
         let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
         XCTAssertEqual(try out.scalarInt("SELECT count(hexColor) FROM Tag"), 30)
@@ -104,8 +106,18 @@ final class InferredDropTests: XCTestCase {
     func testADropNamingNothingRemovedIsAnError() throws {
         _ = try writeStore()
         assertThrows(try Migration(pipeline: try pipeline(drop: ["Tag.color", "Tag.colour"])).run(),
-                     contains: ["tags.json", "$.drop[1]", "'Tag.colour' is no entity or property an inferred hop of this run removes",
+                     contains: ["tags.json", "$.drop[1]", "'Tag.colour' is no entity or property of any model version of the pipeline (v1, v2)",
                                 "Note, Tag.color, Tag.legacy"])
+    }
+
+    func testAnUndeclaredRemovalOfDataIsRefusedBeforeARowIsRead() throws {
+        let source = try writeStore(renamingIdentifier: true)
+        let before = try bytes(source)
+        assertThrows(try Migration(pipeline: try pipeline(drop: nil)).run(),
+                     contains: ["tags.json", "step v1 to v2 (inferred) leaves data of source", "Tag.legacy: 10 non-null values", "Note: 3 rows",
+                                #""drop": ["Tag.legacy", "Note"]"#])
+        XCTAssertEqual(try bytes(source), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("out.sqlite")))
     }
 
     func assertThrows(_ body: @autoclosure () throws -> Any, contains parts: [String], line: UInt = #line) {

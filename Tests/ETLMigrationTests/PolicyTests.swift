@@ -93,7 +93,7 @@ final class PolicyTests: XCTestCase {
 
     func testALookupTableDeduplicatesAcrossAResume() throws {
         try BooksSample.write(rows: 2000, seed: 6, to: folder.path("v1.sqlite"))
-        let pipeline = try folder.booksStepPipeline("authors.json", options: #""chunkSize": 50, "workers": 3"#, mappings: """
+        let pipeline = try folder.booksStepPipeline("authors.json", options: #""chunkSize": 50, "workers": 3"#, drop: ["User"], mappings: """
             { "name": "Authors", "source": "Book", "destination": "Author", "policy": "authors" }
             """)
         _ = try run(pipeline, ["authors": Self.authors], stopAt: 0.4)
@@ -152,7 +152,7 @@ final class PolicyTests: XCTestCase {
 
     func testEndOfMappingRowsAndValidationHooks() throws {
         try BooksSample.write(rows: 400, seed: 2, to: folder.path("v1.sqlite"))
-        let pipeline = try folder.booksStepPipeline("users.json", options: #""chunkSize": 7"#, mappings: """
+        let pipeline = try folder.booksStepPipeline("users.json", options: #""chunkSize": 7"#, drop: ["Book"], mappings: """
             { "name": "Users", "source": "User", "destination": "User", "policy": "withSystemUser",
               "attributes": { "userId": "$source.userId", "name": "$source.name" } }
             """)

@@ -99,7 +99,7 @@ final class PushdownTests: XCTestCase {
             { "format": 1,
               "source": { "store": "\(source)", "model": "MODELS/books-v1.json" },
               "destination": { "store": "\(folder.path("unused.sqlite"))", "model": "MODELS/books-v2.json" },
-              "steps": [ { "name": "shout", "mappings": [
+              "steps": [ { "name": "shout", "drop": ["User.books", "Book.authorName", "Book.fileURL", "Book.users"], "mappings": [
                 { "name": "Users", "source": "User", "destination": "User",
                   "attributes": { "userId": "$source.userId", "name": "shout($source.name, $source.userId)" } },
                 { "name": "Books", "source": "Book", "destination": "Book",

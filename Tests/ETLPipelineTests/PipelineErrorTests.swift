@@ -60,14 +60,14 @@ final class PipelineErrorTests: XCTestCase {
         }
     }
 
-    /// What to do with tables no entity owns is `drop` or `carry`; `drop` names removals of
-    /// inferred hops, so it needs a model bundle.
+    /// What to do with tables no entity owns is `drop` or `carry`; `drop` names entities and
+    /// properties of the models.
     func testUnmodeledTablesAndDropKeysAreChecked() {
         expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"history\": \"keep\",", path: "$.history",
                     contains: ["unknown value 'keep'; one of: drop, carry"])
         expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"cloudKit\": 1,", path: "$.cloudKit", contains: ["string"])
-        expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"drop\": [\"Book.title\"],", path: "$.drop",
-                    contains: ["needs a model bundle"])
+        expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"drop\": [\"Book.titel\"],", path: "$.drop[0]",
+                    contains: ["'Book.titel' is no entity or property of any model version of the pipeline"])
     }
 
     func testTheValidPipelinePlans() throws {

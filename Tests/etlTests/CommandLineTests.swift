@@ -140,7 +140,7 @@ final class CommandLineTests: XCTestCase {
 
     func testRejectedRowsAreKeptAndPrinted() throws {
         XCTAssertEqual(try etl("sample", "books", "--rows", "200", "--out", "v1.sqlite").status, 0)
-        let pipeline = try temporary.booksStepPipeline("picky.json", options: #""maxRejects": 5"#, mappings: Self.overflowingUsers)
+        let pipeline = try temporary.booksStepPipeline("picky.json", options: #""maxRejects": 5"#, drop: ["User.books", "Book"], mappings: Self.overflowingUsers)
         let run = try etl("run", pipeline)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stdout.contains("rejected rows are kept in"), run.stdout)
@@ -155,7 +155,7 @@ final class CommandLineTests: XCTestCase {
     /// The summary counts, per mapping, what changed: values made null on purpose here.
     func testTheSummaryCountsValuesMadeNullOnPurpose() throws {
         XCTAssertEqual(try etl("sample", "books", "--rows", "50", "--out", "v1.sqlite").status, 0)
-        let pipeline = try temporary.booksStepPipeline("nulls.json", mappings: """
+        let pipeline = try temporary.booksStepPipeline("nulls.json", drop: ["User.books", "Book"], mappings: """
             { "name": "Users", "source": "User", "destination": "User",
               "attributes": { "userId": "$source.userId", "name": "coalesce(string(orNull(integer($source.name))), $source.name)" } }
             """)

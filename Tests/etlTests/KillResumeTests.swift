@@ -257,7 +257,8 @@ final class KillResumeTests: XCTestCase {
         let db = try Database(path: source, mode: .readWrite)
         try db.execute("UPDATE Book SET title = CAST(id * 3 AS TEXT); UPDATE Book SET title = 'not a number' WHERE id = 3700")
         db.close()
-        let pipeline = try temporary.booksStepPipeline("prices.json", destination: "unused.sqlite", options: #""maxRejects": 5"#, mappings: """
+        let pipeline = try temporary.booksStepPipeline("prices.json", destination: "unused.sqlite", options: #""maxRejects": 5"#,
+                                                       drop: ["User", "Book.authorName", "Book.fileURL", "Book.published", "Book.price", "Book.users"], mappings: """
             { "name": "Books", "source": "Book", "destination": "Book",
               "attributes": { "title": "$source.title", "price": "double($source.title)" } }
             """)

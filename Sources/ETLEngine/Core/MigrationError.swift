@@ -18,6 +18,10 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
     case checkpointMismatch(path: String, differences: [String])
     /// An allocation failed (SQLite's); `what` says where. The work so far is kept.
     case outOfMemory(what: String)
+    /// A step would leave source data unread that the pipeline does not say is to go:
+    /// `unread` names each entity or property (`"Entity"`, `"Entity.property"`) with its
+    /// rows or non-null values. Refused before the step read a row.
+    case dataLeftUnread(pipeline: String, step: String, source: String, unread: [RemovedData.Item])
 
     public var description: String {
         switch self {
@@ -40,6 +44,12 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
         case .outOfMemory(let what):
             return "ran out of memory \(what). The work so far is kept: run the same command again to resume, "
                 + "with fewer workers (--workers 1) or a smaller --chunk-size, or with more memory"
+        case .dataLeftUnread(let pipeline, let step, let source, let unread):
+            let names = unread.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            return "\(pipeline): step \(step) leaves data of source \(source) unread, which would not arrive: "
+                + unread.map(\.described).joined(separator: "; ")
+                + ". Nothing was read. Map them in the step's mappings, or, if they are to go, say so: add "
+                + "\"drop\": [\(names)] at the top level of the pipeline (or in the step; into its \"drop\" list if it has one)"
         case .checkpointMismatch(let path, let differences):
             return "checkpoint \(path) belongs to a different run: " + differences.joined(separator: "; ")
                 + ". Run again with --restart to discard it and start over"

@@ -53,4 +53,23 @@ public struct RunSummary: Sendable {
     public var rejectFile: String?
     /// Things the user must know about the result (e.g. missing Core Data version hashes).
     public var notes: [String] = []
+    /// Every entity and property a step dropped, with its rows or non-null values (the steps
+    /// this process ran: a resumed run's earlier steps are in their mappings' `dropped`).
+    public var drops: [DroppedData] = []
+}
+
+/// Source data a step dropped because the pipeline (or its mapping model) says so.
+public struct DroppedData: Sendable, Equatable, Codable {
+    public var step: String
+    /// `"Entity"` (rows) or `"Entity.property"` (non-null values, a to-many's links).
+    public var name: String
+    public var count: Int
+    /// Who said so: the pipeline's or the step's `"drop"`, or the mapping model.
+    public var declaredBy: String
+
+    /// "step v1 to v2 dropped Tag.color: 30 non-null values (as the pipeline's "drop" says)".
+    public var described: String {
+        let what = name.contains(".") ? (count == 1 ? "non-null value" : "non-null values") : (count == 1 ? "row" : "rows")
+        return "step \(step) dropped \(name): \(count) \(what) (\(declaredBy))"
+    }
 }

@@ -9,7 +9,11 @@ import ETLStore
 /// check must pass before a row is read.
 ///
 /// A store with a `-wal` file is read through SQLite, which applies the WAL: its
-/// un-checkpointed transactions are read too. A read-only connection never writes the
+/// un-checkpointed transactions are read too. The WAL's frames are checked first
+/// (`WALCheck`): one that fails its checksum refuses the store, where SQLite would read
+/// less data without a word. A `-shm` is only SQLite's index of the WAL: SQLite checks it
+/// against the WAL and rebuilds it when they disagree, so it is never trusted for what the
+/// WAL holds. A read-only connection never writes the
 /// store or its WAL; SQLite may create the `-shm` index (and an empty `-wal`) beside a store
 /// in WAL mode to read it, and these are removed again when this run created them, so
 /// nothing is left behind.
@@ -49,6 +53,11 @@ public final class SourceStore: @unchecked Sendable {
         }
         let companions = [path + "-wal", path + "-shm"]
         let existing = companions.filter { fm.fileExists(atPath: $0) }
+        // Before SQLite reads it: SQLite would read a WAL with a damaged frame as less data.
+        do { try WALCheck.check(path + "-wal") } catch let damaged as WALCheck.Damaged {
+            throw MigrationError.badSource(path: path, reason: "has a damaged -wal: \(damaged). Nothing was read. "
+                + "Restore the store and its -wal from a backup; to migrate what the store holds without the WAL's transactions, move the -wal away")
+        }
         let size = { ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
         var opened: Database?
         do {

@@ -132,6 +132,12 @@ public struct Engine {
         // Tables no entity owns (history, CloudKit, unknown) are refused here, before a row
         // is read, unless the pipeline says what to do with them.
         let unmodeled = try UnmodeledTables(plan: plan, source: sourceDatabase)
+        // What a later step would leave unread that the source already holds, under the same
+        // name: refused now, before the first step reads a row, not once the steps before it ran.
+        if checkpoint.map({ $0.position.step == 0 }) ?? true,
+           let (step, items) = try RemovedData.laterUndeclared(plan.steps, source: sourceDatabase).first {
+            throw MigrationError.dataLeftUnread(pipeline: plan.spec.file, step: step.name, source: "\(source), under the same names (the steps before it carry them there)", unread: items)
+        }
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
                            started: checkpoint?.started ?? Date(), finished: checkpoint?.finished ?? [], resumed: checkpoint != nil)
@@ -215,7 +221,8 @@ public struct Engine {
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
                                  redoneRows: redone, mappings: run.finished,
                                  seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
-        summary.notes = (chosenSteps ?? []) + notes() + run.notes + unmodeled.notes
+        summary.notes = plan.notes + (chosenSteps ?? []) + notes() + run.notes + unmodeled.notes
+        summary.drops = run.drops
         summary.rejectFile = rejects
         return .finished(summary)
     }
@@ -285,6 +292,11 @@ public struct Engine {
         let position = resume?.position
         let resuming = position.map { !$0.isStartOfStep } ?? false
         let firstNewKeys = try step.firstNewKeys(source: input)
+        // Counted before a row is read: data the pipeline does not say is to go refuses the step.
+        let removedData = try RemovedData(step: step, source: input)
+        if !removedData.undeclared.isEmpty {
+            throw MigrationError.dataLeftUnread(pipeline: plan.spec.file, step: step.name, source: inputPath, unread: removedData.undeclared)
+        }
         if let resume, let position, resuming {
             db = try openOutput(output, area: area)
             nextKeys = resume.nextKeys
@@ -316,8 +328,8 @@ public struct Engine {
             db.close()
             return .ended(.apart(outcome.note))
         }
-        // Counted before a row is read; a resumed step has the counts in its checkpoint.
-        for removed in try RemovedData(step: step, source: input).counts {
+        // A resumed step has the counts in its checkpoint.
+        for removed in removedData.items {
             let mapping = step.mappings.first { $0.sourceEntity == removed.entity }
             if !resuming, let mapping { context.counters[mapping.ownTarget].dropped += removed.count }
             if again { continue }
@@ -325,9 +337,7 @@ public struct Engine {
                                       stage: .create, mapping: nil, done: removed.count, total: removed.count)
             event.removed = removed.name
             progress(event)
-            let what = removed.name.contains(".") ? "\(removed.count) non-null values" : "\(removed.count) rows"
-            let declared = plan.spec.drop.contains { $0.name == removed.name } ? " (as the pipeline's \"drop\" says)" : ""
-            run.notes.append("step \(step.name) dropped \(removed.name): \(what) not carried over\(declared)")
+            run.drops.append(DroppedData(step: step.name, name: removed.name, count: removed.count, declaredBy: removed.declaredBy ?? ""))
         }
         do {
             let decider = StrategyDecider(pushdown: options.pushdown, lessons: run.lessons)
@@ -530,5 +540,8 @@ public struct Engine {
         guard let step = plan.steps.first else { return }
         let entities = step.mappings.flatMap { [$0.sourceEntity] + ($0.itemEntity.map { [$0] } ?? []) }
         try SourceSchemaCheck.checkTables(db, path: plan.sourcePath, layout: step.sourceLayout, entities: entities)
+        if let layout = step.sourceLayout as? CoreDataLayout {
+            try SourceBookkeeping.check(db, path: plan.sourcePath, layout: layout)
+        }
     }
 }

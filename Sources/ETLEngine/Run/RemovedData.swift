@@ -3,19 +3,57 @@ import ETLModel
 import ETLPipeline
 
 /// What a step removes that holds data: each source entity (its rows) and property (its
-/// non-null values, a to-many's links) the step does not carry over, counted in the step's
-/// source before a row is read. Nothing is dropped without a count in the summary and in
-/// the progress events.
-struct RemovedData {
-    /// `"Entity"` or `"Entity.property"`, with its count; only those holding data.
-    let counts: [(name: String, entity: String, count: Int)]
+/// non-null values, a to-many's links) the step's mappings leave unread (`StepPlan.removed`),
+/// counted in the step's source before a row is read. What the pipeline declares is
+/// dropped and counted in the summary and the progress events; the rest refuses the step.
+public struct RemovedData: Sendable {
+    /// `"Entity"` or `"Entity.property"`, with its count and who declared it dropped (nil: no one).
+    public struct Item: Sendable, Equatable {
+        public let name: String
+        public let entity: String
+        public let count: Int
+        public let declaredBy: String?
+
+        /// "Section: 14 rows", "Section.hexColor: 12 non-null values".
+        public var described: String {
+            "\(name): \(count) " + (name.contains(".") ? (count == 1 ? "non-null value" : "non-null values") : (count == 1 ? "row" : "rows"))
+        }
+    }
+
+    /// Only those holding data.
+    public let items: [Item]
+    public var undeclared: [Item] { items.filter { $0.declaredBy == nil } }
 
     init(step: StepPlan, source: Database) throws {
-        let layout = step.sourceLayout
-        let model = step.sourceModel
+        items = try Self.counts(of: step.removed, layout: step.sourceLayout, source: source).map {
+            Item(name: $0.name, entity: $0.entity, count: $0.count, declaredBy: step.declaredDrops[$0.name])
+        }
+    }
+
+    /// The undeclared removals of the steps after the first that the run's source already
+    /// holds under the same names (`first` is the first step): found before the first step
+    /// reads a row, where each step's own check would find them only once the steps before
+    /// it ran. Each with the step that would leave it unread.
+    static func laterUndeclared(_ steps: [StepPlan], source: Database) throws -> [(step: StepPlan, items: [Item])] {
+        guard let first = steps.first else { return [] }
+        return try steps.dropFirst().compactMap { step in
+            // A name the source's tables do not hold as its model says is left to the step's own check.
+            let items = step.removed.filter { step.declaredDrops[$0] == nil }.flatMap { name in
+                ((try? counts(of: [name], layout: first.sourceLayout, source: source)) ?? []).map {
+                    Item(name: $0.name, entity: $0.entity, count: $0.count, declaredBy: nil)
+                }
+            }
+            return items.isEmpty ? nil : (step, items)
+        }
+    }
+
+    /// The rows (`"Entity"`) or non-null values (`"Entity.property"`) of `names` in `source`,
+    /// read through `layout`; names its model does not have are left out, and so are counts of 0.
+    static func counts(of names: [String], layout: any StoreLayout, source: Database) throws -> [(name: String, entity: String, count: Int)] {
+        let model = layout.model
         let q = Database.quote
-        var counts: [(String, String, Int)] = []
-        for name in step.removed {
+        var items: [(name: String, entity: String, count: Int)] = []
+        for name in names {
             let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
             let entity = parts[0]
             guard model.entity(named: entity) != nil else { continue }
@@ -39,8 +77,8 @@ struct RemovedData {
                 continue
             }
             let count = Int(try source.scalarInt(sql))
-            if count > 0 { counts.append((name, entity, count)) }
+            if count > 0 { items.append((name, entity, count)) }
         }
-        self.counts = counts
+        return items
     }
 }

@@ -12,6 +12,8 @@ final class RunState {
     var finished: [MappingCounters]
     /// What the summary should tell (steps that could not run inside SQLite).
     var notes: [String] = []
+    /// What the steps dropped, per entity and property (`RunSummary.drops`).
+    var drops: [DroppedData] = []
     /// What tries of the current step inside SQLite learned (kept in the checkpoint, so a
     /// resume goes on the same way).
     var lessons = StepLessons()

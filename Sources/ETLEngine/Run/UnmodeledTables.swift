@@ -3,10 +3,12 @@ import ETLStore
 import ETLModel
 import ETLPipeline
 
-/// The source's tables that belong to no entity (`UnmodeledTable`) and what the pipeline
-/// says to do with them. Decided before a row is read: a kind of table the pipeline does
-/// not name is refused with the tables and their row counts, and so is a carry that
-/// cannot be faithful; carried tables are copied into the new store after the last step.
+/// The source's tables that belong to no entity (`UnmodeledTable`), its triggers, views and
+/// virtual tables, and what the pipeline says to do with them. Decided before a row is read:
+/// a kind the pipeline does not name is refused with the names (and tables' row counts),
+/// and so is a carry that cannot be faithful. Carried ones are made in the new store after
+/// the last step, once every row is in: tables with their rows, then virtual tables with
+/// theirs, then views, then triggers, so that no source trigger fires during the run.
 struct UnmodeledTables {
     let tables: [UnmodeledTable]
     let actions: [UnmodeledTable.Kind: UnmodeledTableAction]
@@ -16,7 +18,7 @@ struct UnmodeledTables {
     init(plan: Plan, source: Database) throws {
         let path = plan.sourcePath
         let first = plan.steps.first!
-        let tables = try UnmodeledTable.find(in: source, layout: first.sourceLayout)
+        let tables = try UnmodeledTable.find(in: source, layout: first.sourceLayout) + UnmodeledTable.schemaObjects(in: source)
         self.tables = tables
         actions = plan.spec.unmodeledTables
         var historyEntities: [Int64: String] = [:]
@@ -25,6 +27,11 @@ struct UnmodeledTables {
             guard !found.isEmpty else { continue }
             let listed = Self.list(found)
             guard let action = actions[kind] else {
+                if kind.isSchemaObject {
+                    throw MigrationError.badSource(path: path, reason: "has \(kind.description)s that no model describes: \(listed). Nothing was read. "
+                        + "Say in the pipeline what to do with them: \"\(kind.pipelineKey)\": \"drop\" (the destination goes without them) "
+                        + "or \"carry\" (made in it once every row is in; a trigger never fires during the run)")
+                }
                 throw MigrationError.badSource(path: path, reason: "has \(kind.description) tables that belong to no entity of model \(plan.sourceVersion): "
                     + "\(listed). Nothing was read. Say in the pipeline what to do with them: \"\(kind.pipelineKey)\": \"drop\" "
                     + "(the destination goes without them) or \"carry\" (they are copied into it)")
@@ -36,7 +43,7 @@ struct UnmodeledTables {
                     + "carrying them is not supported yet. Say \"cloudKit\": \"drop\" (CloudKit then mirrors the store anew)")
             case .history:
                 historyEntities = try Self.historyEntities(plan: plan, source: source)
-            case .other:
+            case .other, .trigger, .view, .virtualTable:
                 break
             }
         }
@@ -44,7 +51,7 @@ struct UnmodeledTables {
     }
 
     static func list(_ tables: [UnmodeledTable]) -> String {
-        tables.map { "\($0.name) (\($0.rows) row\($0.rows == 1 ? "" : "s"))" }.joined(separator: ", ")
+        tables.map { $0.kind.isSchemaObject ? $0.name : "\($0.name) (\($0.rows) row\($0.rows == 1 ? "" : "s"))" }.joined(separator: ", ")
     }
 
     /// The summary's lines: what was carried and what was dropped.
@@ -52,7 +59,8 @@ struct UnmodeledTables {
         UnmodeledTable.Kind.allCases.compactMap { kind in
             let found = tables.filter { $0.kind == kind }
             guard !found.isEmpty, let action = actions[kind] else { return nil }
-            return "\(action == .carry ? "carried" : "dropped") \(kind.description) tables \(Self.list(found)), as the pipeline's \"\(kind.pipelineKey)\" says"
+            let what = kind.isSchemaObject ? "\(kind.description)s" : "\(kind.description) tables"
+            return "\(action == .carry ? "carried" : "dropped") \(what) \(Self.list(found)), as the pipeline's \"\(kind.pipelineKey)\" says"
         }
     }
 
@@ -98,15 +106,37 @@ struct UnmodeledTables {
         try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.readOnlyURI(sourcePath)).sqlLiteral) AS src")
         defer { try? db.execute("DETACH DATABASE src") }
         let q = Database.quote
-        try db.transaction {
-            for table in carried {
-                let definitions = try db.rows("SELECT sql FROM src.sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type = 'table' DESC, rowid",
-                                              [.text(table.name)])
-                for row in definitions {
-                    guard case .text(let sql) = row[0] else { continue }
-                    if (try db.rows("SELECT 1 FROM main.sqlite_schema WHERE sql = ?", [.text(sql)])).isEmpty { try db.execute(sql) }
+        func create(_ object: UnmodeledTable, types: String) throws {
+            let definitions = try db.rows("SELECT sql FROM src.sqlite_schema WHERE \(types) AND sql IS NOT NULL ORDER BY type = 'table' DESC, rowid",
+                                          [.text(object.name)])
+            for row in definitions {
+                guard case .text(let sql) = row[0] else { continue }
+                guard (try db.rows("SELECT 1 FROM main.sqlite_schema WHERE sql = ?", [.text(sql)])).isEmpty else { continue }
+                do {
+                    try db.execute(sql)
+                } catch {
+                    throw MigrationError.badSource(path: sourcePath, reason: "its \(object.kind.description) \(object.name) cannot be made in the new store "
+                        + "(\(error)): say \"\(object.kind.pipelineKey)\": \"drop\", or change it in the source")
                 }
+            }
+        }
+        try db.transaction {
+            // Rows first, with no trigger of the source's in the new store yet.
+            for table in carried where !table.kind.isSchemaObject {
+                try create(table, types: "tbl_name = ? AND type IN ('table', 'index')")
                 try db.execute("INSERT OR REPLACE INTO main.\(q(table.name)) SELECT * FROM src.\(q(table.name))")
+            }
+            for table in carried where table.kind == .virtualTable {
+                try create(table, types: "name = ?")
+                // With their row ids (an external-content index refers to its rows by them).
+                let columns = try db.rows("SELECT name FROM pragma_table_info(?, 'src')", [.text(table.name)])
+                    .compactMap { row -> String? in if case .text(let name) = row[0] { return q(name) } else { return nil } }
+                let list = (["rowid"] + columns).joined(separator: ", ")
+                try db.execute("DELETE FROM main.\(q(table.name))")
+                try db.execute("INSERT INTO main.\(q(table.name)) (\(list)) SELECT \(list) FROM src.\(q(table.name))")
+            }
+            for kind in [UnmodeledTable.Kind.view, .trigger] {
+                for object in carried where object.kind == kind { try create(object, types: "name = ?") }
             }
             if carried.contains(where: { $0.name.uppercased() == "ACHANGE" }), !historyEntities.isEmpty {
                 var numbers: [String: Int64] = [:]

@@ -111,12 +111,24 @@ struct ValidateStage {
                 problems.append("mapping \(scope.map { plan.targets[$0].name }.joined(separator: ", ")): wrote \(written) rows, but associations point at \(distinct)")
             }
         }
+        // The rows an entity must hold, counted in the source where its mappings allow it:
+        // the run's counters come from a checkpoint anyone can write.
+        let sourceCounts = SourceCounts(step: plan, source: try SourceCounts.open(context.sourcePath, functions: context.policies.functions))
+        defer { sourceCounts.source.close() }
+        let rejected = try workDatabase.rejectCounts()
         for entity in plan.destinationModel.entities where !entity.isAbstract {
             let table = layout.table(of: entity.name)
             let rows = Int(try db.scalarInt("SELECT count(*) FROM \(q(table.name)) t0" + (table.condition(alias: "t0").map { " WHERE \($0)" } ?? "")))
-            let expected = (madeBy[entity.name] ?? []).reduce(0) { $0 + context.counters[$1].written }
+            let writers = madeBy[entity.name] ?? []
+            let expected = writers.reduce(0) { $0 + context.counters[$1].written }
             if rows != expected {
                 problems.append("entity \(entity.name): \(rows) rows in table \(table.name), but the mappings wrote \(expected)")
+            }
+            guard writers.allSatisfy({ rejected[plan.targets[$0].mapping.index] == nil }) else { continue }
+            guard let fromSource = try sourceCounts.expected(writers, scopes: { scopes[$0] }) else { continue }
+            if rows != fromSource {
+                problems.append("entity \(entity.name): \(rows) rows in table \(table.name), but the source holds \(fromSource) for "
+                    + writers.map { plan.targets[$0].name }.joined(separator: ", ") + " to make (counted in it, not in the run)")
             }
         }
         context.event(.advanced, .validate, done: 1, total: 3)

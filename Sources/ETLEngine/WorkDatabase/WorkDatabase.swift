@@ -150,6 +150,15 @@ struct WorkDatabase {
         try database.prepare("INSERT INTO \(schema)reject (mapping, source, record) VALUES (\(mapping.index), ?, ?)")
     }
 
+    /// Rejected source rows per mapping index, of the mappings that rejected any.
+    func rejectCounts() throws -> [Int: Int] {
+        var counts: [Int: Int] = [:]
+        for row in try database.rows("SELECT mapping, count(*) FROM \(schema)reject GROUP BY mapping") {
+            if case .integer(let mapping) = row[0], case .integer(let n) = row[1] { counts[Int(mapping)] = Int(n) }
+        }
+        return counts
+    }
+
     /// The step's reject records (JSON), in the order they were rejected; the first `limit`.
     func rejectRecords(limit: Int? = nil) throws -> [String] {
         try database.rows("SELECT record FROM \(schema)reject ORDER BY rowid" + (limit.map { " LIMIT \($0)" } ?? "")).compactMap {

@@ -45,6 +45,7 @@ extension Planner {
         var decoded = try PipelineSpec.decodeStep(root, index: 0, isLast: false, destinationModel: nil,
                                                   folder: URL(fileURLWithPath: path).deletingLastPathComponent().path, bundle: true)
         decoded.name = step.name
+        decoded.drop = step.drop
         return decoded
     }
 }

@@ -20,6 +20,9 @@ public struct Plan: Sendable {
     public var fusedSteps: [StepPlan]?
     /// Why adjacent steps are not fused, a sentence a pair.
     public var fusionRefusals: [String] = []
+    /// What a run's summary should tell about the plan (a `"drop"` entry for hops this
+    /// store does not take).
+    public var notes: [String] = []
 
     /// The final destination (may be overridden on the command line before planning).
     public var destinationPath: String { spec.destination.store }
@@ -60,7 +63,12 @@ public struct StepPlan: Sendable {
         public var relationship: String
     }
 
-    /// What the step removes, data and all: source entities (`"Entity"`) and properties
-    /// (`"Entity.property"`) of an inferred step. The engine counts their non-null values.
-    public var removed: [String] { inferred.map { $0.droppedEntities + $0.droppedProperties } ?? [] }
+    /// What the step removes, data and all, whatever kind of step it is: source entities
+    /// (`"Entity"`) and properties (`"Entity.property"`) its mappings leave unread
+    /// (`UnreadSource`). The engine counts their rows and non-null values, and refuses the
+    /// step where one holds data that `declaredDrops` does not name.
+    public var removed: [String] { UnreadSource.names(mappings: mappings, model: sourceModel) }
+    /// Of `removed`, those the pipeline says are to go, each with who says so (the
+    /// pipeline's or the step's `"drop"`, or the step's mapping model).
+    public var declaredDrops: [String: String] = [:]
 }

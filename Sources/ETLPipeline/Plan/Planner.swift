@@ -24,7 +24,8 @@ public struct Planner {
         let first = chain.hops.first?.from ?? 0
         var sourceLayout = try sourceKind.layout(for: chain.models[first], store: sourceKind == .coredata ? source : nil)
         var steps: [StepPlan] = []
-        var declaredDrops = Set<String>()
+        var removedByAny = Set<String>()
+        var topLevelUsed = Set<Int>()
         for (index, hop) in chain.hops.enumerated() {
             let from = chain.models[hop.from], to = chain.models[hop.to]
             let isLast = index == chain.hops.count - 1
@@ -40,7 +41,6 @@ public struct Planner {
                 planned = try planMappings(written, source: from, destination: to)
             } else {
                 let step = try inferredStep(spec, from: from, to: to)
-                declaredDrops.formUnion(step.droppedEntities + step.droppedProperties)
                 written = try inferredMappings(spec, step, from: from, to: to)
                 planned = try planMappings(written, source: from, destination: to)
                 inferred = step
@@ -50,16 +50,46 @@ public struct Planner {
                                 destinationLayout: destinationLayout, mappings: planned.mappings, targets: planned.targets,
                                 isInferred: hop.step == nil, inferred: inferred)
             step.written = written
+            let removed = step.removed
+            removedByAny.formUnion(removed)
+            for (i, entry) in spec.drop.enumerated() {
+                let covered = removed.filter { DropEntry.covers(entry.name, $0, model: from) }
+                if !covered.isEmpty { topLevelUsed.insert(i) }
+                for name in covered { step.declaredDrops[name] = "as the pipeline's \"drop\" says" }
+            }
+            for entry in hop.step?.drop ?? [] {
+                let covered = removed.filter { DropEntry.covers(entry.name, $0, model: from) }
+                guard !covered.isEmpty else {
+                    throw entry.cursor.error("'\(entry.name)' is no entity or property step \(step.name) leaves unread"
+                        + (removed.isEmpty ? " (it reads every one)" : "; it leaves: " + removed.joined(separator: ", ")))
+                }
+                for name in covered { step.declaredDrops[name] = "as the step's \"drop\" says" }
+            }
+            if let model = hop.step?.mappingModel {
+                // Core Data's own migration drops what the mapping model does not map: it is the declaration.
+                for name in removed where step.declaredDrops[name] == nil {
+                    step.declaredDrops[name] = "as mapping model \(URL(fileURLWithPath: model).lastPathComponent) leaves it unmapped"
+                }
+            }
             steps.append(step)
             sourceLayout = destinationLayout
         }
-        for (name, cursor) in spec.drop where !declaredDrops.contains(name) {
-            let removed = declaredDrops.sorted()
-            throw cursor.error("'\(name)' is no entity or property an inferred hop of this run removes"
-                + (removed.isEmpty ? " (none removes any)" : "; they remove: " + removed.joined(separator: ", ")))
+        // One pipeline serves stores of every version: an entry for a hop this store does not
+        // take is a note; one that names nothing of any version is a mistake.
+        var notes = chain.notes
+        for (i, entry) in spec.drop.enumerated() where !topLevelUsed.contains(i) {
+            guard chain.versions.contains(where: { DropEntry.names(entry.name, in: $0) }) else {
+                let removed = removedByAny.sorted()
+                throw entry.cursor.error("'\(entry.name)' is no entity or property of any model version of the pipeline ("
+                    + chain.versions.map(\.version).joined(separator: ", ") + "); the steps of this run leave unread: "
+                    + (removed.isEmpty ? "nothing" : removed.joined(separator: ", ")))
+            }
+            notes.append("\"drop\" entry '\(entry.name)' applies to no step of this store's path ("
+                + ([chain.models[first].version] + chain.hops.map { chain.models[$0.to].version }).joined(separator: " → ") + "): nothing of it to drop")
         }
         var plan = Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
                         targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
+        plan.notes = notes
         let fusion = StepFusion.fuse(steps, planner: self)
         plan.fusedSteps = fusion.steps.count < steps.count ? fusion.steps : nil
         plan.fusionRefusals = fusion.refusals
@@ -71,6 +101,10 @@ public struct Planner {
         var models: [Model]
         var hops: [(from: Int, to: Int, step: StepSpec?)]
         var files: [String]
+        /// Every version the pipeline knows, whichever this store's path takes.
+        var versions: [Model] = []
+        /// What the run's summary should say about the chain (a step this store does not take).
+        var notes: [String] = []
     }
 
     /// Without a bundle: the source's model file, then each step's. Given the store, the
@@ -96,6 +130,7 @@ public struct Planner {
             chain.files.append(step.to)
             chain.hops.append((chain.models.count - 2, chain.models.count - 1, step))
         }
+        chain.versions = chain.models
         if let source, spec.source.layout == .plain, chain.models.count > 1,
            let detected = try? VersionDetector.detect(store: source, versions: chain.models, layout: .plain),
            let start = chain.models.lastIndex(where: { $0.version == detected.version }), start > 0 {
@@ -148,20 +183,30 @@ public struct Planner {
             let to = try index(of: step.to, cursor: step.toCursor)
             guard to > from else { throw step.cursor.error("a step must go to a later version: \(step.from!) → \(step.to)") }
             guard explicit[from] == nil else { throw step.cursor.error("two steps start from version \(step.from!)") }
+            // No store's path to the target takes a step that goes past it.
+            guard to <= target else {
+                throw step.cursor.error("step \(step.name) goes \(step.from!) → \(step.to), past the target version \(names[target]): "
+                    + "no store would run it. Remove the step, or make \(step.to) (or a later version) the destination's \"version\"")
+            }
             explicit[from] = (to, step)
         }
         // A mapping model is part of the pipeline: editing it changes the run's identity.
         let mappingModels = spec.steps.compactMap(\.mappingModel).map(XCMappingModel.xmlFile(of:))
-        var chain = Chain(models: bundle.versions, hops: [], files: bundleFiles(spec.models!) + mappingModels)
+        var chain = Chain(models: bundle.versions, hops: [], files: bundleFiles(spec.models!) + mappingModels, versions: bundle.versions)
         var k = start
         while k < target {
-            if let (to, step) = explicit[k], to <= target {
+            if let (to, step) = explicit[k] {
                 chain.hops.append((k, to, step))
                 k = to
             } else {
                 chain.hops.append((k, k + 1, nil))
                 k += 1
             }
+        }
+        // One pipeline serves stores of every version: a step this store's path does not take is a note.
+        let path = ([start] + chain.hops.map(\.to)).map { names[$0] }.joined(separator: " → ")
+        for step in spec.steps where !chain.hops.contains(where: { $0.step?.cursor.path == step.cursor.path }) {
+            chain.notes.append("step \(step.name) (\(step.from!) → \(step.to)) is not on this store's path (\(path)): not run")
         }
         if chain.hops.isEmpty { chain.models = [bundle.versions[start]] }
         return chain
@@ -214,7 +259,7 @@ public struct Planner {
                 + "later than the target \(bundle.versions[target[b]].version): etl upgrades, it does not downgrade")
         }
         func model(_ parts: [Int]) -> Model { combinations.first { $0.parts == parts }!.model }
-        var chain = Chain(models: [model(position)], hops: [], files: paths.flatMap(bundleFiles))
+        var chain = Chain(models: [model(position)], hops: [], files: paths.flatMap(bundleFiles), versions: combinations.map(\.model))
         for b in bundles.indices {
             while position[b] < target[b] {
                 position[b] += 1

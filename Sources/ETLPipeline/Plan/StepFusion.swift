@@ -66,9 +66,6 @@ public enum StepFusion {
     static func fuse(_ first: StepPlan, _ second: StepPlan, planner: Planner) throws -> StepPlan {
         guard let a = first.written, let b = second.written else { throw Refused(reason: "a step has no written mappings") }
         guard first.fusedFrom.isEmpty, second.fusedFrom.isEmpty else { throw Refused(reason: "a step is fused already") }
-        for step in [first, second] where !step.removed.isEmpty {
-            throw Refused(reason: "step \(step.name) removes \(step.removed.joined(separator: ", ")), counted in its own source")
-        }
         for (step, mappings) in [(first, first.mappings), (second, second.mappings)] {
             if let m = mappings.first(where: { $0.policy != nil }) {
                 throw Refused(reason: "mapping \(m.name) of step \(step.name) has a policy, whose code reads its step's source rows")
@@ -129,6 +126,12 @@ public enum StepFusion {
         for (index, made) in composed.enumerated() where !made.grouped && step.keepsKeys(index) != made.kept {
             throw Refused(reason: "mapping \(step.mappings[index].name) would \(made.kept ? "not " : "")keep its rows' keys fused")
         }
+        // Checked last, so that a reason above is the one given: what a step leaves unread is
+        // counted in its own source, and the fused step must leave nothing either.
+        for step in [first, second] where !step.removed.isEmpty {
+            throw Refused(reason: "step \(step.name) removes \(step.removed.joined(separator: ", ")), counted in its own source")
+        }
+        if !step.removed.isEmpty { throw Refused(reason: "fused, the steps would leave \(step.removed.joined(separator: ", ")) unread") }
         return step
     }
 

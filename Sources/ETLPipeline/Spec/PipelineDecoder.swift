@@ -17,8 +17,8 @@ extension PipelineSpec {
     public static func decode(_ bytes: [UInt8], file: String) throws -> PipelineSpec {
         let root = try JSONCursor.parse(bytes, file: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps", "drop",
-                                       "history", "cloudKit", "otherTables"])
+        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps", "drop"]
+                                    + UnmodeledTable.Kind.allCases.map(\.pipelineKey))
         let formatCursor = try o.required("format")
         let format = try formatCursor.int()
         guard format == formatVersion else {
@@ -78,9 +78,6 @@ extension PipelineSpec {
                                 steps: steps, models: models, modelsCursor: modelsCursor)
         spec.mergedModels = Array(bundles.dropFirst())
         if let dropCursor = o.optional("drop") {
-            guard models != nil else {
-                throw dropCursor.error("\"drop\" lists removals of inferred hops: it needs a model bundle (\"models\")")
-            }
             spec.drop = try dropCursor.array().map { (try $0.nonEmptyString(), $0) }
         }
         for kind in UnmodeledTable.Kind.allCases {
@@ -129,7 +126,8 @@ extension PipelineSpec {
 
     static func decodeStep(_ cursor: JSONCursor, index: Int, isLast: Bool, destinationModel: String?, folder: String,
                            bundle: Bool) throws -> StepSpec {
-        let o = try cursor.object(keys: bundle ? ["name", "from", "to", "mappings", "mappingModel"] : ["name", "to", "mappings"])
+        let o = try cursor.object(keys: bundle ? ["name", "from", "to", "mappings", "mappingModel", "drop"] : ["name", "to", "mappings", "drop"])
+        let drop = try o.optional("drop")?.array().map { (name: try $0.nonEmptyString(), cursor: $0) } ?? []
         let name = try o.optional("name")?.nonEmptyString()
         let toCursor = o.optional("to")
         var from: String?
@@ -154,7 +152,7 @@ extension PipelineSpec {
             }
             return StepSpec(name: stepName, from: from, to: to, toCursor: toCursor, mappings: [], cursor: cursor,
                             mappingModel: resolve(try mappingModelCursor.nonEmptyString(), folder: folder),
-                            mappingModelCursor: mappingModelCursor)
+                            mappingModelCursor: mappingModelCursor, drop: drop)
         }
         let mappingsCursor = try o.required("mappings")
         var mappings: [MappingSpec] = []
@@ -167,7 +165,7 @@ extension PipelineSpec {
             mappings.append(mapping)
         }
         guard !mappings.isEmpty else { throw mappingsCursor.error("a step needs at least one mapping") }
-        return StepSpec(name: stepName, from: from, to: to, toCursor: toCursor, mappings: mappings, cursor: cursor)
+        return StepSpec(name: stepName, from: from, to: to, toCursor: toCursor, mappings: mappings, cursor: cursor, drop: drop)
     }
 
     static func decodeMapping(_ cursor: JSONCursor) throws -> MappingSpec {

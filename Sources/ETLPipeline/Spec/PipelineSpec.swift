@@ -28,8 +28,8 @@ public struct PipelineSpec: Sendable {
     /// (an app built from modules opens its store with a model merged from several bundles).
     public var mergedModels: [String] = []
     /// Removals the pipeline declares intended (`"drop"`): source entities (`"Entity"`) and
-    /// properties (`"Entity.property"`) an inferred hop may remove, data and all, without
-    /// being refused as a likely rename. Each with where it was written.
+    /// properties (`"Entity.property"`) a step of the run may leave unread, data and all
+    /// (an inferred hop's likely rename included). Each with where it was written.
     public var drop: [(name: String, cursor: JSONCursor)] = []
     /// What to do with the source's tables that belong to no entity (`"history"`,
     /// `"cloudKit"`, `"otherTables"`), by kind; a kind the store has and this does not
@@ -91,6 +91,8 @@ public struct StepSpec: Sendable {
     /// are the step's, imported when the plan knows the hop's versions (`mappings` is empty).
     public var mappingModel: String? = nil
     public var mappingModelCursor: JSONCursor? = nil
+    /// The step's own `"drop"`: what of its source it may leave unread, as the pipeline's.
+    public var drop: [(name: String, cursor: JSONCursor)] = []
 }
 
 /// One entity mapping (NSEntityMapping).
