@@ -21,7 +21,7 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable {
     /// A step would leave source data unread that the pipeline does not say is to go:
     /// `unread` names each entity or property (`"Entity"`, `"Entity.property"`) with its
     /// rows or non-null values. Refused before the step read a row.
-    case dataLeftUnread(pipeline: String, step: String, source: String, unread: [RemovedData.Item])
+    case dataLeftUnread(pipeline: String, step: String, source: String, unread: [RemovedItem])
 
     public var description: String {
         switch self {

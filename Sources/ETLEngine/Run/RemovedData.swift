@@ -7,18 +7,7 @@ import ETLPipeline
 /// counted in the step's source before a row is read. What the pipeline declares is
 /// dropped and counted in the summary and the progress events; the rest refuses the step.
 public struct RemovedData: Sendable {
-    /// `"Entity"` or `"Entity.property"`, with its count and who declared it dropped (nil: no one).
-    public struct Item: Sendable, Equatable {
-        public let name: String
-        public let entity: String
-        public let count: Int
-        public let declaredBy: String?
-
-        /// "Section: 14 rows", "Section.hexColor: 12 non-null values".
-        public var described: String {
-            "\(name): \(count) " + (name.contains(".") ? (count == 1 ? "non-null value" : "non-null values") : (count == 1 ? "row" : "rows"))
-        }
-    }
+    public typealias Item = RemovedItem
 
     /// Only those holding data.
     public let items: [Item]
