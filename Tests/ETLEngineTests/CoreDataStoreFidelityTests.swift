@@ -262,6 +262,51 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         }
     }
 
+    // MARK: Order
+
+    /// Each list of an ordered to-many of a Bookmarks store: (owner, member, Z_FOK_) of every
+    /// folder's children, and of every favourites list, stored by the favourite's
+    /// ZFAVORITEFOLDER (V1–V3, a to-one inverse) or in the join table Z_1FAVORITES (from V4).
+    func orderedLists(_ db: Database, schema: String) throws -> (children: [[SQLValue]], favorites: [[SQLValue]]) {
+        let children = try db.rows("SELECT ZPARENT, Z_PK, Z_FOK_PARENT FROM \(schema).ZBOOKMARKENTITY WHERE ZPARENT IS NOT NULL ORDER BY 1, 3")
+        let favorites = try db.scalarInt("SELECT count(*) FROM \(schema).sqlite_schema WHERE name = 'Z_1FAVORITES'") == 1
+            ? try db.rows("SELECT Z_1FAVORITEFOLDERS, Z_1FAVORITES, Z_FOK_1FAVORITES FROM \(schema).Z_1FAVORITES ORDER BY 1, 3")
+            : try db.rows("SELECT ZFAVORITEFOLDER, Z_PK, Z_FOK_FAVORITEFOLDER FROM \(schema).ZBOOKMARKENTITY WHERE ZFAVORITEFOLDER IS NOT NULL ORDER BY 1, 3")
+        return (children, favorites)
+    }
+
+    /// Every Bookmarks store upgraded to the current version (and V1 to V2, the same schema)
+    /// keeps each folder's children and each favourites list in the source's order, under the
+    /// source's Z_FOK_ values (Core Data's migration copies them: facts §2), pushed down and
+    /// row by row, the hops fused and apart. (They were renumbered 1, 2, … in key order: V4's
+    /// folder 5 listed 2, 9, 4, 1, 8 came out 1, 2, 4, 8, 9.)
+    func testOrderedRelationshipsKeepTheSourcesOrderAndValues() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let bundle = bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld")
+        let runs = (1...5).map { ($0, "BookmarksModel 6") } + [(1, "BookmarksModel 2")]
+        for (n, version) in runs {
+            let store = bookmarks.appendingPathComponent("Bookmarks_V\(n).sqlite")
+            let drop = n <= 2 && version != "BookmarksModel 2" ? Self.dropIsFavorite : ""
+            for (pushdown, fuse) in [(true, true), (true, false), (false, true), (false, false)] {
+                let what = "V\(n) → \(version), pushdown \(pushdown), fused \(fuse)"
+                let out = folder.path("bookmarks-\(n)-\(version.suffix(1))-\(pushdown)-\(fuse).sqlite")
+                var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: store, destination: out,
+                                                                                version: version, extra: drop))
+                migration.options.pushdown = pushdown
+                migration.options.fuseSteps = fuse
+                let summary = try migration.run()
+                XCTAssertFalse(summary.notes.contains { $0.contains("order of") }, "\(what): \(summary.notes)")
+                let db = try Database(path: out, mode: .readOnly)
+                try db.execute("ATTACH DATABASE \(SQLValue.text(store.path).sqlLiteral) AS old")
+                let source = try orderedLists(db, schema: "old"), written = try orderedLists(db, schema: "main")
+                XCTAssertFalse(source.children.isEmpty || source.favorites.isEmpty)
+                XCTAssertEqual(written.children, source.children, what)
+                XCTAssertEqual(written.favorites, source.favorites, what)
+                db.close()
+            }
+        }
+    }
+
     // MARK: Metadata
 
     /// A store whose metadata carries an app's own key keeps it, and its UUID, through a

@@ -216,9 +216,10 @@ final class CoreDataLayoutTests: XCTestCase {
         XCTAssertEqual(try db.rows("SELECT Z_PK, ZCOVER FROM ZALBUM ORDER BY Z_PK"), [[.integer(1), .null], [.integer(2), .integer(1)]])
         // The destination's Z_ENT beside a to-one to an entity with sub-entities.
         XCTAssertEqual(try db.rows("SELECT Z4_FEATURED FROM ZALBUM ORDER BY Z_PK"), [[.integer(6)], [.null]])
-        // Ordering of an ordered to-many: per album, in key order.
+        // Ordering of an ordered to-many: per album, in key order, numbered as Core Data numbers
+        // a list it writes (2048, 3072, …: facts §2).
         XCTAssertEqual(try db.rows("SELECT Z_PK, Z_FOK_ALBUM FROM ZITEM ORDER BY Z_PK"),
-                       [[.integer(1), .integer(1)], [.integer(2), .integer(2)], [.integer(5), .integer(1)], [.integer(6), .null]])
+                       [[.integer(1), .integer(2048)], [.integer(2), .integer(3072)], [.integer(5), .integer(2048)], [.integer(6), .null]])
 
         let metadata = try CoreDataMetadata.read(db)
         XCTAssertEqual(metadata.storeUUID, "0E5B2C1D-0000-4000-8000-000000000001")

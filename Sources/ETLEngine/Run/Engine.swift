@@ -285,6 +285,9 @@ public struct Engine {
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
+            for note in try KeptBookkeeping(step: step).copy(into: db, sourcePath: inputPath) where !run.notes.contains(note) {
+                run.notes.append(note)
+            }
             try db.transaction {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }

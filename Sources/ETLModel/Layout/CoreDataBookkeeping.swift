@@ -7,8 +7,10 @@ import ETLStore
 /// 1. one-to-one links set on one side only are copied to the other side (Core Data stores
 ///    both); two sides that disagree are an error;
 /// 2. the `Z<n>_<REL>` columns (the `Z_ENT` of a to-one's destination) are filled;
-/// 3. ordering columns (`Z_FOK_…`) left null are numbered 1, 2, … per owner in key order,
-///    after any number already there;
+/// 3. ordering columns (`Z_FOK_…`) left null are numbered per owner in key order as Core
+///    Data numbers a list it writes, 2048, 3072, … (1024·(k+1) for the k-th member), or
+///    1024 apart after the highest number already there (values a migration copied:
+///    `KeptBookkeeping` in the engine);
 /// 4. `Z_PRIMARYKEY`: one row per entity with `Z_SUPER` (the parent's number, 0 for roots)
 ///    and `Z_MAX`. A root's `Z_MAX` is the highest `Z_PK` of its table — Core Data hands out
 ///    the keys of a whole inheritance tree from its root's row — and never lower than a
@@ -105,8 +107,8 @@ extension CoreDataLayout {
             let t = q(table(of: entity).name)
             try db.execute("""
                 UPDATE \(t) SET \(q(order)) = o.n FROM (
-                  SELECT x.Z_PK AS pk, row_number() OVER (PARTITION BY x.\(q(column)) ORDER BY x.Z_PK)
-                    + coalesce((SELECT max(y.\(q(order))) FROM \(t) AS y WHERE y.\(q(column)) = x.\(q(column))), 0) AS n
+                  SELECT x.Z_PK AS pk, 1024 * row_number() OVER (PARTITION BY x.\(q(column)) ORDER BY x.Z_PK)
+                    + coalesce((SELECT max(y.\(q(order))) FROM \(t) AS y WHERE y.\(q(column)) = x.\(q(column))), 1024) AS n
                   FROM \(t) AS x WHERE x.\(q(column)) IS NOT NULL AND x.\(q(order)) IS NULL) AS o
                 WHERE \(t).Z_PK = o.pk
                 """)
@@ -118,8 +120,8 @@ extension CoreDataLayout {
             let t = q(side.table)
             try db.execute("""
                 UPDATE \(t) SET \(q(order)) = o.n FROM (
-                  SELECT x.rowid AS rid, row_number() OVER (PARTITION BY x.\(q(side.own)) ORDER BY x.rowid)
-                    + coalesce((SELECT max(y.\(q(order))) FROM \(t) AS y WHERE y.\(q(side.own)) = x.\(q(side.own))), 0) AS n
+                  SELECT x.rowid AS rid, 1024 * row_number() OVER (PARTITION BY x.\(q(side.own)) ORDER BY x.rowid)
+                    + coalesce((SELECT max(y.\(q(order))) FROM \(t) AS y WHERE y.\(q(side.own)) = x.\(q(side.own))), 1024) AS n
                   FROM \(t) AS x WHERE x.\(q(order)) IS NULL) AS o
                 WHERE \(t).rowid = o.rid
                 """)
