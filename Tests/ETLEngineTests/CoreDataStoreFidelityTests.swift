@@ -125,6 +125,66 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         try assertSameStore(outputs[0], outputs[1])
     }
 
+    /// Gives every row of `tables` in `store` (a copy) a Z_OPT from 1 to 7 by its key, as
+    /// rows an app saved several times have; returns (table, Z_PK, Z_OPT) of every row.
+    func varyZOPT(_ store: URL, tables: [String]) throws -> [[SQLValue]] {
+        let db = try Database(path: store.path, mode: .readWrite)
+        defer { db.close() }
+        var rows: [[SQLValue]] = []
+        for table in tables {
+            try db.execute("UPDATE \(table) SET Z_OPT = 1 + (Z_PK * 5) % 7")
+            rows += try db.rows("SELECT '\(table)', Z_PK, Z_OPT FROM \(table) ORDER BY Z_PK")
+        }
+        XCTAssertTrue(rows.contains { $0[2] != .integer(1) })
+        return rows
+    }
+
+    /// Rows that keep their key keep their Z_OPT (Core Data's migration does: facts §3), new
+    /// rows have 1: SampleModel_V1 with varied Z_OPT values through SampleModel2, inferred
+    /// and by the explicit step that adds a car per maker; and Bookmarks V1 through five hops,
+    /// fused and apart; each pushed down and row by row.
+    func testRowsKeepTheirZOPT() throws {
+        let sample = try folder.corpus("coredataplus-samplemodel")
+        let source = sample.appendingPathComponent("SampleModel_V1.sqlite")
+        let bundle = sample.appendingPathComponent("SampleModel.xcdatamodeld")
+        let before = try varyZOPT(source, tables: ["ZCAR", "ZPERSON"])
+        for pushdown in [true, false] {
+            for explicit in [false, true] {
+                let out = folder.path("sample-\(pushdown)-\(explicit).sqlite")
+                var migration = Migration(pipeline: explicit ? try sampleStepPipeline(source: source, bundle: bundle, destination: out)
+                                          : try folder.coreDataPipeline(bundle: bundle, source: source, destination: out, version: "SampleModel2"))
+                migration.options.pushdown = pushdown
+                _ = try migration.run()
+                let db = try Database(path: out, mode: .readOnly)
+                var after: [[SQLValue]] = []
+                for table in ["ZCAR", "ZPERSON"] {
+                    after += try db.rows("SELECT '\(table)', Z_PK, Z_OPT FROM \(table) WHERE Z_PK <= 125 ORDER BY Z_PK")
+                }
+                XCTAssertEqual(after, before, "pushdown \(pushdown), explicit \(explicit)")
+                if explicit {
+                    XCTAssertEqual(try db.rows("SELECT DISTINCT Z_OPT FROM ZCAR WHERE ZNUMBERPLATE LIKE 'maker %'"), [[.integer(1)]], "the new cars")
+                }
+                db.close()
+            }
+        }
+
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite")
+        let saved = try varyZOPT(store, tables: ["ZBOOKMARKENTITY"])
+        for (pushdown, fuse) in [(true, true), (true, false), (false, true), (false, false)] {
+            let out = folder.path("bookmarks-\(pushdown)-\(fuse).sqlite")
+            var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                                                            source: store, destination: out, extra: Self.dropIsFavorite))
+            migration.options.pushdown = pushdown
+            migration.options.fuseSteps = fuse
+            _ = try migration.run()
+            let db = try Database(path: out, mode: .readOnly)
+            XCTAssertEqual(try db.rows("SELECT 'ZBOOKMARKENTITY', Z_PK, Z_OPT FROM ZBOOKMARKENTITY ORDER BY Z_PK"), saved,
+                           "pushdown \(pushdown), fused \(fuse)")
+            db.close()
+        }
+    }
+
     /// Stopped inside the create stage of a kept-key mapping of the shared table, then run
     /// again: the same store as a run never stopped.
     func testAStoppedRunResumesToTheSameKeys() throws {

@@ -5,6 +5,8 @@ import ETLPipeline
 /// What Core Data's own migration keeps of its bookkeeping columns, and a step from a Core
 /// Data store into a Core Data store keeps too (facts §2, §3 of the shared layout doc):
 ///
+/// - `Z_OPT` (the row's save count, which the app's optimistic locking compares): a row
+///   that keeps its source key keeps its source row's `Z_OPT`; new rows have 1.
 /// - `Z_FOK_…` (the position of a member in an ordered to-many): a link the step carried
 ///   from an ordered relationship of the source to an ordered one of the destination keeps
 ///   the source's value, when both its rows keep their source keys (so the destination's
@@ -27,6 +29,23 @@ struct KeptBookkeeping {
         let kept = step.sourceKeyTargets
         var sql: [String] = []
         var uncopied: [String] = []
+
+        // Z_OPT of the rows kept, table by table (the kept rows of one table come from one
+        // source table: `sourceKeyTargets`).
+        var keptEntities: [String: (source: String, numbers: [Int])] = [:]
+        for id in kept.sorted() {
+            let target = step.targets[id]
+            let table = destination.table(of: target.entity).name
+            guard let number = destination.entityNumber(of: target.entity) else { continue }
+            let from = source.table(of: step.mappings[target.mapping].sourceEntity).name
+            keptEntities[table, default: (from, [])].numbers.append(number)
+        }
+        for (table, kept) in keptEntities.sorted(by: { $0.key < $1.key }) {
+            let t = "main.\(q(table))"
+            sql.append("UPDATE \(t) SET Z_OPT = s.Z_OPT FROM kept_src.\(q(kept.source)) AS s "
+                + "WHERE s.Z_PK = \(t).Z_PK AND \(t).Z_ENT IN (\(kept.numbers.sorted().map(String.init).joined(separator: ", "))) "
+                + "AND s.Z_OPT IS NOT \(t).Z_OPT")
+        }
 
         // Z_FOK_: each relationship assignment `destination(s)('M', $source.r)` carries r's
         // links; where r's ordered side maps onto the destination's, its values come along.
