@@ -403,6 +403,52 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         XCTAssertNotEqual(metadata.versionHashes, original.versionHashes, "the model keys are 6's")
     }
 
+    /// Z_METADATA as Core Data writes it (facts §7): no NSStoreUUID key in the plist (the
+    /// UUID, the source's, is in Z_UUID), NSPersistenceFrameworkVersion of the framework the
+    /// layout claims (not the source's 1251), and the app's keys with their types: a real 1.0
+    /// stays a real, an integer an integer, a boolean a boolean.
+    func testMetadataIsWrittenAsCoreDataWritesIt() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite")
+        let writer = try Database(path: store.path, mode: .readWrite)
+        guard case .blob(let bytes)? = try writer.rows("SELECT Z_PLIST FROM Z_METADATA").first?[0],
+              var plist = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil) as? [String: Any] else {
+            return XCTFail("no metadata plist")
+        }
+        plist["com.example.schemaVersion"] = 1.0
+        plist["com.example.count"] = 1
+        plist["com.example.enabled"] = true
+        plist["com.example.nested"] = ["ratio": 2.0, "name": "x"] as [String: Any]
+        try writer.run("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(Array(try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)))])
+        let uuid = try writer.rows("SELECT Z_UUID FROM Z_METADATA")
+        writer.close()
+        func keys(_ path: String) throws -> [String: PropertyListValue] {
+            let db = try Database(path: path, mode: .readOnly)
+            defer { db.close() }
+            guard case .blob(let bytes)? = try db.rows("SELECT Z_PLIST FROM Z_METADATA").first?[0],
+                  case .dictionary(let keys) = try BinaryPropertyList.read(bytes) else { XCTFail("no plist in \(path)"); return [:] }
+            return keys
+        }
+        let app = try keys(store.path).filter { $0.key.hasPrefix("com.example.") }
+        XCTAssertEqual(app["com.example.schemaVersion"], .real(1.0), "the source holds a real")
+        XCTAssertEqual(app["com.example.count"], .integer(1))
+        XCTAssertEqual(try keys(store.path)["NSPersistenceFrameworkVersion"], .integer(1251))
+
+        for pushdown in [true, false] {
+            let out = folder.path("out-\(pushdown).sqlite")
+            var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                                                            source: store, destination: out, extra: Self.dropIsFavorite))
+            migration.options.pushdown = pushdown
+            _ = try migration.run()
+            let written = try keys(out)
+            XCTAssertNil(written["NSStoreUUID"], "pushdown \(pushdown)")
+            XCTAssertEqual(written["NSPersistenceFrameworkVersion"], .integer(Int64(CoreDataMetadata.defaultFrameworkVersion)))
+            XCTAssertEqual(written.filter { $0.key.hasPrefix("com.example.") }, app, "pushdown \(pushdown)")
+            XCTAssertNotNil(written["NSStoreModelVersionHashesDigest"], "written by every framework from 977 on")
+            XCTAssertEqual(try Database(path: out, mode: .readOnly).rows("SELECT Z_UUID FROM Z_METADATA"), uuid)
+        }
+    }
+
     /// `"newStoreUUID": true` gives the destination a UUID of its own; without it the
     /// source's is kept. On a plain destination the key is refused by name.
     func testANewStoreUUIDWhenThePipelineSaysSo() throws {

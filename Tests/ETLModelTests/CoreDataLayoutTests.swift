@@ -290,10 +290,18 @@ final class CoreDataLayoutTests: XCTestCase {
         }
     }
 
+    /// The plist round-trips, without the UUID: Core Data keeps it in Z_UUID only (facts §7).
     func testMetadataPlistRoundTrip() throws {
-        let metadata = CoreDataMetadata(storeUUID: "U", versionHashes: ["A": Data([1, 2, 3])], versionIdentifiers: ["x", "y"],
+        var metadata = CoreDataMetadata(storeUUID: "U", versionHashes: ["A": Data([1, 2, 3])], versionIdentifiers: ["x", "y"],
                                         versionHashesDigest: "digest", frameworkVersion: 1234)
-        XCTAssertEqual(try CoreDataMetadata.decode(plist: metadata.encodePlist()), metadata)
+        let plist = try metadata.encodePlist()
+        guard case .dictionary(let keys) = try BinaryPropertyList.read(Array(plist)) else { return XCTFail("not a dictionary") }
+        XCTAssertNil(keys["NSStoreUUID"])
+        metadata.storeUUID = nil
+        XCTAssertEqual(try CoreDataMetadata.decode(plist: plist), metadata)
+        // A framework up to 866 wrote no digest.
+        metadata.frameworkVersion = 866
+        XCTAssertNil(try CoreDataMetadata.decode(plist: metadata.encodePlist()).versionHashesDigest)
     }
 
     /// An app's own keys (of every plist type) survive decoding and encoding, and the same

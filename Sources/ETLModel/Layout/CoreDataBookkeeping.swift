@@ -16,9 +16,11 @@ import ETLStore
 ///    the keys of a whole inheritance tree from its root's row — and never lower than a
 ///    `Z_MAX` already there, so the app can never hand out a key that is taken; sub-entities
 ///    keep 0, as in stores Core Data writes;
-/// 5. `Z_METADATA`: `Z_VERSION` 1, `Z_UUID`, and the plist: the model keys of this version
-///    (version hashes and digest, computed or the template's, version identifiers), and every
-///    other key of the migrated store's metadata (`carried`) unchanged.
+/// 5. `Z_METADATA`: `Z_VERSION` 1, `Z_UUID` (the UUID is there only, never in the plist), and
+///    the plist: the model keys of this version (version hashes and digest, computed or the
+///    template's, version identifiers), `NSPersistenceFrameworkVersion` of the framework the
+///    layout claims (the template's, else `CoreDataMetadata.defaultFrameworkVersion`), and
+///    every other key of the migrated store's metadata (`carried`) unchanged, with its type.
 ///
 /// Runs inside a savepoint (so it works in or out of the caller's transaction) and can run
 /// again: every step only fills what is missing or rewrites the same values.
@@ -167,7 +169,9 @@ extension CoreDataLayout {
             storeUUID: storeUUID, storeType: "SQLite",
             versionHashes: hashes?.entities ?? [:], versionIdentifiers: identifiers,
             versionHashesDigest: hashes?.digest,
-            frameworkVersion: carried?.frameworkVersion ?? template?.frameworkVersion ?? CoreDataMetadata.defaultFrameworkVersion,
+            // The framework this layout claims to be (its indexes are that framework's: facts
+            // §4), as Core Data's migration writes the migrating framework's version (§7).
+            frameworkVersion: template?.frameworkVersion ?? CoreDataMetadata.defaultFrameworkVersion,
             hashesVersion: template?.hashesVersion ?? CoreDataMetadata.defaultHashesVersion,
             autoVacuumLevel: carried?.autoVacuumLevel ?? template?.autoVacuumLevel ?? "2")
         metadata.otherKeys = carried?.otherKeys

@@ -43,8 +43,8 @@ public struct CoreDataLayout: StoreLayout {
     public var storeUUID: String?
 
     /// The metadata of the store being migrated: `finish` keeps its keys that are not model
-    /// keys (the app's own `setMetadata` keys, framework version, auto-vacuum level), and
-    /// replaces only the model keys. Set `storeUUID` to keep its UUID too.
+    /// keys (the app's own `setMetadata` keys, auto-vacuum level), and replaces the model keys
+    /// and the framework version (this layout's). Set `storeUUID` to keep its UUID too.
     public var carried: CoreDataMetadata?
 
     let names: CoreDataNames
