@@ -189,35 +189,60 @@ public struct CoreDataLayout: StoreLayout {
         return plain ? name : Database.quote(name)
     }
 
-    /// The indexes Core Data makes for the entities of one table, named as it names them:
-    /// `<TABLE>_Z_ENT_INDEX` when entities share the table; per fetch index
-    /// `Z_<Entity>_<name>` (and, for a one-property index, `Z_<Entity>_<property>` as well,
-    /// as every corpus store shows); per uniqueness constraint a UNIQUE
-    /// `Z_<Entity>_UNIQUE_<a>_<b>`. Columns are `COLLATE BINARY ASC` (or `DESC`).
+    /// The framework version this layout claims (`NSPersistenceFrameworkVersion` of the
+    /// metadata `finish` writes): a template's, else `CoreDataMetadata.defaultFrameworkVersion`.
+    /// It decides the form of the indexes (facts §4).
+    public var frameworkVersion: Int { template?.frameworkVersion ?? CoreDataMetadata.defaultFrameworkVersion }
+
+    /// The indexes Core Data makes for the entities of one table, named as the framework this
+    /// layout claims names them (facts §4), each once:
+    /// - `<TABLE>_Z_ENT_INDEX` when entities share the table;
+    /// - per `indexed="YES"` attribute, and per attribute of a one-element fetch index (which
+    ///   the compiled model marks indexed): `Z_<Entity>_<attr>` on `(<C> COLLATE BINARY ASC)`
+    ///   from framework 847 on, `<TABLE>_<C>_INDEX` on `(<C>)` before;
+    /// - per compound index a, b: `Z_<Entity>_<a>_<b>` on `(<Ca> COLLATE BINARY ASC, …)` from 847
+    ///   on, `<TABLE>_<Ca>_<Cb>` on `(<Ca>, <Cb>)` before;
+    /// - per fetch index `Z_<Entity>_<name>`, its elements `COLLATE BINARY ASC` (or `DESC`);
+    /// - per uniqueness constraint a UNIQUE `Z_<Entity>_UNIQUE_<a>_<b>`.
+    /// `<Entity>` is the entity declaring the index or attribute, a sub-entity's name on its
+    /// root's table.
     func modelIndexSQL(root: String, table: String) -> [String] {
         let q = Self.sqlName
+        let modern = frameworkVersion >= 847
         let entities = model.descendants(of: root).compactMap { model.entity(named: $0) }
         var statements: [String] = []
-        if entities.count > 1 {
-            statements.append("CREATE INDEX \(q("\(table)_Z_ENT_INDEX")) ON \(q(table)) (Z_ENT)")
+        var names = Set<String>()
+        func add(_ unique: Bool, _ name: String, _ columns: String) {
+            guard names.insert(name.uppercased()).inserted else { return }
+            statements.append("CREATE \(unique ? "UNIQUE " : "")INDEX \(q(name)) ON \(q(table)) (\(columns))")
         }
+        if entities.count > 1 { add(false, "\(table)_Z_ENT_INDEX", "Z_ENT") }
         func columns(_ entity: String, _ properties: [(String, Bool)]) -> String {
             properties.map { "\(q(propertyColumn($0.0, entity: entity))) COLLATE BINARY \($0.1 ? "ASC" : "DESC")" }.joined(separator: ", ")
         }
         for entity in entities {
-            var single = Set<String>()
-            for index in entity.fetchIndexes where index.elements.count == 1 && index.elements[0].isAscending {
-                let property = index.elements[0].property
-                guard single.insert(property).inserted else { continue }
-                statements.append("CREATE INDEX \(q("Z_\(entity.name)_\(property)")) ON \(q(table)) (\(columns(entity.name, [(property, true)])))")
+            let single = entity.fetchIndexes.filter { $0.elements.count == 1 && $0.elements[0].isAscending }.map { $0.elements[0].property }
+            for property in entity.attributes.filter(\.isIndexed).map(\.name) + single {
+                if modern {
+                    add(false, "Z_\(entity.name)_\(property)", columns(entity.name, [(property, true)]))
+                } else {
+                    let column = propertyColumn(property, entity: entity.name)
+                    add(false, "\(table)_\(column)_INDEX", q(column))
+                }
+            }
+            for index in entity.compoundIndexes where !index.isEmpty {
+                if modern {
+                    add(false, "Z_\(entity.name)_" + index.joined(separator: "_"), columns(entity.name, index.map { ($0, true) }))
+                } else {
+                    let cs = index.map { propertyColumn($0, entity: entity.name) }
+                    add(false, "\(table)_" + cs.joined(separator: "_"), cs.map(q).joined(separator: ", "))
+                }
             }
             for index in entity.fetchIndexes {
-                statements.append("CREATE INDEX \(q("Z_\(entity.name)_\(index.name)")) ON \(q(table)) ("
-                    + columns(entity.name, index.elements.map { ($0.property, $0.isAscending) }) + ")")
+                add(false, "Z_\(entity.name)_\(index.name)", columns(entity.name, index.elements.map { ($0.property, $0.isAscending) }))
             }
             for constraint in entity.uniquenessConstraints {
-                statements.append("CREATE UNIQUE INDEX \(q("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON \(q(table)) ("
-                    + columns(entity.name, constraint.map { ($0, true) }) + ")")
+                add(true, "Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"), columns(entity.name, constraint.map { ($0, true) }))
             }
         }
         return statements
