@@ -367,6 +367,53 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         }
     }
 
+    // MARK: Join tables
+
+    /// A self-referencing many-to-many whose table the source store names by the other
+    /// relationship than etl's convention would (Core Data's choice cannot be told from the
+    /// model: facts §1.2 b) is found there by its columns, and the migrated store keeps that
+    /// table's name and column order, with every link; pushed down and row by row.
+    func testASelfReferencingJoinTableKeepsTheSourcesLayout() throws {
+        let client = """
+            <entity name="Client">
+                <attribute name="label" optional="YES" attributeType="String"/>%@
+                <relationship name="ignoredByClients" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Client" inverseName="ignoredClients" inverseEntity="Client"/>
+                <relationship name="ignoredClients" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Client" inverseName="ignoredByClients" inverseEntity="Client"/>
+            </entity>
+            """
+        let bundle = folder.url.appendingPathComponent("Clients.xcdatamodeld")
+        try ModelBundleFiles.write(bundle, versions: [
+            ("c1", ModelBundleFiles.model(client.replacingOccurrences(of: "%@", with: ""))),
+            ("c2", ModelBundleFiles.model(client.replacingOccurrences(of: "%@", with: #"<attribute name="seen" optional="YES" attributeType="Date"/>"#))),
+        ], current: "c2")
+        let c1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "c1"))
+        let source = folder.path("clients.sqlite")
+        try writeEmptyCoreDataStore(of: c1, to: source)
+        let layout = "CREATE TABLE Z_1IGNOREDBYCLIENTS ( Z_1IGNOREDCLIENTS INTEGER, Z_1IGNOREDBYCLIENTS INTEGER, PRIMARY KEY (Z_1IGNOREDCLIENTS, Z_1IGNOREDBYCLIENTS) )"
+        let db = try Database(path: source, mode: .readWrite)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'Z_1IGNOREDCLIENTS'"), 1, "etl's convention names it so")
+        try db.execute("DROP TABLE Z_1IGNOREDCLIENTS")
+        try db.execute(layout)
+        try db.execute("INSERT INTO ZCLIENT (Z_PK, Z_ENT, Z_OPT, ZLABEL) VALUES (1, 1, 1, 'self'), (2, 1, 1, 'b'), (3, 1, 1, 'c')")
+        // The self client (1) ignores 2 and 3; 3 ignores 2.
+        try db.execute("INSERT INTO Z_1IGNOREDBYCLIENTS (Z_1IGNOREDCLIENTS, Z_1IGNOREDBYCLIENTS) VALUES (2, 1), (3, 1), (2, 3)")
+        try db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 3")
+        db.close()
+        for pushdown in [true, false] {
+            let out = folder.path("clients-\(pushdown).sqlite")
+            var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: URL(fileURLWithPath: source), destination: out))
+            migration.options.pushdown = pushdown
+            _ = try migration.run()
+            let written = try Database(path: out, mode: .readOnly)
+            XCTAssertEqual(try written.rows("SELECT sql FROM sqlite_schema WHERE name LIKE 'Z_1IGNORED%' AND type = 'table'"), [[.text(layout)]], "pushdown \(pushdown)")
+            XCTAssertEqual(try written.rows("SELECT sql FROM sqlite_schema WHERE tbl_name = 'Z_1IGNOREDBYCLIENTS' AND type = 'index' AND sql IS NOT NULL"),
+                           [[.text("CREATE INDEX Z_1IGNOREDBYCLIENTS_Z_1IGNOREDBYCLIENTS_INDEX ON Z_1IGNOREDBYCLIENTS (Z_1IGNOREDBYCLIENTS, Z_1IGNOREDCLIENTS)")]])
+            XCTAssertEqual(try written.rows("SELECT Z_1IGNOREDCLIENTS, Z_1IGNOREDBYCLIENTS FROM Z_1IGNOREDBYCLIENTS ORDER BY 1, 2"),
+                           [[.integer(2), .integer(1)], [.integer(2), .integer(3)], [.integer(3), .integer(1)]])
+            written.close()
+        }
+    }
+
     // MARK: Metadata
 
     /// A store whose metadata carries an app's own key keeps it, and its UUID, through a

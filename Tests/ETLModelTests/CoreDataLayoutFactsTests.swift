@@ -107,4 +107,100 @@ final class CoreDataLayoutFactsTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("a compound index names 'nmae'"), "\(error)")
         }
     }
+
+    // MARK: Join tables (§1)
+
+    /// Clients ignoring each other (self-referencing), reactions and system messages each with
+    /// `users` (same name, same destination), and likes between a sub-entity that sorts last
+    /// and an entity numbered after it.
+    static let joinModel = """
+        <entity name="Client">
+            <relationship name="ignoredByClients" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Client" inverseName="ignoredClients" inverseEntity="Client"/>
+            <relationship name="ignoredClients" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Client" inverseName="ignoredByClients" inverseEntity="Client"/>
+        </entity>
+        <entity name="Message">
+            <attribute name="text" optional="YES" attributeType="String"/>
+        </entity>
+        <entity name="SystemMessage" parentEntity="Message">
+            <relationship name="users" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="systemMessages" inverseEntity="User"/>
+        </entity>
+        <entity name="Zebra" parentEntity="Message">
+            <relationship name="liked" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Reaction" inverseName="likedBy" inverseEntity="Reaction"/>
+        </entity>
+        <entity name="Reaction">
+            <relationship name="likedBy" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Zebra" inverseName="liked" inverseEntity="Zebra"/>
+            <relationship name="users" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="reactions" inverseEntity="User"/>
+        </entity>
+        <entity name="User">
+            <relationship name="reactions" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Reaction" inverseName="users" inverseEntity="Reaction"/>
+            <relationship name="systemMessages" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="SystemMessage" inverseName="users" inverseEntity="SystemMessage"/>
+        </entity>
+        """
+
+    /// Each join table as §1.1 lays it out: named by the entity whose name sorts first
+    /// (Reaction, numbered 5, names its table with Zebra, numbered 4), the column named by the
+    /// other relationship first and first in the key, one index on (second, first); the
+    /// same-named `users` of SystemMessage gets `1` (§1.3: Reaction sorts first, though
+    /// SystemMessage has the lower number); the self-referencing pair named by the
+    /// relationship whose name sorts last (as Core Data's migrations create it).
+    func testJoinTablesAreLaidOutAsCoreDataLaysThemOut() throws {
+        let layout = CoreDataLayout(model: try model(Self.joinModel))
+        XCTAssertEqual(layout.entityNumbers, ["Client": 1, "Message": 2, "SystemMessage": 3, "Zebra": 4, "Reaction": 5, "User": 6])
+        let db = try Database(path: ":memory:", mode: .create)
+        for sql in layout.schemaSQL() { try db.execute(sql) }
+        var joins: [String] = []
+        for row in try db.rows("SELECT name, sql FROM sqlite_schema WHERE name LIKE 'Z\\_%' ESCAPE '\\' AND sql IS NOT NULL AND name NOT IN ('Z_PRIMARYKEY', 'Z_METADATA', 'Z_MODELCACHE') ORDER BY name") {
+            joins.append(row[1].text!)
+        }
+        XCTAssertEqual(Set(joins), [
+            "CREATE TABLE Z_1IGNOREDCLIENTS ( Z_1IGNOREDBYCLIENTS INTEGER, Z_1IGNOREDCLIENTS INTEGER, PRIMARY KEY (Z_1IGNOREDBYCLIENTS, Z_1IGNOREDCLIENTS) )",
+            "CREATE INDEX Z_1IGNOREDCLIENTS_Z_1IGNOREDCLIENTS_INDEX ON Z_1IGNOREDCLIENTS (Z_1IGNOREDCLIENTS, Z_1IGNOREDBYCLIENTS)",
+            "CREATE TABLE Z_3USERS ( Z_3SYSTEMMESSAGES INTEGER, Z_6USERS1 INTEGER, PRIMARY KEY (Z_3SYSTEMMESSAGES, Z_6USERS1) )",
+            "CREATE INDEX Z_3USERS_Z_6USERS1_INDEX ON Z_3USERS (Z_6USERS1, Z_3SYSTEMMESSAGES)",
+            "CREATE TABLE Z_5USERS ( Z_5REACTIONS INTEGER, Z_6USERS INTEGER, PRIMARY KEY (Z_5REACTIONS, Z_6USERS) )",
+            "CREATE INDEX Z_5USERS_Z_6USERS_INDEX ON Z_5USERS (Z_6USERS, Z_5REACTIONS)",
+            "CREATE TABLE Z_5LIKEDBY ( Z_5LIKED INTEGER, Z_4LIKEDBY INTEGER, PRIMARY KEY (Z_5LIKED, Z_4LIKEDBY) )",
+            "CREATE INDEX Z_5LIKEDBY_Z_4LIKEDBY_INDEX ON Z_5LIKEDBY (Z_4LIKEDBY, Z_5LIKED)",
+        ])
+        // Read back from the store it wrote, every side is found where it is.
+        try layout.finish(db)
+        let read = try CoreDataLayout(model: layout.model, store: db)
+        for (entity, relationship) in [("Client", "ignoredClients"), ("Client", "ignoredByClients"), ("SystemMessage", "users"),
+                                       ("Reaction", "users"), ("User", "systemMessages"), ("Zebra", "liked")] {
+            XCTAssertEqual(read.storage(ofRelationship: relationship, entity: entity), layout.storage(ofRelationship: relationship, entity: entity))
+        }
+        XCTAssertEqual(layout.storage(ofRelationship: "users", entity: "SystemMessage"),
+                       .joinTable(table: "Z_3USERS", ownColumn: "Z_3SYSTEMMESSAGES", otherColumn: "Z_6USERS1"))
+    }
+
+    /// Entities are numbered in case-insensitive name order (facts §0: SyncMetadata_V3).
+    func testEntitiesAreNumberedInCaseInsensitiveNameOrder() throws {
+        let numbers = CoreDataEntityNumbers.conventional(for: try model("""
+            <entity name="SyncFeatureEntity"><attribute name="a" optional="YES" attributeType="String"/></entity>
+            <entity name="SyncableSettingsMetadata"><attribute name="b" optional="YES" attributeType="String"/></entity>
+            """))
+        XCTAssertEqual(numbers, ["SyncableSettingsMetadata": 1, "SyncFeatureEntity": 2])
+    }
+
+    /// A self-referencing pair's table as a store has it (named by the other relationship, its
+    /// columns in the other order) is found by its columns, and a new store adopting that
+    /// store's choice lays the table out the same way.
+    func testASelfReferencingJoinTableIsKeptAsTheSourceHasIt() throws {
+        let model = try model(Self.joinModel)
+        let source = try Database(path: ":memory:", mode: .create)
+        for sql in CoreDataLayout(model: model).schemaSQL() where !sql.contains("IGNOREDCLIENTS") { try source.execute(sql) }
+        try source.execute("CREATE TABLE Z_1IGNOREDBYCLIENTS ( Z_1IGNOREDCLIENTS INTEGER, Z_1IGNOREDBYCLIENTS INTEGER, PRIMARY KEY (Z_1IGNOREDCLIENTS, Z_1IGNOREDBYCLIENTS) )")
+        try CoreDataLayout(model: model).finish(source)
+        let read = try CoreDataLayout(model: model, store: source)
+        XCTAssertEqual(read.storage(ofRelationship: "ignoredClients", entity: "Client"),
+                       .joinTable(table: "Z_1IGNOREDBYCLIENTS", ownColumn: "Z_1IGNOREDBYCLIENTS", otherColumn: "Z_1IGNOREDCLIENTS"))
+        var adopted = CoreDataLayout(model: model)
+        adopted.adoptSelfReferencingJoins(from: read)
+        XCTAssertTrue(adopted.schemaSQL().contains(
+            "CREATE TABLE Z_1IGNOREDBYCLIENTS ( Z_1IGNOREDCLIENTS INTEGER, Z_1IGNOREDBYCLIENTS INTEGER, PRIMARY KEY (Z_1IGNOREDCLIENTS, Z_1IGNOREDBYCLIENTS) )"),
+            "\(adopted.schemaSQL().filter { $0.contains("IGNORED") })")
+        XCTAssertTrue(adopted.schemaSQL().contains(
+            "CREATE INDEX Z_1IGNOREDBYCLIENTS_Z_1IGNOREDBYCLIENTS_INDEX ON Z_1IGNOREDBYCLIENTS (Z_1IGNOREDBYCLIENTS, Z_1IGNOREDCLIENTS)"))
+        XCTAssertEqual(adopted.storage(ofRelationship: "ignoredClients", entity: "Client"), read.storage(ofRelationship: "ignoredClients", entity: "Client"))
+    }
 }

@@ -47,7 +47,7 @@ public struct CoreDataLayout: StoreLayout {
     /// and the framework version (this layout's). Set `storeUUID` to keep its UUID too.
     public var carried: CoreDataMetadata?
 
-    let names: CoreDataNames
+    private(set) var names: CoreDataNames
 
     /// Conventional names and entity numbers for a new store of `model`.
     public init(model: Model, template: CoreDataMetadata? = nil) {
@@ -64,6 +64,15 @@ public struct CoreDataLayout: StoreLayout {
         self.model = model
         self.template = template
         self.names = try CoreDataNames.introspect(model, store: store)
+    }
+
+    /// Lays out each self-referencing many-to-many of a new store's model as `source` (a store
+    /// Core Data wrote) has it: the model cannot say which relationship names the table, nor
+    /// so which column comes first (facts §1.2 b). Pairs the source lacks keep the convention.
+    public mutating func adoptSelfReferencingJoins(from source: CoreDataLayout) {
+        let choices = source.names.selfJoinChoices(source.model)
+        guard !choices.isEmpty else { return }
+        names = CoreDataNames.conventional(model, selfJoins: choices)
     }
 
     /// True when `finish` will write version hashes (computed from the model, or a template's).

@@ -243,6 +243,11 @@ public struct Planner {
         guard let template = spec.destination.template else {
             guard kind == .coredata else { return kind.layout(for: model) }
             var layout = CoreDataLayout(model: model)
+            // A self-referencing many-to-many's table as the source store lays it out (no rule
+            // of the model gives Core Data's choice: facts §1.2 b); with a template, the template's.
+            if let source, carried != nil, let sourceLayout = try? CoreDataLayout(model: sourceModel, store: source) {
+                layout.adoptSelfReferencingJoins(from: sourceLayout)
+            }
             layout.recordedHashes = recorded
             layout.carried = carried
             layout.storeUUID = spec.destination.newStoreUUID ? nil : carried?.storeUUID
