@@ -47,14 +47,22 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
 
-    /// A target version with a derived attribute: its hash is not known with certainty, so
-    /// the run refuses before any work, naming the entity and asking for a template.
-    func testADerivedAttributeWithoutATemplateIsRefused() throws {
+    /// Notes (with lines) in version n1, and n2 adding `extra` to Note.
+    func writeNotesBundle(_ extra: String) throws -> URL {
         let bundle = folder.url.appendingPathComponent("Notes.xcdatamodeld")
-        let length = "<attribute name=\"length\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" derivationExpression=\"body.length\"/>"
-        try ModelBundleFiles.write(bundle, versions: [("n1", ""), ("n2", length)].map { version, extra in
-            (version, #"<model><entity name="Note"><attribute name="body" optional="YES" attributeType="String"/>\#(extra)</entity></model>"#)
+        let lines = #"<relationship name="lines" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Line" inverseName="note" inverseEntity="Note"/>"#
+            + #"</entity><entity name="Line"><relationship name="note" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Note" inverseName="lines" inverseEntity="Note"/>"#
+        try ModelBundleFiles.write(bundle, versions: [("n1", ""), ("n2", extra)].map { version, extra in
+            (version, #"<model><entity name="Note"><attribute name="body" optional="YES" attributeType="String"/>\#(extra)\#(lines)</entity></model>"#)
         })
+        return bundle
+    }
+
+    /// A target version with a derived attribute (a count, whose triggers etl writes): its
+    /// hash is not known with certainty, so the run refuses before any work, naming the
+    /// entity and asking for a template.
+    func testADerivedAttributeWithoutATemplateIsRefused() throws {
+        let bundle = try writeNotesBundle("<attribute name=\"lineCount\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" derivationExpression=\"lines.@count\"/>")
         let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
         try writeEmptyCoreDataStore(of: n1, to: folder.path("notes.sqlite"))
         let path = try folder.coreDataPipeline(bundle: bundle, source: URL(fileURLWithPath: folder.path("notes.sqlite")),
@@ -66,6 +74,25 @@ final class CoreDataStoreFidelityTests: XCTestCase {
             XCTAssertTrue(text.contains("template"), text)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("n2.sqlite")))
+    }
+
+    /// A derived attribute whose triggers etl does not know (facts §5 verifies only counts) is
+    /// refused before any row is read, naming it: without its triggers the app's next save
+    /// would leave the values stale.
+    func testADerivationOfAnUnknownKindIsRefusedNamingIt() throws {
+        let bundle = try writeNotesBundle("<attribute name=\"length\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" derivationExpression=\"body.length\"/>")
+        let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
+        try writeEmptyCoreDataStore(of: n1, to: folder.path("notes.sqlite"))
+        for template in [nil, folder.path("notes.sqlite")] {
+            let path = try folder.coreDataPipeline(bundle: bundle, source: URL(fileURLWithPath: folder.path("notes.sqlite")),
+                                                   destination: folder.path("n2.sqlite"), version: "n2", template: template)
+            XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
+                let text = "\(error)"
+                XCTAssertTrue(text.contains("Note.length (derivationExpression 'body.length')"), text)
+                XCTAssertTrue(text.contains("nothing is read"), text)
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("n2.sqlite")))
+        }
     }
 
     // MARK: Keys

@@ -203,4 +203,64 @@ final class CoreDataLayoutFactsTests: XCTestCase {
             "CREATE INDEX Z_1IGNOREDBYCLIENTS_Z_1IGNOREDBYCLIENTS_INDEX ON Z_1IGNOREDBYCLIENTS (Z_1IGNOREDBYCLIENTS, Z_1IGNOREDCLIENTS)"))
         XCTAssertEqual(adopted.storage(ofRelationship: "ignoredClients", entity: "Client"), read.storage(ofRelationship: "ignoredClients", entity: "Client"))
     }
+
+    // MARK: Derived attributes (§5)
+
+    static let derivedModel = """
+        <entity name="Book">
+            <attribute name="pagesCount" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="pages.@count"/>
+            <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="book" inverseEntity="Page"/>
+        </entity>
+        <entity name="GraphicNovel" parentEntity="Book">
+            <attribute name="isBlackAndWhite" optional="YES" attributeType="Boolean"/>
+        </entity>
+        <entity name="Page">
+            <relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="pages" inverseEntity="Book"/>
+        </entity>
+        """
+
+    /// A derived count gets Core Data's five triggers (on the declaring entity only), and,
+    /// with the two functions registered, they keep the count: +1 on insert, moved on
+    /// re-parenting, −1 on delete, and a row inserted with a value gets the real count.
+    func testADerivedCountGetsCoreDatasTriggersAndTheyWork() throws {
+        let layout = CoreDataLayout(model: try model(Self.derivedModel))
+        let triggers = layout.schemaSQL().filter { $0.hasPrefix("CREATE TRIGGER") }
+        let affected = { (function: String, row: String) in
+            "SELECT \(function)('ZBOOK', Z_ENT, Z_PK, 'pagesCount', ZPAGESCOUNT) FROM ZBOOK WHERE Z_PK = \(row); END"
+        }
+        let updated = "NSCoreDataDATriggerUpdatedAffectedObjectValue"
+        XCTAssertEqual(triggers, [
+            "CREATE TRIGGER Z_DA_ZPAGE_Book_pagesCount_PARAMETER_INSERT AFTER INSERT ON ZPAGE FOR EACH ROW WHEN (NEW.ZBOOK NOT NULL) BEGIN UPDATE ZBOOK SET ZPAGESCOUNT = IFNULL(ZPAGESCOUNT, 0) + 1 WHERE Z_PK = NEW.ZBOOK; " + affected(updated, "NEW.ZBOOK"),
+            "CREATE TRIGGER Z_DA_ZPAGE_Book_pagesCount_PARAMETER_UPDATE_INCREMENT AFTER UPDATE OF ZBOOK ON ZPAGE FOR EACH ROW WHEN (NEW.ZBOOK NOT NULL) BEGIN UPDATE ZBOOK SET ZPAGESCOUNT = ZPAGESCOUNT + 1 WHERE Z_PK = NEW.ZBOOK; " + affected(updated, "NEW.ZBOOK"),
+            "CREATE TRIGGER Z_DA_ZPAGE_Book_pagesCount_PARAMETER_UPDATE_DECREMENT AFTER UPDATE OF ZBOOK ON ZPAGE FOR EACH ROW WHEN (OLD.ZBOOK NOT NULL) BEGIN UPDATE ZBOOK SET ZPAGESCOUNT = ZPAGESCOUNT - 1 WHERE Z_PK = OLD.ZBOOK; " + affected(updated, "OLD.ZBOOK"),
+            "CREATE TRIGGER Z_DA_ZPAGE_Book_pagesCount_PARAMETER_DELETE AFTER DELETE ON ZPAGE FOR EACH ROW WHEN (OLD.ZBOOK NOT NULL) BEGIN UPDATE ZBOOK SET ZPAGESCOUNT = ZPAGESCOUNT - 1 WHERE Z_PK = OLD.ZBOOK; " + affected(updated, "OLD.ZBOOK"),
+            "CREATE TRIGGER Z_DA_ZBOOK_Book_pagesCount_SOURCE_INSERT AFTER INSERT ON ZBOOK FOR EACH ROW BEGIN UPDATE ZBOOK SET ZPAGESCOUNT = (SELECT IFNULL(COUNT(ZBOOK), 0) FROM ZPAGE WHERE ZBOOK = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK; "
+                + affected("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", "NEW.Z_PK"),
+        ])
+        XCTAssertNil(layout.derivationRefusal)
+
+        let db = try Database(path: ":memory:", mode: .create)
+        for sql in layout.schemaSQL() { try db.execute(sql) }
+        XCTAssertThrowsError(try db.execute("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT) VALUES (1, 1, 1)"), "plain SQLite has not the functions") { error in
+            XCTAssertTrue("\(error)".contains("no such function: NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"), "\(error)")
+        }
+        try CoreDataDerivedCount.registerFunctions(on: db)
+        try db.execute("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT) VALUES (1, 1, 1)")
+        try db.execute("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZPAGESCOUNT) VALUES (2, 2, 1, 42)")
+        try db.execute("INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZBOOK) VALUES (1, 3, 1, 1), (2, 3, 1, 1), (3, 3, 1, 2), (4, 3, 1, NULL)")
+        XCTAssertEqual(try db.rows("SELECT Z_PK, ZPAGESCOUNT FROM ZBOOK ORDER BY 1"), [[.integer(1), .integer(2)], [.integer(2), .integer(1)]])
+        try db.execute("UPDATE ZPAGE SET ZBOOK = 2 WHERE Z_PK = 2")
+        try db.execute("DELETE FROM ZPAGE WHERE Z_PK = 1")
+        try db.execute("UPDATE ZPAGE SET ZBOOK = 1 WHERE Z_PK = 4")
+        XCTAssertEqual(try db.rows("SELECT Z_PK, ZPAGESCOUNT FROM ZBOOK ORDER BY 1"), [[.integer(1), .integer(1)], [.integer(2), .integer(2)]])
+        XCTAssertEqual(try db.rows("SELECT Z_PK, ZPAGESCOUNT FROM ZBOOK ORDER BY 1"),
+                       try db.rows("SELECT b.Z_PK, (SELECT count(*) FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK) FROM ZBOOK b ORDER BY 1"))
+    }
+
+    /// A derivation of another kind has no known triggers: refused, naming it.
+    func testAnUnknownDerivationIsNamed() throws {
+        let layout = CoreDataLayout(model: try model(Self.derivedModel.replacingOccurrences(of: "pages.@count", with: "pages.@sum.number")))
+        XCTAssertTrue(layout.derivationRefusal?.contains("Book.pagesCount (derivationExpression 'pages.@sum.number')") == true, "\(layout.derivationRefusal ?? "nil")")
+        XCTAssertFalse(layout.schemaSQL().contains { $0.hasPrefix("CREATE TRIGGER") })
+    }
 }

@@ -292,6 +292,9 @@ public struct Engine {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }
             try step.destinationLayout.finish(db)
+            try db.transaction {
+                for sql in step.destinationLayout.triggerSQL { try db.execute(sql) }
+            }
             if let fusionCheck {
                 // What the source holds decides whether this store is the one the steps apart give.
                 // (A check that failed fails the run as any read of the source would: memory, a
@@ -393,6 +396,8 @@ public struct Engine {
         try db.execute("PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; " + SorterThreads.pragma + "; " + PageCache.pragmas("main"))
         try db.execute("ATTACH DATABASE \(SQLValue.text(area.work).sqlLiteral) AS work")
         try db.execute("PRAGMA work.journal_mode = TRUNCATE; PRAGMA work.synchronous = OFF; " + PageCache.pragmas("work"))
+        // Core Data's derived-attribute triggers call these: a write once they exist must not fail.
+        try CoreDataDerivedCount.registerFunctions(on: db)
     }
 
     private func openIntermediate(_ path: String) throws -> Database {

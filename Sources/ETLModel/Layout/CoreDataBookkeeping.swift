@@ -11,12 +11,13 @@ import ETLStore
 ///    Data numbers a list it writes, 2048, 3072, … (1024·(k+1) for the k-th member), or
 ///    1024 apart after the highest number already there (values a migration copied:
 ///    `KeptBookkeeping` in the engine);
-/// 4. `Z_PRIMARYKEY`: one row per entity with `Z_SUPER` (the parent's number, 0 for roots)
+/// 4. derived counts (facts §5) are computed: the rows counted per row (`CoreDataDerivedCount`);
+/// 5. `Z_PRIMARYKEY`: one row per entity with `Z_SUPER` (the parent's number, 0 for roots)
 ///    and `Z_MAX`. A root's `Z_MAX` is the highest `Z_PK` of its table — Core Data hands out
 ///    the keys of a whole inheritance tree from its root's row — and never lower than a
 ///    `Z_MAX` already there, so the app can never hand out a key that is taken; sub-entities
 ///    keep 0, as in stores Core Data writes;
-/// 5. `Z_METADATA`: `Z_VERSION` 1, `Z_UUID` (the UUID is there only, never in the plist), and
+/// 6. `Z_METADATA`: `Z_VERSION` 1, `Z_UUID` (the UUID is there only, never in the plist), and
 ///    the plist: the model keys of this version (version hashes and digest, computed or the
 ///    template's, version identifiers), `NSPersistenceFrameworkVersion` of the framework the
 ///    layout claims (the template's, else `CoreDataMetadata.defaultFrameworkVersion`), and
@@ -34,6 +35,7 @@ extension CoreDataLayout {
             try mirrorOneToOnes(db)
             try fillEntityColumns(db)
             try fillOrderColumns(db)
+            try computeDerivedValues(db)
             try writePrimaryKeys(db)
             try writeMetadata(db)
             try db.execute("RELEASE etl_coredata_finish")
@@ -127,6 +129,15 @@ extension CoreDataLayout {
                   FROM \(t) AS x WHERE x.\(q(order)) IS NULL) AS o
                 WHERE \(t).rowid = o.rid
                 """)
+        }
+    }
+
+    /// Derived counts as their triggers would have kept them (the triggers are created after
+    /// `finish`: `triggerSQL`).
+    private func computeDerivedValues(_ db: Database) throws {
+        for count in CoreDataDerivedCount.find(in: self).counts {
+            let numbers = model.descendants(of: count.entity).compactMap { names.numbers[$0] }
+            try db.execute(count.computeSQL(entities: numbers))
         }
     }
 

@@ -75,6 +75,18 @@ public struct CoreDataLayout: StoreLayout {
         names = CoreDataNames.conventional(model, selfJoins: choices)
     }
 
+    /// Why a store of this model cannot be written as Core Data keeps it: derived attributes
+    /// of a kind whose triggers are not known (facts §5 verifies only the count of a to-many,
+    /// `pages.@count`), each named; nil when there is none.
+    public var derivationRefusal: String? {
+        let unknown = CoreDataDerivedCount.find(in: self).unknown
+        guard !unknown.isEmpty else { return nil }
+        return "model \(model.version) has derived attribute\(unknown.count == 1 ? "" : "s") " + unknown.joined(separator: ", ")
+            + " whose triggers etl does not know: Core Data keeps a derived value up to date with triggers, and etl writes "
+            + "them only for the count of a to-many whose inverse is a to-one (derivationExpression 'relationship.@count'). "
+            + "Without them the app's next save would leave the values stale, so nothing is read. Migrate this version with Core Data itself"
+    }
+
     /// True when `finish` will write version hashes (computed from the model, or a template's).
     /// When false, the app will not recognise the store's version: the engine should warn.
     public var hasVersionHashes: Bool { (try? versionHashes()) != nil }
@@ -287,6 +299,9 @@ public struct CoreDataLayout: StoreLayout {
             statements.append("CREATE TABLE \(q(table)) ( " + columns.joined(separator: ", ") + " )")
             statements += indexes
             statements += modelIndexSQL(root: root.name, table: table)
+        }
+        for count in CoreDataDerivedCount.find(in: self).counts {
+            statements += count.triggerSQL
         }
         for join in names.joinTables {
             let columns = [join.firstColumn, join.secondColumn] + join.orderColumns
