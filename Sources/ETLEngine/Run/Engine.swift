@@ -288,6 +288,10 @@ public struct Engine {
             for note in try KeptBookkeeping(step: step).copy(into: db, sourcePath: inputPath) where !run.notes.contains(note) {
                 run.notes.append(note)
             }
+            // Said of the store the run delivers (every step before carried the same markers).
+            if step.index == plan.steps.count - 1 {
+                for note in try DanglingExternalData(step: step).notes(in: db) where !run.notes.contains(note) { run.notes.append(note) }
+            }
             try db.transaction {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }
