@@ -34,26 +34,35 @@ public struct CoreDataDerivedCount: Sendable, Equatable {
     /// The derived attributes of `layout`'s model, each a count this type knows, and the
     /// others as "Entity.attribute (derivationExpression '…')" for an error message.
     static func find(in layout: CoreDataLayout) -> (counts: [CoreDataDerivedCount], unknown: [String]) {
-        let model = layout.model
         var counts: [CoreDataDerivedCount] = []
+        let unknown = derivations(of: layout.model) { entity, attribute, r in
+            guard case .inverseForeignKey(let parameter, let foreignKey) = layout.storage(ofRelationship: r.name, entity: entity.name) else { return }
+            counts.append(CoreDataDerivedCount(entity: entity.name, attribute: attribute.name, source: layout.table(of: entity.name).name,
+                                               column: layout.column(ofAttribute: attribute.name, entity: entity.name),
+                                               parameter: parameter, foreignKey: foreignKey))
+        }
+        return (counts, unknown)
+    }
+
+    /// Calls `count` with each derived count of `model` (the entity declaring it, the
+    /// attribute, the counted to-many, whose inverse is a to-one); returns the derivations of
+    /// any other kind, as "Entity.attribute (derivationExpression '…')".
+    static func derivations(of model: Model, _ count: (Entity, Attribute, Relationship) -> Void) -> [String] {
         var unknown: [String] = []
         for entity in model.entities {
             for attribute in entity.attributes {
                 guard let derivation = attribute.derivation else { continue }
-                let text = derivation.trimmingCharacters(in: .whitespaces)
-                let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                let parts = derivation.trimmingCharacters(in: .whitespaces).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
                 guard parts.count == 2, parts[1] == "@count",
                       let r = model.relationship(parts[0], of: entity.name), r.isToMany,
-                      case .inverseForeignKey(let parameter, let foreignKey) = layout.storage(ofRelationship: r.name, entity: entity.name) else {
+                      let inverse = model.inverse(of: r), !inverse.isToMany else {
                     unknown.append("\(entity.name).\(attribute.name) (derivationExpression '\(derivation)')")
                     continue
                 }
-                counts.append(CoreDataDerivedCount(entity: entity.name, attribute: attribute.name, source: layout.table(of: entity.name).name,
-                                                   column: layout.column(ofAttribute: attribute.name, entity: entity.name),
-                                                   parameter: parameter, foreignKey: foreignKey))
+                count(entity, attribute, r)
             }
         }
-        return (counts, unknown)
+        return unknown
     }
 
     /// The five triggers, as Core Data writes them (the parameter table's four, then the source's).

@@ -78,8 +78,8 @@ public struct CoreDataLayout: StoreLayout {
     /// Why a store of this model cannot be written as Core Data keeps it: derived attributes
     /// of a kind whose triggers are not known (facts §5 verifies only the count of a to-many,
     /// `pages.@count`), each named; nil when there is none.
-    public var derivationRefusal: String? {
-        let unknown = CoreDataDerivedCount.find(in: self).unknown
+    public static func derivationRefusal(of model: Model) -> String? {
+        let unknown = CoreDataDerivedCount.derivations(of: model) { _, _, _ in }
         guard !unknown.isEmpty else { return nil }
         return "model \(model.version) has derived attribute\(unknown.count == 1 ? "" : "s") " + unknown.joined(separator: ", ")
             + " whose triggers etl does not know: Core Data keeps a derived value up to date with triggers, and etl writes "

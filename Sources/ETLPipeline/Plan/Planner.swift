@@ -239,7 +239,7 @@ public struct Planner {
     /// hash Core Data recorded for them, where it cannot be computed (a derived attribute).
     func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind, source: Database?, sourceModel: Model) throws -> any StoreLayout {
         // Before any row is read: a derivation whose triggers etl cannot write (facts §5).
-        if kind == .coredata, let refusal = CoreDataLayout(model: model).derivationRefusal { throw spec.destination.cursor.error(refusal) }
+        if kind == .coredata, let refusal = CoreDataLayout.derivationRefusal(of: model) { throw spec.destination.cursor.error(refusal) }
         let carried = try source.flatMap { db in try db.table(named: "Z_METADATA") == nil ? nil : try CoreDataMetadata.read(db) }
         let recorded = carried.map { VersionHashes.recordedHashes(in: $0, storeModel: sourceModel, for: model) } ?? [:]
         guard let template = spec.destination.template else {
