@@ -441,6 +441,29 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         }
     }
 
+    /// A source's indexes are read but never required: Bookmarks V4 without any of its
+    /// indexes is still found at version 4, migrated, validated, and the new store has every
+    /// index of BookmarksModel 6.
+    func testASourceWithoutItsIndexesIsStillRecognisedAndMigrated() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let store = bookmarks.appendingPathComponent("Bookmarks_V4.sqlite")
+        let db = try Database(path: store.path, mode: .readWrite)
+        let names = try db.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").compactMap { row -> String? in
+            if case .text(let name) = row[0] { return name } else { return nil }
+        }
+        XCTAssertFalse(names.isEmpty)
+        for name in names { try db.execute("DROP INDEX \(Database.quote(name))") }
+        db.close()
+        let out = folder.path("out.sqlite")
+        let migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                                                        source: store, destination: out))
+        XCTAssertEqual(try migration.plan().sourceVersion, "BookmarksModel 4")
+        _ = try migration.run()
+        XCTAssertEqual(Set(try indexes(try Database(path: out, mode: .readOnly)).keys),
+                       ["ZBOOKMARKENTITY_ZPARENT_INDEX", "Z_1FAVORITES_Z_1FAVORITES_INDEX", "Z_BookmarkEntity_isPendingDeletion",
+                        "Z_BookmarkEntity_byUUID", "Z_BookmarkEntity_byURL", "Z_BookmarkEntity_byIsPendingDeletion"])
+    }
+
     // MARK: Metadata
 
     /// A store whose metadata carries an app's own key keeps it, and its UUID, through a
