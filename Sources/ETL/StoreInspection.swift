@@ -140,9 +140,11 @@ public struct StoreInspection: Sendable {
                         let markers = try db.rows("SELECT t.\(Database.quote(table.keyColumn)), t.\(column) FROM \(Database.quote(table.name)) t "
                                                   + "WHERE substr(t.\(column), 1, 1) = x'02'\(condition) ORDER BY 1")
                         for row in markers {
-                            guard case .integer(let key) = row[0], case .blob(let marked) = row[1],
-                                  case .unreadable(let why) = ExternalBinaryStorage.read(marked, folder: folder) else { continue }
-                            report.missingExternalFiles.append("\(entity.name) row \(key): \(why)")
+                            guard case .integer(let key) = row[0], case .blob(let marked) = row[1] else { continue }
+                            switch ExternalBinaryStorage.read(marked, folder: folder) {
+                            case .missing(let why), .unreadable(let why): report.missingExternalFiles.append("\(entity.name) row \(key): \(why)")
+                            case .bytes: continue
+                            }
                         }
                     }
                 }

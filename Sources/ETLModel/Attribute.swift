@@ -15,6 +15,8 @@ public struct Attribute: Sendable, Equatable {
     public var allowsExternalBinaryDataStorage = false
     /// `preserveAfterDeletion="YES"` (kept in persistent history after a delete): part of the version hash.
     public var preservesValueInHistoryOnDeletion = false
+    /// `indexed="YES"`: Core Data indexes the attribute's column (not part of the version hash).
+    public var isIndexed = false
     /// The `derivationExpression` of a derived attribute (`derived="YES"`), whose version hash
     /// is not known with certainty.
     public var derivation: String?

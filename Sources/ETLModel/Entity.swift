@@ -14,6 +14,9 @@ public struct Entity: Sendable, Equatable {
     public var uniquenessConstraints: [[String]] = []
     /// Fetch indexes (`<fetchIndex>`), which Core Data creates as SQLite indexes.
     public var fetchIndexes: [FetchIndex] = []
+    /// Compound indexes (`<compoundIndexes>`): each a list of property names Core Data
+    /// indexes together.
+    public var compoundIndexes: [[String]] = []
 
     public init(name: String, parent: String? = nil, isAbstract: Bool = false,
                 attributes: [Attribute] = [], relationships: [Relationship] = [],

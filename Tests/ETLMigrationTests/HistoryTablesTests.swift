@@ -152,6 +152,30 @@ final class HistoryTablesTests: XCTestCase {
                        5468, "every change kept, under its own key")
     }
 
+    /// The derived `pagesCount` keeps Core Data's triggers: the migrated store has the
+    /// fixture store's five, under the same names with the same SQL, created once the rows
+    /// are in, and every book's count is its pages' (though the step maps no value to it);
+    /// pushed down and row by row.
+    func testTheDerivedCountsTriggersAreCoreDatas() throws {
+        let pipeline = try pipeline(history: "drop")
+        let fixture = try Database(path: source, mode: .readOnly)
+        let expected = try fixture.rows("SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name")
+        fixture.close()
+        XCTAssertEqual(expected.count, 5)
+        for pushdown in [true, false] {
+            var migration = Migration(pipeline: pipeline)
+            migration.options.pushdown = pushdown
+            migration.options.replace = .force
+            _ = try migration.run()
+            let out = try Database(path: destination, mode: .readOnly)
+            XCTAssertEqual(try out.rows("SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name"), expected, "pushdown \(pushdown)")
+            XCTAssertEqual(try out.rows("SELECT Z_PK, ZPAGESCOUNT FROM ZBOOK ORDER BY 1"),
+                           try out.rows("SELECT b.Z_PK, (SELECT count(*) FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK) FROM ZBOOK b ORDER BY 1"))
+            XCTAssertGreaterThan(try out.scalarInt("SELECT sum(ZPAGESCOUNT) FROM ZBOOK"), 0)
+            out.close()
+        }
+    }
+
     /// Where the rows of an entity the history refers to do not keep their keys (Feedback
     /// deduplicated by uniqueBy), carried changes would point at other rows: refused, naming why.
     func testCarryIsRefusedWhereTheKeysAreNotKept() throws {

@@ -216,9 +216,10 @@ final class CoreDataLayoutTests: XCTestCase {
         XCTAssertEqual(try db.rows("SELECT Z_PK, ZCOVER FROM ZALBUM ORDER BY Z_PK"), [[.integer(1), .null], [.integer(2), .integer(1)]])
         // The destination's Z_ENT beside a to-one to an entity with sub-entities.
         XCTAssertEqual(try db.rows("SELECT Z4_FEATURED FROM ZALBUM ORDER BY Z_PK"), [[.integer(6)], [.null]])
-        // Ordering of an ordered to-many: per album, in key order.
+        // Ordering of an ordered to-many: per album, in key order, numbered as Core Data numbers
+        // a list it writes (2048, 3072, …: facts §2).
         XCTAssertEqual(try db.rows("SELECT Z_PK, Z_FOK_ALBUM FROM ZITEM ORDER BY Z_PK"),
-                       [[.integer(1), .integer(1)], [.integer(2), .integer(2)], [.integer(5), .integer(1)], [.integer(6), .null]])
+                       [[.integer(1), .integer(2048)], [.integer(2), .integer(3072)], [.integer(5), .integer(2048)], [.integer(6), .null]])
 
         let metadata = try CoreDataMetadata.read(db)
         XCTAssertEqual(metadata.storeUUID, "0E5B2C1D-0000-4000-8000-000000000001")
@@ -289,10 +290,18 @@ final class CoreDataLayoutTests: XCTestCase {
         }
     }
 
+    /// The plist round-trips, without the UUID: Core Data keeps it in Z_UUID only (facts §7).
     func testMetadataPlistRoundTrip() throws {
-        let metadata = CoreDataMetadata(storeUUID: "U", versionHashes: ["A": Data([1, 2, 3])], versionIdentifiers: ["x", "y"],
+        var metadata = CoreDataMetadata(storeUUID: "U", versionHashes: ["A": Data([1, 2, 3])], versionIdentifiers: ["x", "y"],
                                         versionHashesDigest: "digest", frameworkVersion: 1234)
-        XCTAssertEqual(try CoreDataMetadata.decode(plist: metadata.encodePlist()), metadata)
+        let plist = try metadata.encodePlist()
+        guard case .dictionary(let keys) = try BinaryPropertyList.read(Array(plist)) else { return XCTFail("not a dictionary") }
+        XCTAssertNil(keys["NSStoreUUID"])
+        metadata.storeUUID = nil
+        XCTAssertEqual(try CoreDataMetadata.decode(plist: plist), metadata)
+        // A framework up to 866 wrote no digest.
+        metadata.frameworkVersion = 866
+        XCTAssertNil(try CoreDataMetadata.decode(plist: metadata.encodePlist()).versionHashesDigest)
     }
 
     /// An app's own keys (of every plist type) survive decoding and encoding, and the same

@@ -8,7 +8,7 @@ import ETLTestSupport
 /// missing), when `etl run` takes it through an inferred hop and an explicit one and is
 /// killed with SIGKILL while files are linked into the work folder, just before and during
 /// the linking into the destination's folder, and after the rename, then each rerun of the
-/// same command ends with the store, the files and the rejects of an uninterrupted run, no
+/// same command ends with the store and the files of an uninterrupted run, no
 /// file copied twice, the source's folder untouched.
 final class ExternalStorageKillResumeTests: XCTestCase {
     var temporary: TemporaryFolder!
@@ -38,7 +38,8 @@ final class ExternalStorageKillResumeTests: XCTestCase {
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
     static let photoCount = 400
-    /// The photo whose marker names a file that does not exist: a reject in every run.
+    /// The photo whose marker names a file that does not exist: carried as it is in every run
+    /// (its value is passed through), never a reject.
     static let missingKey: Int64 = 7
 
     /// Where to kill: the first event of this step and stage (of `kind`, if given) at or past
@@ -166,9 +167,12 @@ final class ExternalStorageKillResumeTests: XCTestCase {
         for (name, inode) in seen where oldFiles[name] == nil {
             XCTAssertEqual(files[name]?.inode, inode, "\(name) was copied again after a kill")
         }
-        let rejects = try RejectFile.read(destination + ".rejects.jsonl.zst")
-        XCTAssertEqual(rejects.map(\.key), [Self.missingKey])
-        XCTAssertEqual(rejects.map(\.error), try RejectFile.read(path("reference.sqlite.rejects.jsonl.zst")).map(\.error))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + ".rejects.jsonl.zst"), "nothing rejected")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("reference.sqlite.rejects.jsonl.zst")))
+        let out = try Database(path: destination, mode: .readOnly)
+        XCTAssertEqual(try out.rows("SELECT substr(ZDATA, 1, 1) FROM ZPHOTO WHERE Z_PK = \(Self.missingKey)"), [[.blob([0x02])]],
+                       "the marker whose file is missing, carried as it is")
+        out.close()
 
         XCTAssertEqual(try supportFiles(ofStore: source).mapValues(\.bytes), before.mapValues(\.bytes), "the source's folder is unchanged")
         XCTAssertEqual(try bytes(source), sourceBytes, "the source store is unchanged")

@@ -8,4 +8,10 @@
 /// such a mapping would call the mappings after it done, and their rows would be lost.
 /// 0.5.0: why a step started over row by row is kept typed (`StepLessons`), where 0.4.0
 /// kept text: a 0.4.0 checkpoint of a step that had started over would resume inside SQLite.
+/// Also: a new Core Data store is laid out as Core Data lays it out (entities numbered in
+/// case-insensitive name order, join tables named by entity name order, §1.3 column digits,
+/// derived-count triggers), a Core Data step keeps `Z_OPT` and `Z_FOK_`, and a pass-through
+/// marker whose file is missing is carried instead of rejected: a 0.4.0 checkpoint's work
+/// (an intermediate store under other names, rows rejected that are now carried) would be
+/// continued differently.
 public enum ETLVersion { public static let current = "0.5.0" }

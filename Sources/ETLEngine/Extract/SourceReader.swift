@@ -16,6 +16,11 @@ struct SourceRows {
     /// Values read from a file of the store's external storage, by row index and slot:
     /// their markers, so a value passed through unchanged keeps its form.
     var externalMarkers: [Int: [Int: [UInt8]]] = [:]
+    /// Markers whose file is missing (`ExternalBinaryStorage.Read.missing`), by row index and
+    /// slot: the path and why. Their value is null; a row whose value must be read (an
+    /// expression, a filter, a policy) is rejected with this reason, a value passed through
+    /// keeps its marker (`Transformer`).
+    var danglingMarkers: [Int: [Int: (path: String, reason: String)]] = [:]
 }
 
 /// Runs a `SourceQuery` on one connection, keeping its statements prepared.
@@ -64,6 +69,10 @@ final class SourceReader {
         let rows = try read(fetch)
         var unreadable: [Int64: (path: String, reason: String)] = [:]
         for (index, problem) in rows.unreadable { unreadable[rows.keys[index]] = problem }
+        // An item's value is read, never passed through: a missing file makes it unreadable.
+        for (index, slots) in rows.danglingMarkers where unreadable[rows.keys[index]] == nil {
+            unreadable[rows.keys[index]] = slots.sorted { $0.key < $1.key }.first?.value
+        }
         return (Dictionary(zip(rows.keys, rows.values), uniquingKeysWith: { a, _ in a }), unreadable)
     }
 
@@ -88,6 +97,11 @@ final class SourceReader {
                         case .bytes(let bytes):
                             stored = .blob(bytes)
                             if marked.first == 0x02 { rows.externalMarkers[rows.keys.count - 1, default: [:]][slotIndex] = marked }
+                        case .missing(let why):
+                            stored = .null
+                            rows.externalMarkers[rows.keys.count - 1, default: [:]][slotIndex] = marked
+                            rows.danglingMarkers[rows.keys.count - 1, default: [:]][slotIndex] =
+                                ((["$source"] + query.paths[slotIndex]).joined(separator: "."), "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)")
                         case .unreadable(let why):
                             stored = .null
                             reason = "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)"

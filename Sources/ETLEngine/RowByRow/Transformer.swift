@@ -49,13 +49,15 @@ struct Transformer: Sendable {
     /// The source's marker when `expression` passes an externally stored value through
     /// unchanged (`$source.attribute`) into an attribute that allows external storage, and
     /// no policy sees the row: the value keeps its form, its file is linked, not re-read.
-    private func passedThroughMarker(_ expression: CompiledExpression, _ attribute: Attribute, chunk: ExtractedChunk, row: Int) -> [UInt8]? {
+    /// `dangling`: its file is missing (`SourceRows.danglingMarkers`), so it is carried without one.
+    private func passedThroughMarker(_ expression: CompiledExpression, _ attribute: Attribute, chunk: ExtractedChunk,
+                                     row: Int) -> (marker: [UInt8], dangling: Bool)? {
         guard marksExternalStorage, attribute.allowsExternalStorage, policy == nil,
               case .path(let path, .binary)? = expression.form, path.root == .source, path.segments.count == 1,
               expression.slotsRead.count == 1, expression.slotsRead[0] < chunk.slotSources.count else { return nil }
         let (root, position) = chunk.slotSources[expression.slotsRead[0]]
-        guard root == .source else { return nil }
-        return chunk.rows.externalMarkers[row]?[position]
+        guard root == .source, let marker = chunk.rows.externalMarkers[row]?[position] else { return nil }
+        return (marker, chunk.rows.danglingMarkers[row]?[position] != nil)
     }
 
     /// `value` as the destination column holds it.
@@ -127,10 +129,33 @@ struct Transformer: Sendable {
         return result
     }
 
+    /// A marker whose file is missing may only be passed through (it keeps its marker): a row
+    /// in which anything reads that value (a filter, a uniqueBy, a forEach, an expression
+    /// that is not `$source.attribute`, a policy) is rejected with the reason.
+    private func checkDanglingMarkers(row: Int, key: Int64, chunk: ExtractedChunk) throws {
+        guard let dangling = chunk.rows.danglingMarkers[row] else { return }
+        var read = Set<Int>()
+        func reads(_ expression: CompiledExpression) {
+            for slot in expression.slotsRead where slot < chunk.slotSources.count && chunk.slotSources[slot].0 == .source {
+                read.insert(chunk.slotSources[slot].1)
+            }
+        }
+        [mapping.filter, mapping.uniqueBy, mapping.forEach].compactMap { $0 }.forEach(reads)
+        for assignment in mapping.attributes {
+            guard case .expression(let expression) = assignment.source,
+                  passedThroughMarker(expression, assignment.attribute, chunk: chunk, row: row) == nil else { continue }
+            reads(expression)
+        }
+        for (position, problem) in dangling.sorted(by: { $0.key < $1.key }) where policy != nil || read.contains(position) {
+            throw RowFailure(key: key, expression: problem.path, reason: problem.reason)
+        }
+    }
+
     private func transform(row: Int, key: Int64, chunk: ExtractedChunk, nulls: NullCount, into result: inout Result) throws {
         if let (path, reason) = chunk.rows.unreadable[row] {
             throw RowFailure(key: key, expression: path, reason: reason)
         }
+        try checkDanglingMarkers(row: row, key: key, chunk: chunk)
         var items: [Int64?] = [nil]
         if let forEach = mapping.forEach {
             let context = EvaluationContext(slots: chunk.slots(row: row, item: nil), lookup: noLookup, nullsOnPurpose: nulls)
@@ -159,10 +184,12 @@ struct Transformer: Sendable {
                 switch assignment.source {
                 case .constant(let value): values.append(value)
                 case .expression(let expression):
-                    if let marker = passedThroughMarker(expression, assignment.attribute, chunk: chunk, row: row),
-                       let name = ExternalBinaryStorage.fileName(of: marker) {
-                        values.append(.blob(marker))
-                        files.append(name)
+                    if let passed = passedThroughMarker(expression, assignment.attribute, chunk: chunk, row: row),
+                       let name = ExternalBinaryStorage.fileName(of: passed.marker) {
+                        values.append(.blob(passed.marker))
+                        // A marker whose file the source lacks is carried as it is, without a file
+                        // (`DanglingExternalData` counts them once the step is done).
+                        if !passed.dangling { files.append(name) }
                     } else {
                         var value = stored(try evaluate(expression, context, key: key), assignment.attribute)
                         if let residual = copiedDateResidual(expression, chunk: chunk, row: row), case .real(let seconds) = value {

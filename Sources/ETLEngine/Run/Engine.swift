@@ -352,10 +352,20 @@ public struct Engine {
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
+            for note in try KeptBookkeeping(step: step).copy(into: db, sourcePath: inputPath) where !run.notes.contains(note) {
+                run.notes.append(note)
+            }
+            // Said of the store the run delivers (every step before carried the same markers).
+            if step.index == plan.steps.count - 1 {
+                for note in try DanglingExternalData(step: step).notes(in: db) where !run.notes.contains(note) { run.notes.append(note) }
+            }
             try db.transaction {
                 for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
             }
             try step.destinationLayout.finish(db)
+            try db.transaction {
+                for sql in step.destinationLayout.triggerSQL { try db.execute(sql) }
+            }
             if let fusionCheck {
                 // What the source holds decides whether this store is the one the steps apart give.
                 // (A check that failed fails the run as any read of the source would: memory, a
@@ -451,6 +461,8 @@ public struct Engine {
         try db.execute("PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; " + SorterThreads.pragma + "; " + PageCache.pragmas("main"))
         try db.execute("ATTACH DATABASE \(SQLValue.text(area.work).sqlLiteral) AS work")
         try db.execute("PRAGMA work.journal_mode = TRUNCATE; PRAGMA work.synchronous = OFF; " + PageCache.pragmas("work"))
+        // Core Data's derived-attribute triggers call these: a write once they exist must not fail.
+        try CoreDataDerivedCount.registerFunctions(on: db)
     }
 
     private func openIntermediate(_ path: String) throws -> Database {

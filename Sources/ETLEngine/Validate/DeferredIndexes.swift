@@ -7,9 +7,19 @@ import ETLModel
 /// duplicates: a duplicate is then reported with its entity, values and keys
 /// (`UniquenessCheck`) instead of failing a load half-way with SQLite's bare message.
 extension StoreLayout {
-    /// The statements of `schemaSQL()`, without the indexes.
+    /// The statements of `schemaSQL()`, without the indexes and triggers.
     var tableSQL: [String] {
-        schemaSQL().filter { !Self.isPlainIndex($0) && !Self.isUniqueIndex($0) }
+        schemaSQL().filter { !Self.isPlainIndex($0) && !Self.isUniqueIndex($0) && !Self.isTrigger($0) }
+    }
+
+    /// The `CREATE TRIGGER`s (Core Data's derived attributes), made safe to run again: created
+    /// once the rows are in and the layout's `finish` computed the values they maintain.
+    var triggerSQL: [String] {
+        schemaSQL().filter(Self.isTrigger).map { Self.ifNotExists($0, after: "CREATE TRIGGER ") }
+    }
+
+    private static func isTrigger(_ sql: String) -> Bool {
+        sql.uppercased().hasPrefix("CREATE TRIGGER ")
     }
 
     /// The plain `CREATE INDEX`es, made safe to run again (a resumed run may have made them).

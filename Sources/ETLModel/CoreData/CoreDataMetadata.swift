@@ -11,7 +11,9 @@ import ETLStore
 /// the model. Keys this type does not name (an app's own `setMetadata` keys among them) are
 /// kept in `otherKeys`, so that a migration carries them over.
 public struct CoreDataMetadata: Sendable, Equatable {
-    /// `Z_METADATA.Z_UUID` (the plist's `NSStoreUUID` when the column is empty).
+    /// `Z_METADATA.Z_UUID` (read from the plist's `NSStoreUUID` when the column is empty, as
+    /// old files may have it; never written there: Core Data keeps it in `Z_UUID` only, 0 of
+    /// 102 stores have the key, facts §7).
     public var storeUUID: String?
     /// `NSStoreType`, "SQLite" for Core Data's SQLite stores.
     public var storeType: String?
@@ -28,7 +30,8 @@ public struct CoreDataMetadata: Sendable, Equatable {
     /// `_NSAutoVacuumLevel`, as Core Data writes it ("2").
     public var autoVacuumLevel: String?
     /// Every other key of the plist (the app's own metadata, `NSStoreModelVersionChecksumKey`…),
-    /// as a binary property list of one dictionary; nil when there is none.
+    /// as a binary property list of one dictionary, each value of the type it was stored as
+    /// (an app's real 1.0 stays a real, not the integer 1); nil when there is none.
     public var otherKeys: Data?
 
     /// The keys that describe the model version a store is at: a migration replaces them
@@ -108,7 +111,12 @@ public struct CoreDataMetadata: Sendable, Equatable {
             if let s = plist[key] as? String { return Int(s) }
             return nil
         }
-        var others = plist.filter { !namedKeys.contains($0.key) }
+        // The app's keys as stored (Foundation's reader on Linux hands a real 1.0 back as a
+        // number that the writer cannot tell from the integer 1).
+        var others: [String: Any] = plist.filter { !namedKeys.contains($0.key) }
+        if case .dictionary(let typed)? = try? BinaryPropertyList.read(Array(data)) {
+            others = typed.filter { !namedKeys.contains($0.key) }.compactMapValues(\.writable)
+        }
         // The checksum is of the compiled model, which this tool does not have: never carried.
         others["NSStoreModelVersionChecksumKey"] = nil
         var metadata = CoreDataMetadata(
@@ -138,20 +146,41 @@ public struct CoreDataMetadata: Sendable, Equatable {
     /// out, and so are the hashes (and their digest) when there are none.
     public func encodePlist() throws -> Data {
         var plist: [String: Any] = [:]
-        if let otherKeys, let others = try PropertyListSerialization.propertyList(from: otherKeys, options: [], format: nil) as? [String: Any] {
-            plist = others.filter { !Self.namedKeys.contains($0.key) }
+        if let otherKeys, case .dictionary(let others) = try BinaryPropertyList.read(Array(otherKeys)) {
+            plist = others.filter { !Self.namedKeys.contains($0.key) }.compactMapValues(\.writable)
         }
         plist["NSStoreType"] = storeType
-        plist["NSStoreUUID"] = storeUUID
         plist["NSStoreModelVersionIdentifiers"] = versionIdentifiers
         if let frameworkVersion { plist["NSPersistenceFrameworkVersion"] = frameworkVersion }
         if let hashesVersion { plist["NSStoreModelVersionHashesVersion"] = hashesVersion }
         if let autoVacuumLevel { plist["_NSAutoVacuumLevel"] = autoVacuumLevel }
         if !versionHashes.isEmpty {
             plist["NSStoreModelVersionHashes"] = versionHashes
-            if let versionHashesDigest { plist["NSStoreModelVersionHashesDigest"] = versionHashesDigest }
+            // Written by every framework from 977 on, by none up to 866 (facts §7).
+            if let versionHashesDigest, (frameworkVersion ?? Self.defaultFrameworkVersion) >= 977 {
+                plist["NSStoreModelVersionHashesDigest"] = versionHashesDigest
+            }
         }
         // Sorted keys: the same metadata, the same bytes (a resumed run writes the same store).
         return try BinaryPropertyList.encode(plist)
+    }
+}
+
+extension PropertyListValue {
+    /// The value as `BinaryPropertyList.encode` writes it back with the same type: Bool,
+    /// Int, Double, Date, Data, String, arrays and dictionaries. Nil for what a metadata
+    /// plist cannot hold (a keyed archiver's UID, null).
+    var writable: Any? {
+        switch self {
+        case .bool(let v): return v
+        case .integer(let v): return Int(v)
+        case .real(let v): return v
+        case .date(let v): return Date(timeIntervalSinceReferenceDate: v)
+        case .data(let v): return Data(v)
+        case .string(let v): return v
+        case .array(let v): return v.compactMap(\.writable) as [Any]
+        case .dictionary(let v): return v.compactMapValues(\.writable) as [String: Any]
+        case .null, .uid: return nil
+        }
     }
 }

@@ -23,7 +23,8 @@ import ETLStore
 /// For version hashes and indexes: `versionHashModifier=` of entities and properties,
 /// `allowsExternalBinaryDataStorage=`, `preserveAfterDeletion=` and `derived=` of attributes,
 /// `<fetchIndex name=>` with its `<fetchIndexElement property= type="Binary" order=>`, and
-/// `<uniquenessConstraints>` (each `<uniquenessConstraint>` a list of `<constraint value=>`).
+/// `<uniquenessConstraints>` (each `<uniquenessConstraint>` a list of `<constraint value=>`),
+/// `indexed=` of attributes and `<compoundIndexes>` (each `<compoundIndex>` a list of `<index value=>`).
 ///
 /// Everything else (`<elements>`, fetch requests, configurations, user info) is ignored.
 ///
@@ -117,6 +118,12 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
                 current?.uniquenessConstraints.append([])
             case ("uniquenessConstraint", "constraint"):
                 try addConstraint(parser, attributes)
+            case ("compoundIndexes", "compoundIndex"):
+                current?.compoundIndexes.append([])
+            case ("compoundIndex", "index"):
+                if let value = attributes["value"], !value.isEmpty, current?.compoundIndexes.isEmpty == false {
+                    current!.compoundIndexes[current!.compoundIndexes.count - 1].append(value)
+                }
             default:
                 break
             }
@@ -254,6 +261,7 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
         attribute.versionHashModifier = attributes["versionHashModifier"].flatMap { $0.isEmpty ? nil : $0 }
         attribute.allowsExternalBinaryDataStorage = Self.flag(attributes["allowsExternalBinaryDataStorage"])
         attribute.preservesValueInHistoryOnDeletion = Self.flag(attributes["preserveAfterDeletion"])
+        attribute.isIndexed = Self.flag(attributes["indexed"])
         if Self.flag(attributes["derived"]) { attribute.derivation = attributes["derivationExpression"] ?? "" }
         if type == .date, let interval = attributes["defaultDateTimeInterval"] {
             guard let seconds = Double(interval) else {
@@ -336,6 +344,10 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
             for constraint in entity.uniquenessConstraints {
                 guard !constraint.isEmpty else { throw error(here, "entity \(entity.name): a uniqueness constraint has no property") }
                 for property in constraint { try checkProperty(property, "a uniqueness constraint") }
+            }
+            // (Xcode leaves an emptied `<compoundIndex>` in the file; Core Data makes no index of it.)
+            for index in entity.compoundIndexes {
+                for property in index { try checkProperty(property, "a compound index") }
             }
         }
     }

@@ -7,16 +7,21 @@ import ETLStore
 /// 1. one-to-one links set on one side only are copied to the other side (Core Data stores
 ///    both); two sides that disagree are an error;
 /// 2. the `Z<n>_<REL>` columns (the `Z_ENT` of a to-one's destination) are filled;
-/// 3. ordering columns (`Z_FOK_…`) left null are numbered 1, 2, … per owner in key order,
-///    after any number already there;
-/// 4. `Z_PRIMARYKEY`: one row per entity with `Z_SUPER` (the parent's number, 0 for roots)
+/// 3. ordering columns (`Z_FOK_…`) left null are numbered per owner in key order as Core
+///    Data numbers a list it writes, 2048, 3072, … (1024·(k+1) for the k-th member), or
+///    1024 apart after the highest number already there (values a migration copied:
+///    `KeptBookkeeping` in the engine);
+/// 4. derived counts (facts §5) are computed: the rows counted per row (`CoreDataDerivedCount`);
+/// 5. `Z_PRIMARYKEY`: one row per entity with `Z_SUPER` (the parent's number, 0 for roots)
 ///    and `Z_MAX`. A root's `Z_MAX` is the highest `Z_PK` of its table — Core Data hands out
 ///    the keys of a whole inheritance tree from its root's row — and never lower than a
 ///    `Z_MAX` already there, so the app can never hand out a key that is taken; sub-entities
 ///    keep 0, as in stores Core Data writes;
-/// 5. `Z_METADATA`: `Z_VERSION` 1, `Z_UUID`, and the plist: the model keys of this version
-///    (version hashes and digest, computed or the template's, version identifiers), and every
-///    other key of the migrated store's metadata (`carried`) unchanged.
+/// 6. `Z_METADATA`: `Z_VERSION` 1, `Z_UUID` (the UUID is there only, never in the plist), and
+///    the plist: the model keys of this version (version hashes and digest, computed or the
+///    template's, version identifiers), `NSPersistenceFrameworkVersion` of the framework the
+///    layout claims (the template's, else `CoreDataMetadata.defaultFrameworkVersion`), and
+///    every other key of the migrated store's metadata (`carried`) unchanged, with its type.
 ///
 /// Runs inside a savepoint (so it works in or out of the caller's transaction) and can run
 /// again: every step only fills what is missing or rewrites the same values.
@@ -30,6 +35,7 @@ extension CoreDataLayout {
             try mirrorOneToOnes(db)
             try fillEntityColumns(db)
             try fillOrderColumns(db)
+            try computeDerivedValues(db)
             try writePrimaryKeys(db)
             try writeMetadata(db)
             try db.execute("RELEASE etl_coredata_finish")
@@ -105,8 +111,8 @@ extension CoreDataLayout {
             let t = q(table(of: entity).name)
             try db.execute("""
                 UPDATE \(t) SET \(q(order)) = o.n FROM (
-                  SELECT x.Z_PK AS pk, row_number() OVER (PARTITION BY x.\(q(column)) ORDER BY x.Z_PK)
-                    + coalesce((SELECT max(y.\(q(order))) FROM \(t) AS y WHERE y.\(q(column)) = x.\(q(column))), 0) AS n
+                  SELECT x.Z_PK AS pk, 1024 * row_number() OVER (PARTITION BY x.\(q(column)) ORDER BY x.Z_PK)
+                    + coalesce((SELECT max(y.\(q(order))) FROM \(t) AS y WHERE y.\(q(column)) = x.\(q(column))), 1024) AS n
                   FROM \(t) AS x WHERE x.\(q(column)) IS NOT NULL AND x.\(q(order)) IS NULL) AS o
                 WHERE \(t).Z_PK = o.pk
                 """)
@@ -118,11 +124,20 @@ extension CoreDataLayout {
             let t = q(side.table)
             try db.execute("""
                 UPDATE \(t) SET \(q(order)) = o.n FROM (
-                  SELECT x.rowid AS rid, row_number() OVER (PARTITION BY x.\(q(side.own)) ORDER BY x.rowid)
-                    + coalesce((SELECT max(y.\(q(order))) FROM \(t) AS y WHERE y.\(q(side.own)) = x.\(q(side.own))), 0) AS n
+                  SELECT x.rowid AS rid, 1024 * row_number() OVER (PARTITION BY x.\(q(side.own)) ORDER BY x.rowid)
+                    + coalesce((SELECT max(y.\(q(order))) FROM \(t) AS y WHERE y.\(q(side.own)) = x.\(q(side.own))), 1024) AS n
                   FROM \(t) AS x WHERE x.\(q(order)) IS NULL) AS o
                 WHERE \(t).rowid = o.rid
                 """)
+        }
+    }
+
+    /// Derived counts as their triggers would have kept them (the triggers are created after
+    /// `finish`: `triggerSQL`).
+    private func computeDerivedValues(_ db: Database) throws {
+        for count in CoreDataDerivedCount.find(in: self).counts {
+            let numbers = model.descendants(of: count.entity).compactMap { names.numbers[$0] }
+            try db.execute(count.computeSQL(entities: numbers))
         }
     }
 
@@ -165,7 +180,9 @@ extension CoreDataLayout {
             storeUUID: storeUUID, storeType: "SQLite",
             versionHashes: hashes?.entities ?? [:], versionIdentifiers: identifiers,
             versionHashesDigest: hashes?.digest,
-            frameworkVersion: carried?.frameworkVersion ?? template?.frameworkVersion ?? CoreDataMetadata.defaultFrameworkVersion,
+            // The framework this layout claims to be (its indexes are that framework's: facts
+            // §4), as Core Data's migration writes the migrating framework's version (§7).
+            frameworkVersion: template?.frameworkVersion ?? CoreDataMetadata.defaultFrameworkVersion,
             hashesVersion: template?.hashesVersion ?? CoreDataMetadata.defaultHashesVersion,
             autoVacuumLevel: carried?.autoVacuumLevel ?? template?.autoVacuumLevel ?? "2")
         metadata.otherKeys = carried?.otherKeys

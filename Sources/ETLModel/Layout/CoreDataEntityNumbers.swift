@@ -12,8 +12,9 @@
 ///   (`Tag` = 73, its sub-entity `CashFlowTag` = 74, whose sub-entities `CategoryTag` = 75 and
 ///   `UserTag` = 76, then `Transaction` = 78 and its sub-entities from 79).
 ///
-/// Uncertain: how Core Data compares names (this uses Swift's `<`, which for ASCII names is
-/// byte order, upper case before lower case), and whether numbers ever skip. So numbers are
+/// Names compare case-insensitively (facts §0, 101/101 stores: SyncMetadata_V3 numbers
+/// `SyncableSettingsMetadata` 1 before `SyncFeatureEntity` 2, which code-point order would
+/// swap). Uncertain: whether numbers ever skip. So numbers are
 /// only *invented* for a new store; a store that exists is always read through its
 /// `Z_PRIMARYKEY` (`CoreDataLayout(model:store:)`), never numbered by this rule.
 public enum CoreDataEntityNumbers {
@@ -24,15 +25,15 @@ public enum CoreDataEntityNumbers {
             guard numbers[name] == nil else { return }
             numbers[name] = next
             next += 1
-            for child in model.entities.filter({ $0.parent == name }).map(\.name).sorted() {
+            for child in model.entities.filter({ $0.parent == name }).map(\.name).sorted(by: CoreDataNames.sortsBefore) {
                 visit(child)
             }
         }
         // Roots: no parent, or a parent the model does not define (read leniently).
         let roots = model.entities.filter { $0.parent == nil || model.entity(named: $0.parent!) == nil }
-        for root in roots.map(\.name).sorted() { visit(root) }
+        for root in roots.map(\.name).sorted(by: CoreDataNames.sortsBefore) { visit(root) }
         // Entities caught in an inheritance cycle (rejected by the model readers) still get a number.
-        for entity in model.entities.map(\.name).sorted() { visit(entity) }
+        for entity in model.entities.map(\.name).sorted(by: CoreDataNames.sortsBefore) { visit(entity) }
         return numbers
     }
 

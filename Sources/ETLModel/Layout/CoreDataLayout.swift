@@ -43,11 +43,11 @@ public struct CoreDataLayout: StoreLayout {
     public var storeUUID: String?
 
     /// The metadata of the store being migrated: `finish` keeps its keys that are not model
-    /// keys (the app's own `setMetadata` keys, framework version, auto-vacuum level), and
-    /// replaces only the model keys. Set `storeUUID` to keep its UUID too.
+    /// keys (the app's own `setMetadata` keys, auto-vacuum level), and replaces the model keys
+    /// and the framework version (this layout's). Set `storeUUID` to keep its UUID too.
     public var carried: CoreDataMetadata?
 
-    let names: CoreDataNames
+    private(set) var names: CoreDataNames
 
     /// Conventional names and entity numbers for a new store of `model`.
     public init(model: Model, template: CoreDataMetadata? = nil) {
@@ -64,6 +64,27 @@ public struct CoreDataLayout: StoreLayout {
         self.model = model
         self.template = template
         self.names = try CoreDataNames.introspect(model, store: store)
+    }
+
+    /// Lays out each self-referencing many-to-many of a new store's model as `source` (a store
+    /// Core Data wrote) has it: the model cannot say which relationship names the table, nor
+    /// so which column comes first (facts §1.2 b). Pairs the source lacks keep the convention.
+    public mutating func adoptSelfReferencingJoins(from source: CoreDataLayout) {
+        let choices = source.names.selfJoinChoices(source.model)
+        guard !choices.isEmpty else { return }
+        names = CoreDataNames.conventional(model, selfJoins: choices)
+    }
+
+    /// Why a store of this model cannot be written as Core Data keeps it: derived attributes
+    /// of a kind whose triggers are not known (facts §5 verifies only the count of a to-many,
+    /// `pages.@count`), each named; nil when there is none.
+    public static func derivationRefusal(of model: Model) -> String? {
+        let unknown = CoreDataDerivedCount.derivations(of: model) { _, _, _ in }
+        guard !unknown.isEmpty else { return nil }
+        return "model \(model.version) has derived attribute\(unknown.count == 1 ? "" : "s") " + unknown.joined(separator: ", ")
+            + " whose triggers etl does not know: Core Data keeps a derived value up to date with triggers, and etl writes "
+            + "them only for the count of a to-many whose inverse is a to-one (derivationExpression 'relationship.@count'). "
+            + "Without them the app's next save would leave the values stale, so nothing is read. Migrate this version with Core Data itself"
     }
 
     /// True when `finish` will write version hashes (computed from the model, or a template's).
@@ -189,35 +210,60 @@ public struct CoreDataLayout: StoreLayout {
         return plain ? name : Database.quote(name)
     }
 
-    /// The indexes Core Data makes for the entities of one table, named as it names them:
-    /// `<TABLE>_Z_ENT_INDEX` when entities share the table; per fetch index
-    /// `Z_<Entity>_<name>` (and, for a one-property index, `Z_<Entity>_<property>` as well,
-    /// as every corpus store shows); per uniqueness constraint a UNIQUE
-    /// `Z_<Entity>_UNIQUE_<a>_<b>`. Columns are `COLLATE BINARY ASC` (or `DESC`).
+    /// The framework version this layout claims (`NSPersistenceFrameworkVersion` of the
+    /// metadata `finish` writes): a template's, else `CoreDataMetadata.defaultFrameworkVersion`.
+    /// It decides the form of the indexes (facts §4).
+    public var frameworkVersion: Int { template?.frameworkVersion ?? CoreDataMetadata.defaultFrameworkVersion }
+
+    /// The indexes Core Data makes for the entities of one table, named as the framework this
+    /// layout claims names them (facts §4), each once:
+    /// - `<TABLE>_Z_ENT_INDEX` when entities share the table;
+    /// - per `indexed="YES"` attribute, and per attribute of a one-element fetch index (which
+    ///   the compiled model marks indexed): `Z_<Entity>_<attr>` on `(<C> COLLATE BINARY ASC)`
+    ///   from framework 847 on, `<TABLE>_<C>_INDEX` on `(<C>)` before;
+    /// - per compound index a, b: `Z_<Entity>_<a>_<b>` on `(<Ca> COLLATE BINARY ASC, …)` from 847
+    ///   on, `<TABLE>_<Ca>_<Cb>` on `(<Ca>, <Cb>)` before;
+    /// - per fetch index `Z_<Entity>_<name>`, its elements `COLLATE BINARY ASC` (or `DESC`);
+    /// - per uniqueness constraint a UNIQUE `Z_<Entity>_UNIQUE_<a>_<b>`.
+    /// `<Entity>` is the entity declaring the index or attribute, a sub-entity's name on its
+    /// root's table.
     func modelIndexSQL(root: String, table: String) -> [String] {
         let q = Self.sqlName
+        let modern = frameworkVersion >= 847
         let entities = model.descendants(of: root).compactMap { model.entity(named: $0) }
         var statements: [String] = []
-        if entities.count > 1 {
-            statements.append("CREATE INDEX \(q("\(table)_Z_ENT_INDEX")) ON \(q(table)) (Z_ENT)")
+        var names = Set<String>()
+        func add(_ unique: Bool, _ name: String, _ columns: String) {
+            guard names.insert(name.uppercased()).inserted else { return }
+            statements.append("CREATE \(unique ? "UNIQUE " : "")INDEX \(q(name)) ON \(q(table)) (\(columns))")
         }
+        if entities.count > 1 { add(false, "\(table)_Z_ENT_INDEX", "Z_ENT") }
         func columns(_ entity: String, _ properties: [(String, Bool)]) -> String {
             properties.map { "\(q(propertyColumn($0.0, entity: entity))) COLLATE BINARY \($0.1 ? "ASC" : "DESC")" }.joined(separator: ", ")
         }
         for entity in entities {
-            var single = Set<String>()
-            for index in entity.fetchIndexes where index.elements.count == 1 && index.elements[0].isAscending {
-                let property = index.elements[0].property
-                guard single.insert(property).inserted else { continue }
-                statements.append("CREATE INDEX \(q("Z_\(entity.name)_\(property)")) ON \(q(table)) (\(columns(entity.name, [(property, true)])))")
+            let single = entity.fetchIndexes.filter { $0.elements.count == 1 && $0.elements[0].isAscending }.map { $0.elements[0].property }
+            for property in entity.attributes.filter(\.isIndexed).map(\.name) + single {
+                if modern {
+                    add(false, "Z_\(entity.name)_\(property)", columns(entity.name, [(property, true)]))
+                } else {
+                    let column = propertyColumn(property, entity: entity.name)
+                    add(false, "\(table)_\(column)_INDEX", q(column))
+                }
+            }
+            for index in entity.compoundIndexes where !index.isEmpty {
+                if modern {
+                    add(false, "Z_\(entity.name)_" + index.joined(separator: "_"), columns(entity.name, index.map { ($0, true) }))
+                } else {
+                    let cs = index.map { propertyColumn($0, entity: entity.name) }
+                    add(false, "\(table)_" + cs.joined(separator: "_"), cs.map(q).joined(separator: ", "))
+                }
             }
             for index in entity.fetchIndexes {
-                statements.append("CREATE INDEX \(q("Z_\(entity.name)_\(index.name)")) ON \(q(table)) ("
-                    + columns(entity.name, index.elements.map { ($0.property, $0.isAscending) }) + ")")
+                add(false, "Z_\(entity.name)_\(index.name)", columns(entity.name, index.elements.map { ($0.property, $0.isAscending) }))
             }
             for constraint in entity.uniquenessConstraints {
-                statements.append("CREATE UNIQUE INDEX \(q("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON \(q(table)) ("
-                    + columns(entity.name, constraint.map { ($0, true) }) + ")")
+                add(true, "Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"), columns(entity.name, constraint.map { ($0, true) }))
             }
         }
         return statements
@@ -253,6 +299,9 @@ public struct CoreDataLayout: StoreLayout {
             statements.append("CREATE TABLE \(q(table)) ( " + columns.joined(separator: ", ") + " )")
             statements += indexes
             statements += modelIndexSQL(root: root.name, table: table)
+        }
+        for count in CoreDataDerivedCount.find(in: self).counts {
+            statements += count.triggerSQL
         }
         for join in names.joinTables {
             let columns = [join.firstColumn, join.secondColumn] + join.orderColumns

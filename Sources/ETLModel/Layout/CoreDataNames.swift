@@ -14,14 +14,20 @@ import ETLStore
 ///   destination row's `Z_ENT` (n: the destination entity's number — a guess, the stores seen
 ///   only show the shape `Z9_VALUE`);
 /// - the to-one side of an ordered to-many gets an ordering column `Z_FOK_<NAME>`;
-/// - a many-to-many is a join table `Z_<n><REL>` named after the side whose entity number is
-///   lower (`Z_1SONGS` for Collection #1 ↔ Song #4; `Z_12CATEGORIES` for Recipe #12 ↔
-///   RecipeCategory #13; same entity: the ordered side when only one is, as in DuckDuckGo's
-///   Bookmarks store (`Z_1FAVORITES` for ordered `favorites` ↔ `favoriteFolders`), else the
-///   relationship name that sorts first). Each column
-///   takes an entity number and the name of the relationship pointing *at* that entity, and
-///   holds that entity's `Z_PK`: `Z_1COLLECTIONS` (Collection's key), `Z_4SONGS` (Song's key).
-///   The table-naming side's column comes first. An ordered side adds `Z_FOK_<column without Z_>`.
+/// - a many-to-many `A.r ↔ B.s` is a join table `Z_<n(A)><R>` named by the relationship
+///   declared on the entity whose name sorts first, case-insensitively (facts §1.2: 544/544
+///   pairs; `Z_1SONGS` for Collection ↔ Song). Both on one entity (self-referencing), no rule
+///   of the model fits the stores: the source store's choice is kept
+///   (`adoptSelfReferencingJoins`), a template's is read from it, else the relationship whose
+///   name sorts last names it (88/88 tables Core Data's migrations created, DuckDuckGo's
+///   `Z_1FAVORITES` for `favorites` ↔ `favoriteFolders`). Each column takes an entity number
+///   and the name of the relationship pointing *at* that entity, and holds that entity's
+///   `Z_PK`: `Z_1COLLECTIONS` (Collection's key), `Z_4SONGS` (Song's key). The column named by
+///   the non-naming relationship comes first, and is the primary key's first (§1.1). Two
+///   many-to-many relationships of different entities with the same name and destination
+///   would give one column name: the one declared on the entity whose name sorts first keeps
+///   it, the next gets `1`, `2`, … (§1.3: `Z_24USERS` for Reaction.users, `Z_24USERS1` for
+///   SystemMessage.users). An ordered side adds `Z_FOK_<column without Z_>`, in key-column order.
 ///   A to-many without inverse: table `Z_<n><REL>`, columns `Z_<n><ENTITY>` (this side — a
 ///   guess) and `Z_<m><REL>` (the destination).
 struct CoreDataNames: Sendable, Equatable {
@@ -110,11 +116,33 @@ struct CoreDataNames: Sendable, Equatable {
     struct Pair {
         var a: String, r: Relationship, nA: Int
         var b: String?, s: Relationship?, nB: Int
-        /// The side that names the table: the lower entity number (the first name on a tie).
+        /// The side that names the table (see the conventions above).
         var aNamesTable: Bool
+        /// Self-referencing: the first key column is the one named by `r` (not `s`), when a
+        /// store's choice says so.
+        var firstNamedByR: Bool? = nil
     }
 
-    static func pairs(_ model: Model, _ numbers: [String: Int]) -> [Pair] {
+    /// Core Data's name order (entity numbers, join tables): case-insensitive, ties in code-point order.
+    static func sortsBefore(_ x: String, _ y: String) -> Bool {
+        let (lx, ly) = (x.lowercased(), y.lowercased())
+        return lx != ly ? lx < ly : x < y
+    }
+
+    /// How a store lays out the join table of a self-referencing pair, which the model cannot
+    /// tell (facts §1.2 b), keyed by `selfPairKey`.
+    struct SelfJoinChoice: Sendable, Equatable {
+        /// The relationship that names the table.
+        var namer: String
+        /// The relationship naming the first key column.
+        var firstColumnNamer: String
+    }
+
+    static func selfPairKey(_ entity: String, _ r: String, _ s: String) -> String {
+        "\(entity).\([r, s].sorted().joined(separator: "|"))"
+    }
+
+    static func pairs(_ model: Model, _ numbers: [String: Int], selfJoins: [String: SelfJoinChoice] = [:]) -> [Pair] {
         var seen = Set<String>()
         var result: [Pair] = []
         for entity in CoreDataEntityNumbers.ordered(model, numbers) {
@@ -125,8 +153,16 @@ struct CoreDataNames: Sendable, Equatable {
                     let b = declaring(s.name, from: r.destination, model)
                     seen.insert("\(b).\(s.name)")
                     let nB = numbers[b] ?? 0
-                    let aFirst = nA < nB || (nA == nB && (r.isOrdered != s.isOrdered ? r.isOrdered : r.name <= s.name))
-                    result.append(Pair(a: entity.name, r: r, nA: nA, b: b, s: s, nB: nB, aNamesTable: aFirst))
+                    var pair = Pair(a: entity.name, r: r, nA: nA, b: b, s: s, nB: nB, aNamesTable: true)
+                    if b != entity.name {
+                        pair.aNamesTable = sortsBefore(entity.name, b)
+                    } else if let choice = selfJoins[selfPairKey(b, r.name, s.name)] {
+                        pair.aNamesTable = choice.namer == r.name
+                        pair.firstNamedByR = choice.firstColumnNamer == r.name
+                    } else {
+                        pair.aNamesTable = !sortsBefore(r.name, s.name)
+                    }
+                    result.append(pair)
                 } else {
                     result.append(Pair(a: entity.name, r: r, nA: nA, b: nil, s: nil, nB: numbers[r.destination] ?? 0, aNamesTable: true))
                 }
@@ -154,14 +190,16 @@ struct CoreDataNames: Sendable, Equatable {
         if let b = pair.b, let s = pair.s, "\(b).\(s.name)" != "\(pair.a).\(pair.r.name)" {
             joins["\(b).\(s.name)"] = JoinSide(table: table, own: colB, other: colA, order: orderA)
         }
-        joinTables.append(JoinTable(name: table, firstColumn: pair.aNamesTable ? colA : colB,
-                                    secondColumn: pair.aNamesTable ? colB : colA,
-                                    orderColumns: [orderB, orderA].compactMap { $0 }))
+        // colA is named by s, colB by r; the non-naming relationship's column comes first.
+        let aFirst = pair.firstNamedByR.map { !$0 } ?? pair.aNamesTable
+        joinTables.append(JoinTable(name: table, firstColumn: aFirst ? colA : colB,
+                                    secondColumn: aFirst ? colB : colA,
+                                    orderColumns: (aFirst ? [orderA, orderB] : [orderB, orderA]).compactMap { $0 }))
     }
 
     // MARK: A new store
 
-    static func conventional(_ model: Model) -> CoreDataNames {
+    static func conventional(_ model: Model, selfJoins: [String: SelfJoinChoice] = [:]) -> CoreDataNames {
         var names = CoreDataNames()
         names.numbers = CoreDataEntityNumbers.conventional(for: model)
         var usedTables = bookkeepingTables
@@ -183,7 +221,9 @@ struct CoreDataNames: Sendable, Equatable {
                 }
             }
         }
-        for pair in pairs(model, names.numbers) {
+        let pairs = pairs(model, names.numbers, selfJoins: selfJoins)
+        let suffixes = columnSuffixes(pairs)
+        for (index, pair) in pairs.enumerated() {
             let R = pair.r.name.uppercased()
             let table: String
             var colA: String, colB: String
@@ -197,6 +237,8 @@ struct CoreDataNames: Sendable, Equatable {
                 colA = "Z_\(pair.nA)\(pair.a.uppercased())"
                 colB = "Z_\(pair.nB)\(R)"
             }
+            colA += suffixes[index].a
+            colB += suffixes[index].b
             var used = Set<String>()
             colA = unique(colA, &used)
             colB = unique(colB, &used)
@@ -205,6 +247,28 @@ struct CoreDataNames: Sendable, Equatable {
             names.addJoin(pair, table: unique(table, &usedTables), colA: colA, colB: colB, orderA: orderA, orderB: orderB)
         }
         return names
+    }
+
+    /// The digits of §1.3, per pair (for its column named by `s`, and by `r`): a column name
+    /// two many-to-many relationships of different entities would both give (the same name
+    /// and destination) stays plain for the one declared on the entity whose name sorts first,
+    /// and gets `1`, `2`, … for the next ones.
+    static func columnSuffixes(_ pairs: [Pair]) -> [(a: String, b: String)] {
+        // Each column: its base name, the declaring entity of the relationship naming it, the pair and side.
+        var columns: [(base: String, entity: String, pair: Int, isA: Bool)] = []
+        for (index, pair) in pairs.enumerated() {
+            guard let b = pair.b, let s = pair.s else { continue }
+            columns.append(("Z_\(pair.nA)\(s.name.uppercased())", b, index, true))
+            columns.append(("Z_\(pair.nB)\(pair.r.name.uppercased())", pair.a, index, false))
+        }
+        var result = Array(repeating: (a: "", b: ""), count: pairs.count)
+        for group in Dictionary(grouping: columns, by: \.base).values where Set(group.map(\.entity)).count > 1 {
+            let sorted = group.sorted { sortsBefore($0.entity, $1.entity) }
+            for (n, column) in sorted.enumerated() where n > 0 {
+                if column.isA { result[column.pair].a = String(n) } else { result[column.pair].b = String(n) }
+            }
+        }
+        return result
     }
 
     // MARK: An existing store
@@ -310,7 +374,9 @@ struct CoreDataNames: Sendable, Equatable {
             }
         }
 
-        // Join tables: the store's other tables, matched by the names of both sides.
+        // Join tables: the store's other tables, matched by their two key columns' names, first
+        // among the tables named after either side, then among the rest (a name Core Data
+        // chose otherwise, facts §1.2 b).
         let others = storeTables.filter { !entityTables.contains($0.name.uppercased()) && !bookkeepingTables.contains($0.name.uppercased()) }
         var usedJoins = Set<String>()
         for pair in pairs(model, names.numbers) {
@@ -320,9 +386,10 @@ struct CoreDataNames: Sendable, Equatable {
             let baseA = S.map { "Z_\(pair.nA)\($0)" }
             let baseB = "Z_\(pair.nB)\(R)"
             var found = false
-            let candidates = others
-                .filter { t in !usedJoins.contains(t.name.uppercased()) && tableBases.contains { isBase($0, ofColumn: t.name) } }
-                .sorted { ($0.name.count, $0.name) < ($1.name.count, $1.name) }
+            let unused = others.filter { !usedJoins.contains($0.name.uppercased()) }
+            let named = unused.filter { t in tableBases.contains { isBase($0, ofColumn: t.name) } }
+            let candidates = named.sorted { ($0.name.count, $0.name) < ($1.name.count, $1.name) }
+                + (pair.s == nil ? [] : unused.filter { t in !named.contains { $0.name == t.name } }.sorted { $0.name < $1.name })
             for table in candidates {
                 let keys = table.columns.map(\.name).filter { !$0.uppercased().hasPrefix("Z_FOK_") }
                 let matchesB = keys.filter { isBase(baseB, ofColumn: $0) }
@@ -343,6 +410,9 @@ struct CoreDataNames: Sendable, Equatable {
                 usedJoins.insert(table.name.uppercased())
                 var p = pair
                 p.aNamesTable = table.name.uppercased().hasPrefix("Z_\(pair.nA)\(R)")
+                // The key columns in the order the table has them.
+                let physical = table.columns.map(\.name)
+                p.firstNamedByR = (physical.firstIndex(of: colB) ?? 0) < (physical.firstIndex(of: colA) ?? 0)
                 names.addJoin(p, table: table.name, colA: colA, colB: colB, orderA: order(colA), orderB: order(colB))
                 found = true
                 break
@@ -362,5 +432,21 @@ struct CoreDataNames: Sendable, Equatable {
                 + problems.joined(separator: "; ") + tableList)
         }
         return names
+    }
+
+    /// The layout of each self-referencing join table of `model` in this store: which
+    /// relationship names it, and which names its first key column.
+    func selfJoinChoices(_ model: Model) -> [String: SelfJoinChoice] {
+        var choices: [String: SelfJoinChoice] = [:]
+        for pair in Self.pairs(model, numbers) {
+            guard let b = pair.b, let s = pair.s, b == pair.a, s.name != pair.r.name,
+                  let side = joins["\(pair.a).\(pair.r.name)"],
+                  let table = joinTables.first(where: { $0.name == side.table }) else { continue }
+            let rNames = Self.isBase("Z_\(pair.nA)\(pair.r.name.uppercased())", ofColumn: side.table)
+            choices[Self.selfPairKey(b, pair.r.name, s.name)] = SelfJoinChoice(
+                namer: rNames ? pair.r.name : s.name,
+                firstColumnNamer: table.firstColumn == side.other ? pair.r.name : s.name)
+        }
+        return choices
     }
 }

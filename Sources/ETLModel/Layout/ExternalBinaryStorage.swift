@@ -52,7 +52,10 @@ public enum ExternalBinaryStorage {
 
     public enum Read: Equatable {
         case bytes([UInt8])
-        /// Why the column's value is not a value of the attribute (a missing file, no marker).
+        /// A well-formed `0x02` marker whose file is not there (the app lost it before): the
+        /// bytes cannot be read, but the marker can be carried as it is, as Core Data does.
+        case missing(String)
+        /// Why the column's value is not a value of the attribute (no marker, no file name).
         case unreadable(String)
     }
 
@@ -69,7 +72,7 @@ public enum ExternalBinaryStorage {
             }
             let file = folder + "/" + name
             guard let data = FileManager.default.contents(atPath: file) else {
-                return .unreadable("its externally stored bytes are missing: no file \(file)")
+                return .missing("its externally stored bytes are missing: no file \(file)")
             }
             return .bytes(Array(data))
         default:

@@ -283,11 +283,18 @@ public struct Planner {
     /// Entities the source store's hashes prove and the migration leaves unchanged keep the
     /// hash Core Data recorded for them, where it cannot be computed (a derived attribute).
     func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind, source: Database?, sourceModel: Model) throws -> any StoreLayout {
+        // Before any row is read: a derivation whose triggers etl cannot write (facts §5).
+        if kind == .coredata, let refusal = CoreDataLayout.derivationRefusal(of: model) { throw spec.destination.cursor.error(refusal) }
         let carried = try source.flatMap { db in try db.table(named: "Z_METADATA") == nil ? nil : try CoreDataMetadata.read(db) }
         let recorded = carried.map { VersionHashes.recordedHashes(in: $0, storeModel: sourceModel, for: model) } ?? [:]
         guard let template = spec.destination.template else {
             guard kind == .coredata else { return kind.layout(for: model) }
             var layout = CoreDataLayout(model: model)
+            // A self-referencing many-to-many's table as the source store lays it out (no rule
+            // of the model gives Core Data's choice: facts §1.2 b); with a template, the template's.
+            if let source, carried != nil, let sourceLayout = try? CoreDataLayout(model: sourceModel, store: source) {
+                layout.adoptSelfReferencingJoins(from: sourceLayout)
+            }
             layout.recordedHashes = recorded
             layout.carried = carried
             layout.storeUUID = spec.destination.newStoreUUID ? nil : carried?.storeUUID

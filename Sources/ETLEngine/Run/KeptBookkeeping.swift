@@ -1,0 +1,133 @@
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// What Core Data's own migration keeps of its bookkeeping columns, and a step from a Core
+/// Data store into a Core Data store keeps too (facts §2, §3 of the shared layout doc):
+///
+/// - `Z_OPT` (the row's save count, which the app's optimistic locking compares): a row
+///   that keeps its source key keeps its source row's `Z_OPT`; new rows have 1.
+/// - `Z_FOK_…` (the position of a member in an ordered to-many): a link the step carried
+///   from an ordered relationship of the source to an ordered one of the destination keeps
+///   the source's value, when both its rows keep their source keys (so the destination's
+///   link is the source's link). What is left (new links, new lists) `CoreDataLayout.finish`
+///   numbers as Core Data does, 2048, 3072, ….
+///
+/// Runs after either executor made the step's rows and links, whichever way (pushed down,
+/// row by row, fused), over the step's source attached read-only; every statement sets
+/// values from the source alone, so running it again after a resume writes the same.
+struct KeptBookkeeping {
+    let step: StepPlan
+
+    /// The statements, over the source attached as `kept_src`, and the ordered relationships
+    /// whose order could not be copied (for the run's notes).
+    func statements() -> (sql: [String], uncopied: [String]) {
+        guard let source = CoreDataLayout.of(step.sourceLayout), let destination = CoreDataLayout.of(step.destinationLayout) else {
+            return ([], [])
+        }
+        let q = Database.quote
+        let kept = step.sourceKeyTargets
+        var sql: [String] = []
+        var uncopied: [String] = []
+
+        // Z_OPT of the rows kept, table by table (the kept rows of one table come from one
+        // source table: `sourceKeyTargets`).
+        var keptEntities: [String: (source: String, numbers: [Int])] = [:]
+        for id in kept.sorted() {
+            let target = step.targets[id]
+            let table = destination.table(of: target.entity).name
+            guard let number = destination.entityNumber(of: target.entity) else { continue }
+            let from = source.table(of: step.mappings[target.mapping].sourceEntity).name
+            keptEntities[table, default: (from, [])].numbers.append(number)
+        }
+        for (table, kept) in keptEntities.sorted(by: { $0.key < $1.key }) {
+            let t = "main.\(q(table))"
+            sql.append("UPDATE \(t) SET Z_OPT = s.Z_OPT FROM kept_src.\(q(kept.source)) AS s "
+                + "WHERE s.Z_PK = \(t).Z_PK AND \(t).Z_ENT IN (\(kept.numbers.sorted().map(String.init).joined(separator: ", "))) "
+                + "AND s.Z_OPT IS NOT \(t).Z_OPT")
+        }
+
+        // Z_FOK_: each relationship assignment `destination(s)('M', $source.r)` carries r's
+        // links; where r's ordered side maps onto the destination's, its values come along.
+        var seen = Set<String>()
+        for index in step.mappingIDs {
+            let mapping = step.mappings[index]
+            for assignment in mapping.relationships {
+                let d = assignment.relationship
+                let orderedSides = Self.orderedSides(of: d, entity: mapping.destinationEntity, destination.model)
+                guard !orderedSides.isEmpty else { continue }
+                let what = orderedSides.map { "\($0.entity).\($0.relationship.name)" }.joined(separator: ", ")
+                guard case .destinations(let targetName, .path(let path, _), _)? = assignment.expression.form,
+                      path.root == .source, path.segments.count == 1,
+                      let r = source.model.relationship(path.segments[0], of: mapping.sourceEntity) else {
+                    continue  // Not a relationship's links carried over: the order is the destination's own.
+                }
+                let sourceSides = Self.orderedSides(of: r, entity: mapping.sourceEntity, source.model)
+                guard let target = step.mappingIDs.first(where: { step.mappings[$0].name == targetName }) else { continue }
+                let keysKept = kept.contains(mapping.ownTarget) && kept.contains(step.mappings[target].ownTarget)
+                for side in orderedSides {
+                    // The same orientation in the source: the list's owner is the owner row, or the target row.
+                    guard let match = sourceSides.first(where: { $0.ownerIsTarget == side.ownerIsTarget }),
+                          let from = Self.pairs(of: match, in: source), let into = Self.pairs(of: side, in: destination) else { continue }
+                    guard keysKept else {
+                        uncopied.append(what)
+                        continue
+                    }
+                    let t = "main.\(q(into.table))"
+                    let statement = "UPDATE \(t) SET \(q(into.order)) = s.v FROM (SELECT \(q(from.owner)) AS o, \(q(from.member)) AS m, \(q(from.order)) AS v "
+                        + "FROM kept_src.\(q(from.table)) WHERE \(q(from.order)) IS NOT NULL AND \(q(from.owner)) IS NOT NULL) AS s "
+                        + "WHERE \(t).\(q(into.owner)) = s.o AND \(t).\(q(into.member)) = s.m AND \(t).\(q(into.order)) IS NOT s.v"
+                    if seen.insert(statement).inserted { sql.append(statement) }
+                }
+            }
+        }
+        return (sql, Array(Set(uncopied)).sorted())
+    }
+
+    /// Copies what the source keeps into the step's store (`db`, inside a transaction).
+    /// Returns notes for the ordered relationships whose order was not copied.
+    func copy(into db: Database, sourcePath: String) throws -> [String] {
+        let (sql, uncopied) = statements()
+        guard !sql.isEmpty else { return [] }
+        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.readOnlyURI(sourcePath)).sqlLiteral) AS kept_src")
+        defer { try? db.execute("DETACH DATABASE kept_src") }
+        try db.transaction {
+            for statement in sql { try db.execute(statement) }
+        }
+        return uncopied.map {
+            "step \(step.name): the order of \($0) was numbered anew in key order (2048, 3072, …), "
+                + "its rows not keeping their source keys: the source's order is not carried"
+        }
+    }
+
+    /// An ordered to-many seen from one relationship of a pair: the ordered relationship
+    /// itself (`ownerIsTarget` false: the list belongs to the row holding `relationship`),
+    /// or its inverse (true: the list belongs to the row it points at).
+    struct OrderedSide {
+        let entity: String
+        let relationship: Relationship
+        let ownerIsTarget: Bool
+    }
+
+    static func orderedSides(of r: Relationship, entity: String, _ model: Model) -> [OrderedSide] {
+        var sides: [OrderedSide] = []
+        if r.isToMany && r.isOrdered { sides.append(.init(entity: entity, relationship: r, ownerIsTarget: false)) }
+        if let inverse = model.inverse(of: r), inverse.isToMany, inverse.isOrdered {
+            sides.append(.init(entity: r.destination, relationship: inverse, ownerIsTarget: true))
+        }
+        return sides
+    }
+
+    /// Where an ordered to-many's (owner, member, position) triples are: table and columns.
+    static func pairs(of side: OrderedSide, in layout: CoreDataLayout) -> (table: String, owner: String, member: String, order: String)? {
+        guard let order = layout.orderColumn(ofRelationship: side.relationship.name, entity: side.entity) else { return nil }
+        switch layout.storage(ofRelationship: side.relationship.name, entity: side.entity) {
+        case .inverseForeignKey(let table, let column):
+            return (table, column, "Z_PK", order)
+        case .joinTable(let table, let own, let other):
+            return (table, own, other, order)
+        case .foreignKey:
+            return nil
+        }
+    }
+}
