@@ -62,12 +62,31 @@ final class ModelCacheTests: XCTestCase {
         XCTAssertEqual(compared, 9)
     }
 
+    /// `model from-store --xcdatamodel`: the XML written from every cache reads back as the
+    /// same model, whose computed hashes are the store's.
+    func testTheXMLWrittenFromEveryCacheReadsBackAsTheSameModel() throws {
+        for (store, _, _) in Self.cachedStores {
+            let db = try database(store)
+            let cached = try XCTUnwrap(try ModelCache.read(db, version: "Written"), store)
+            let folder = try SharedFixtures.temporaryFolder(for: self).appendingPathComponent("Written.xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(XCDataModelWriter.xml(cached).utf8).write(to: folder.appendingPathComponent("contents"))
+            let readBack = try ModelBundle.loadVersion(path: folder.path)
+            XCTAssertEqual(readBack, cached, store)
+            let agreement = ModelCacheAgreement.compare(readBack, with: try CoreDataMetadata.read(db))
+            XCTAssertTrue(agreement.agrees, "\(store): \(agreement.summary)")
+            XCTAssertFalse(agreement.matching.isEmpty, store)
+        }
+    }
+
     func testTheDerivedAttributeOfAModelBuiltInCodeIsRead() throws {
         let model = try XCTUnwrap(try ModelCache.read(try database("coredata-corpus/coredataplus-samplemodel2/SampleModel2_V1.sqlite"), version: "V1"))
         let pages = try XCTUnwrap(model.attribute("pagesCount", of: "Book"))
         XCTAssertEqual(pages.derivation, "pages.@count")
         XCTAssertEqual(model.entity(named: "GraphicNovel")?.parent, "Book")
         XCTAssertEqual(model.entity(named: "Author")?.parent, "Writer")
+        // `maxCount = .max` in code: archived as -1, read as the largest count.
+        XCTAssertEqual(model.relationship("books", of: "Author")?.maxCount, Int.max)
     }
 
     func testACacheInflatingPastTheLimitIsRefusedNamingTheStore() throws {

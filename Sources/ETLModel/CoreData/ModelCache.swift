@@ -230,7 +230,10 @@ public enum ModelCache {
             if inverse == nil, let reference = object["NSInverseRelationship"], try graph.deref(reference) != .null {
                 inverse = try graph.string(graph.object(reference, place), "NSPropertyName", place)
             }
-            let maxCount = try graph.int(object["NSMaxCount"], "relationship \(place): NSMaxCount") ?? 0
+            var maxCount = try graph.int(object["NSMaxCount"], "relationship \(place): NSMaxCount") ?? 0
+            // A model built in code with `maxCount = .max` archives it as -1 (NSUIntegerMax):
+            // the XML's largest count, which hashes the same (as a 32-bit -1).
+            if maxCount < 0 { maxCount = Int.max }
             let minCount = try graph.int(object["NSMinCount"], "relationship \(place): NSMinCount") ?? 0
             // Counts as Xcode's XML says them: `maxCount="1"` for a to-one, none for an
             // unbounded to-many, `minCount` only when set.
