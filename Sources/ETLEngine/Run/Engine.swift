@@ -215,7 +215,7 @@ public struct Engine {
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
                                  redoneRows: redone, mappings: run.finished,
                                  seconds: Date().timeIntervalSince(started) + Self.earlierSeconds(checkpoint))
-        summary.notes = (chosenSteps ?? []) + notes() + run.notes + unmodeled.notes
+        summary.notes = plan.notices + (chosenSteps ?? []) + notes() + run.notes + unmodeled.notes
         summary.rejectFile = rejects
         return .finished(summary)
     }

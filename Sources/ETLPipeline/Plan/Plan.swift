@@ -20,6 +20,9 @@ public struct Plan: Sendable {
     public var fusedSteps: [StepPlan]?
     /// Why adjacent steps are not fused, a sentence a pair.
     public var fusionRefusals: [String] = []
+    /// What planning decided that the user should hear (a bundle's version used where the
+    /// model kept in the store differs from it), a sentence each; a run's summary notes them.
+    public var notices: [String] = []
 
     /// The final destination (may be overridden on the command line before planning).
     public var destinationPath: String { spec.destination.store }

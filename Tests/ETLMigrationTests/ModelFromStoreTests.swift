@@ -1,0 +1,136 @@
+import XCTest
+import Foundation
+import ETLStore
+import ETLModel
+import ETL
+import ETLTestSupport
+
+/// Pipelines whose models come from stores (`Z_MODELCACHE`), not from a bundle: the source's
+/// own, and the target's from a store the new app version wrote (`modelFrom`). What a
+/// SwiftData app, or a team that lost a model version, has.
+final class ModelFromStoreTests: XCTestCase {
+    var folder: TemporaryFolder!
+
+    override func setUpWithError() throws { folder = try TemporaryFolder() }
+    override func tearDown() { folder = nil }
+
+    /// Bookmarks V1 upgrades with no bundle at all to the model kept in Bookmarks V5, and the
+    /// store is, table by table, the one the bundle's four inferred hops to BookmarksModel 5
+    /// write: the same rows under the same keys, the same order, the same hashes.
+    func testBookmarksV1UpgradesToTheModelKeptInV5AsTheBundleRunDoes() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let source = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite")
+        let drop = #", "drop": ["BookmarkEntity.isFavorite"]"#
+
+        let byBundle = folder.path("by-bundle.sqlite")
+        _ = try Migration(pipeline: try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                                                 source: source, destination: byBundle, version: "BookmarksModel 5",
+                                                                 extra: drop)).run()
+
+        let byStores = folder.path("by-stores.sqlite")
+        let pipeline = try folder.pipeline("from-stores.json", """
+            { "format": 1,
+              "source": { "store": "\(source.path)", "layout": "coredata" },
+              "destination": { "store": "\(byStores)", "layout": "coredata",
+                               "modelFrom": "\(bookmarks.appendingPathComponent("Bookmarks_V5.sqlite").path)" }\(drop) }
+            """)
+        let migration = Migration(pipeline: pipeline)
+        let plan = try migration.plan()
+        XCTAssertEqual(plan.steps.map(\.name), ["Bookmarks_V1 to Bookmarks_V5 (inferred)"])
+        let summary = try migration.run()
+        XCTAssertEqual(summary.mappings.map(\.dropped), [10], "the 10 isFavorite values, as the pipeline's drop says")
+
+        let expected = try CoreDataMetadata.read(try Database(path: bookmarks.appendingPathComponent("Bookmarks_V5.sqlite").path, mode: .readOnly))
+        XCTAssertEqual(try CoreDataMetadata.read(try Database(path: byStores, mode: .readOnly)).versionHashes, expected.versionHashes)
+        let tables = try Database(path: byBundle, mode: .readOnly).tables().map(\.name)
+        XCTAssertTrue(tables.contains("ZBOOKMARKENTITY") && tables.contains("Z_1FAVORITES"), "\(tables)")
+        for table in tables {
+            let others = Set(tables).subtracting([table])
+            XCTAssertEqual(try storeDump(byStores, excluding: others), try storeDump(byBundle, excluding: others), table)
+        }
+        try assertSameStore(byStores, byBundle)
+    }
+
+    /// A source already at the reference store's model (the same hashes) is up to date.
+    func testASourceAtTheReferenceModelIsUpToDate() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let pipeline = try folder.pipeline("same.json", """
+            { "format": 1,
+              "source": { "store": "\(bookmarks.appendingPathComponent("Bookmarks_V5.sqlite").path)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("out.sqlite"))", "layout": "coredata",
+                               "modelFrom": "\(bookmarks.appendingPathComponent("Bookmarks_V5.sqlite").path)" } }
+            """)
+        let plan = try Migration(pipeline: pipeline).plan()
+        XCTAssertTrue(plan.steps.isEmpty)
+        XCTAssertEqual(plan.sourceVersion, "Bookmarks_V5")
+    }
+
+    /// A store that keeps no model (written before about 2017), named as a source without a
+    /// model or as `modelFrom`, is refused naming the store and what to give instead.
+    func testAStoreThatKeepsNoModelIsRefusedNamingIt() throws {
+        let old = try folder.corpus("ctdatastoremanager").appendingPathComponent("TestMigrationStore_version_1.sqlite")
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let asSource = try folder.pipeline("old-source.json", """
+            { "format": 1, "source": { "store": "\(old.path)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("a.sqlite"))", "layout": "coredata",
+                               "modelFrom": "\(bookmarks.appendingPathComponent("Bookmarks_V5.sqlite").path)" } }
+            """)
+        assertPlanError(try Migration(pipeline: asSource).plan(),
+                                 contains: [old.path, "keeps no model of its own", "name the source's model with \"model\""])
+        let asTarget = try folder.pipeline("old-target.json", """
+            { "format": 1, "source": { "store": "\(bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("b.sqlite"))", "layout": "coredata", "modelFrom": "\(old.path)" } }
+            """)
+        assertPlanError(try Migration(pipeline: asTarget).plan(),
+                                 contains: [old.path, "keeps no model of its own", "modelFrom", "name the target's model with \"model\""])
+    }
+
+    /// A source whose kept model does not have its metadata's hashes is not trusted.
+    func testAKeptModelThatDisagreesWithTheMetadataIsRefused() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let v1 = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite"), v5 = bookmarks.appendingPathComponent("Bookmarks_V5.sqlite")
+        // V1 carrying V5's model: its metadata still says V1.
+        let v5Cache = try Database(path: v5.path, mode: .readOnly).rows("SELECT Z_CONTENT FROM Z_MODELCACHE")[0][0]
+        try Database(path: v1.path, mode: .readWrite).run("UPDATE Z_MODELCACHE SET Z_CONTENT = ?", [v5Cache])
+        let pipeline = try folder.pipeline("lying.json", """
+            { "format": 1, "source": { "store": "\(v1.path)", "layout": "coredata" },
+              "destination": { "store": "\(folder.path("c.sqlite"))", "layout": "coredata", "modelFrom": "\(v5.path)" } }
+            """)
+        assertPlanError(try Migration(pipeline: pipeline).plan(),
+                                 contains: [v1.path, "DISAGREES with the metadata's version hashes", "differing: BookmarkEntity"])
+    }
+
+    /// With a bundle, a source whose kept model has the detected version's hashes but differs
+    /// from it in what the hashes do not cover: the plan says so, and uses the bundle's.
+    func testABundleAndAKeptModelThatDisagreeAreNamedAndTheBundleWins() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let bundle = bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld")
+        // BookmarksModel 5 with a fetch index fewer: the same hashes (indexes are not hashed).
+        let contents = bundle.appendingPathComponent("BookmarksModel 5.xcdatamodel/contents")
+        var xml = try String(contentsOf: contents, encoding: .utf8)
+        let start = try XCTUnwrap(xml.range(of: "<fetchIndex name=\"byIsPendingDeletion\">"))
+        let end = try XCTUnwrap(xml.range(of: "</fetchIndex>", range: start.upperBound..<xml.endIndex))
+        xml.removeSubrange(start.lowerBound..<end.upperBound)
+        try xml.write(to: contents, atomically: true, encoding: .utf8)
+
+        let source = bookmarks.appendingPathComponent("Bookmarks_V5.sqlite")
+        let plan = try Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: source, destination: folder.path("d.sqlite"),
+                                                                        version: "BookmarksModel 6")).plan()
+        XCTAssertEqual(plan.sourceVersion, "BookmarksModel 5")
+        XCTAssertEqual(plan.notices, ["the model kept in \(source.path) (Z_MODELCACHE) has the version hashes of BookmarksModel 5 but differs "
+            + "from the bundle's in BookmarkEntity (settings the hashes do not cover: defaults, indexes, renaming identifiers): the bundle's is used"])
+        XCTAssertFalse(plan.steps[0].sourceModel.entities[0].fetchIndexes.contains { $0.name == "byIsPendingDeletion" }, "the bundle's version")
+    }
+}
+
+/// The pipeline's planning fails with an error (naming the pipeline's place) that says all of `parts`.
+private func assertPlanError(_ body: @autoclosure () throws -> Any, contains parts: [String], file: StaticString = #filePath, line: UInt = #line) {
+    do {
+        _ = try body()
+        XCTFail("expected an error containing \(parts)", file: file, line: line)
+    } catch {
+        for part in parts {
+            XCTAssertTrue("\(error)".contains(part), "\(error)\n  does not contain: \(part)", file: file, line: line)
+        }
+    }
+}
