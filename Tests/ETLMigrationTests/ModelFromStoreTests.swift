@@ -3,6 +3,7 @@ import Foundation
 import ETLStore
 import ETLModel
 import ETL
+import ETLBatch
 import ETLTestSupport
 
 /// Pipelines whose models come from stores (`Z_MODELCACHE`), not from a bundle: the source's
@@ -49,6 +50,39 @@ final class ModelFromStoreTests: XCTestCase {
             XCTAssertEqual(try storeDump(byStores, excluding: others), try storeDump(byBundle, excluding: others), table)
         }
         try assertSameStore(byStores, byBundle)
+    }
+
+    /// `etl batch` over an archive of stores at different versions, no bundle: each store
+    /// brings its own model, and all end at the model kept in the reference store.
+    func testABatchUpgradesStoresOfEveryVersionEachFromItsOwnModel() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let archive = folder.url.appendingPathComponent("archive")
+        try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
+        for n in 3...5 {
+            for suffix in ["", "-wal"] {
+                try FileManager.default.copyItem(at: bookmarks.appendingPathComponent("Bookmarks_V\(n).sqlite\(suffix)"),
+                                                 to: archive.appendingPathComponent("Bookmarks_V\(n).sqlite\(suffix)"))
+            }
+        }
+        let reference = bookmarks.appendingPathComponent("Bookmarks_V5.sqlite")
+        let pipeline = try folder.pipeline("archive.json", """
+            { "format": 1,
+              "source": { "store": "unused.sqlite", "layout": "coredata" },
+              "destination": { "store": "out.sqlite", "layout": "coredata", "modelFrom": "\(reference.path)" } }
+            """)
+        let stores = try BatchStoreList.find(archive.path, currentDirectory: folder.url.path, excluding: []).stores
+        let report = try Batch(options: BatchOptions(pipeline: pipeline, stores: stores, output: .directory(folder.path("out")),
+                                                     manifest: folder.path("batch.jsonl.zst"), jobs: 1)).run()
+        let byStore = Dictionary(uniqueKeysWithValues: report.stores.map { ($0.path, $0) })
+        XCTAssertEqual(byStore["Bookmarks_V3.sqlite"]?.status, .done, "\(report.stores)")
+        XCTAssertEqual(byStore["Bookmarks_V3.sqlite"]?.fromVersion, "Bookmarks_V3")
+        XCTAssertEqual(byStore["Bookmarks_V4.sqlite"]?.status, .done, "\(report.stores)")
+        XCTAssertEqual(byStore["Bookmarks_V5.sqlite"]?.status, .skipped, "already at the target: \(report.stores)")
+        let expected = try CoreDataMetadata.read(try Database(path: reference.path, mode: .readOnly)).versionHashes
+        for n in 3...4 {
+            let output = try XCTUnwrap(byStore["Bookmarks_V\(n).sqlite"]?.output)
+            XCTAssertEqual(try CoreDataMetadata.read(try Database(path: output, mode: .readOnly)).versionHashes, expected, output)
+        }
     }
 
     /// A source already at the reference store's model (the same hashes) is up to date.

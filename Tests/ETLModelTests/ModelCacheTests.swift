@@ -57,6 +57,17 @@ final class ModelCacheTests: XCTestCase {
             let expected = try XCTUnwrap(bundles[bundlePath]!.version(named: version))
             let cached = try XCTUnwrap(try ModelCache.read(try database(store), version: version))
             XCTAssertEqual(ModelComparison(cached), ModelComparison(expected), store)
+            // Everything else too (what a plan compares before it says a bundle and a kept model differ).
+            func sorted(_ model: Model) -> [Entity] {
+                model.entities.sorted { $0.name < $1.name }.map { entity in
+                    var entity = entity
+                    entity.attributes.sort { $0.name < $1.name }
+                    entity.relationships.sort { $0.name < $1.name }
+                    return entity
+                }
+            }
+            XCTAssertEqual(sorted(cached), sorted(expected), store)
+            XCTAssertEqual(cached.versionIdentifiers, expected.versionIdentifiers, store)
             compared += 1
         }
         XCTAssertEqual(compared, 9)
