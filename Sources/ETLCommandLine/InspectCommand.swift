@@ -56,7 +56,7 @@ struct InspectCommand: ParsableCommand {
                   + (metadata.versionIdentifiers.filter { !$0.isEmpty }.isEmpty ? "" : ", identifiers \(metadata.versionIdentifiers.joined(separator: ", "))"))
         }
         if report.layout == "coredata" {
-            print("model    " + (report.modelCache.map { "kept in the store (Z_MODELCACHE): \($0.summary)" } ?? "none kept in the store (no Z_MODELCACHE)"))
+            print("model    " + (report.modelCache.map { "kept in the store (Z_MODELCACHE): \($0.summary)" } ?? "none kept in the store (Z_MODELCACHE missing or empty)"))
         }
         if let digest = report.metadata?.versionHashesDigest, !report.hashComparisons.isEmpty {
             print("digest   \(digest)")

@@ -24,9 +24,11 @@ final class ModelFromStoreTests: XCTestCase {
         let drop = #", "drop": ["BookmarkEntity.isFavorite"]"#
 
         let byBundle = folder.path("by-bundle.sqlite")
-        _ = try Migration(pipeline: try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
-                                                                 source: source, destination: byBundle, version: "BookmarksModel 5",
-                                                                 extra: drop)).run()
+        let bundleRun = Migration(pipeline: try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
+                                                                        source: source, destination: byBundle, version: "BookmarksModel 5",
+                                                                        extra: drop))
+        XCTAssertEqual(try bundleRun.plan().notices, [], "the bundle and the model V1 keeps agree: nothing to say")
+        _ = try bundleRun.run()
 
         let byStores = folder.path("by-stores.sqlite")
         let pipeline = try folder.pipeline("from-stores.json", """
@@ -83,6 +85,31 @@ final class ModelFromStoreTests: XCTestCase {
             let output = try XCTUnwrap(byStore["Bookmarks_V\(n).sqlite"]?.output)
             XCTAssertEqual(try CoreDataMetadata.read(try Database(path: output, mode: .readOnly)).versionHashes, expected, output)
         }
+    }
+
+    /// An explicit step between a source's kept model and `modelFrom`'s runs as written, and
+    /// writes what the inferred step writes when it maps the same.
+    func testAnExplicitStepRunsBetweenKeptModels() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let source = bookmarks.appendingPathComponent("Bookmarks_V4.sqlite"), reference = bookmarks.appendingPathComponent("Bookmarks_V5.sqlite")
+        func pipeline(_ name: String, steps: String) throws -> String {
+            try folder.pipeline("\(name).json", """
+                { "format": 1, "source": { "store": "\(source.path)", "layout": "coredata" },
+                  "destination": { "store": "\(folder.path("\(name).sqlite"))", "layout": "coredata", "modelFrom": "\(reference.path)" }\(steps) }
+                """)
+        }
+        let attributes = ["isFolder", "isPendingDeletion", "modifiedAt", "title", "url", "uuid"].map { "\"\($0)\": \"$source.\($0)\"" }.joined(separator: ", ")
+        let explicit = try pipeline("explicit", steps: """
+            , "steps": [ { "name": "by hand", "mappings": [ { "name": "Bookmarks", "source": "BookmarkEntity", "destination": "BookmarkEntity",
+                "attributes": { \(attributes) },
+                "relationships": { "parent": "destination('Bookmarks', $source.parent)", "favoriteFolders": "destinations('Bookmarks', $source.favoriteFolders)" } } ] } ]
+            """)
+        let plan = try Migration(pipeline: explicit).plan()
+        XCTAssertEqual(plan.steps.map(\.name), ["by hand"])
+        XCTAssertFalse(plan.steps[0].isInferred)
+        _ = try Migration(pipeline: explicit).run()
+        _ = try Migration(pipeline: try pipeline("inferred", steps: "")).run()
+        try assertSameStore(folder.path("explicit.sqlite"), folder.path("inferred.sqlite"))
     }
 
     /// A source already at the reference store's model (the same hashes) is up to date.
@@ -148,12 +175,15 @@ final class ModelFromStoreTests: XCTestCase {
         try xml.write(to: contents, atomically: true, encoding: .utf8)
 
         let source = bookmarks.appendingPathComponent("Bookmarks_V5.sqlite")
-        let plan = try Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: source, destination: folder.path("d.sqlite"),
-                                                                        version: "BookmarksModel 6")).plan()
+        let migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: source, destination: folder.path("d.sqlite"),
+                                                                         version: "BookmarksModel 6"))
+        let plan = try migration.plan()
         XCTAssertEqual(plan.sourceVersion, "BookmarksModel 5")
-        XCTAssertEqual(plan.notices, ["the model kept in \(source.path) (Z_MODELCACHE) has the version hashes of BookmarksModel 5 but differs "
-            + "from the bundle's in BookmarkEntity (settings the hashes do not cover: defaults, indexes, renaming identifiers): the bundle's is used"])
+        let notice = "the model kept in \(source.path) (Z_MODELCACHE) has the version hashes of BookmarksModel 5 but differs "
+            + "from the bundle's in BookmarkEntity (settings the hashes do not cover: defaults, indexes, renaming identifiers): the bundle's is used"
+        XCTAssertEqual(plan.notices, [notice])
         XCTAssertFalse(plan.steps[0].sourceModel.entities[0].fetchIndexes.contains { $0.name == "byIsPendingDeletion" }, "the bundle's version")
+        XCTAssertTrue(try migration.run().notes.contains(notice), "the run's summary says it too")
     }
 }
 
