@@ -117,6 +117,22 @@ final class ModelCacheTests: XCTestCase {
         XCTAssertTrue("\(garbage)".hasPrefix("S.sqlite: Z_MODELCACHE: not raw deflate"), "\(garbage)")
     }
 
+    /// An archive not written by Core Data may say anything: an inheritance cycle (version
+    /// hashes recurse through parents), an inverse that is not there, an index of nothing.
+    func testAModelThatCannotBeTheStoresIsRefused() {
+        let cycle = Model(version: "v", entities: [Entity(name: "A", parent: "B"), Entity(name: "B", parent: "A")])
+        XCTAssertEqual((thrownError(ArchiveGraph.Malformed.self) { try ModelCache.check(cycle) })?.reason, "entity A is its own ancestor")
+        let inverse = Model(version: "v", entities: [Entity(name: "A", relationships: [Relationship(name: "b", destination: "A", inverse: "c")])])
+        XCTAssertEqual((thrownError(ArchiveGraph.Malformed.self) { try ModelCache.check(inverse) })?.reason,
+                       "relationship A.b: its inverse c is not a relationship of A")
+        var indexed = Entity(name: "A", attributes: [Attribute(name: "x", type: .string)])
+        indexed.fetchIndexes = [FetchIndex(name: "byY", elements: [FetchIndex.Element(property: "y")])]
+        XCTAssertEqual((thrownError(ArchiveGraph.Malformed.self) { try ModelCache.check(Model(version: "v", entities: [indexed])) })?.reason,
+                       "entity A: an index or uniqueness constraint names y, not a stored attribute or to-one of it")
+        indexed.fetchIndexes = [FetchIndex(name: "byX", elements: [FetchIndex.Element(property: "x")])]
+        XCTAssertNoThrow(try ModelCache.check(Model(version: "v", entities: [indexed])))
+    }
+
     func testAStoreWithoutACacheHasNone() throws {
         let db = try database("coredata-corpus/ctdatastoremanager/TestMigrationStore_version_1.sqlite")
         XCTAssertNil(try ModelCache.read(db, version: "v"))

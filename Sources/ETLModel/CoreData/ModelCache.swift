@@ -52,6 +52,32 @@ public enum ModelCache {
         }
     }
 
+    /// What the XML reader checks across entities, for a model whose archive was not
+    /// written by Core Data: no inheritance cycle (hashes recurse through parents),
+    /// inverses that exist, indexes and constraints of stored properties.
+    static func check(_ model: Model) throws {
+        for entity in model.entities {
+            var seen: Set<String> = [entity.name]
+            var next = entity.parent
+            while let parent = next {
+                guard seen.insert(parent).inserted else {
+                    throw ArchiveGraph.Malformed(reason: "entity \(entity.name) is its own ancestor")
+                }
+                next = model.entity(named: parent)?.parent
+            }
+            for r in entity.relationships {
+                if let inverse = r.inverse, model.relationship(inverse, of: r.destination) == nil {
+                    throw ArchiveGraph.Malformed(reason: "relationship \(entity.name).\(r.name): its inverse \(inverse) is not a relationship of \(r.destination)")
+                }
+            }
+            let stored = Set(model.attributes(of: entity.name).map(\.name) + model.relationships(of: entity.name).filter { !$0.isToMany }.map(\.name))
+            for property in entity.fetchIndexes.flatMap({ $0.elements.map(\.property) }) + entity.uniquenessConstraints.joined()
+            where !stored.contains(property) {
+                throw ArchiveGraph.Malformed(reason: "entity \(entity.name): an index or uniqueness constraint names \(property), not a stored attribute or to-one of it")
+            }
+        }
+    }
+
     private struct Reader {
         let graph: ArchiveGraph
         typealias Object = [String: PropertyListValue]
@@ -61,7 +87,8 @@ public enum ModelCache {
             guard try graph.className(root) == "NSManagedObjectModel" else {
                 throw ArchiveGraph.Malformed(reason: "the root is a \(try graph.className(root)), not an NSManagedObjectModel")
             }
-            // NSKnownKeysDictionary1: `values` parallel to the names of `searchMapping.keys`.
+            // NSKnownKeysDictionary1: `values`, the entities (each names itself); a plain
+            // NSDictionary of name → entity otherwise.
             let known = try graph.object(graph.field(root, "NSEntities", "the model"), "the model's NSEntities")
             let objects: [Object]
             if let values = known["values"] {
@@ -83,7 +110,9 @@ public enum ModelCache {
             if let set = root["NSVersionIdentifiers"], try graph.deref(set) != .null {
                 identifiers = try graph.elements(set, "NSVersionIdentifiers").map { try graph.text($0, "a version identifier") }.sorted()
             }
-            return Model(version: version, entities: result, versionIdentifiers: identifiers)
+            let model = Model(version: version, entities: result, versionIdentifiers: identifiers)
+            try ModelCache.check(model)
+            return model
         }
 
         private func entity(_ name: String, _ object: Object, names: Set<String>) throws -> Entity {
@@ -111,27 +140,27 @@ public enum ModelCache {
             // when its parent does not list it.
             for (property, reference) in try graph.dictionary(object, "NSProperties", place).sorted(by: { $0.key < $1.key })
             where !inherited.contains(property) {
-                let where_ = "\(name).\(property)"
-                var description = try graph.object(reference, where_)
+                let here = "\(name).\(property)"
+                var description = try graph.object(reference, here)
                 var className = try graph.className(description)
                 if className == "_NSPropertyDescriptionProxy" {
-                    description = try graph.object(graph.field(description, "NSUnderlyingProperty", where_), where_)
+                    description = try graph.object(graph.field(description, "NSUnderlyingProperty", here), here)
                     className = try graph.className(description)
                 }
-                guard !(try graph.bool(description["NSIsTransient"], where_)) else { continue }
+                guard !(try graph.bool(description["NSIsTransient"], here)) else { continue }
                 switch className {
                 case "NSAttributeDescription", "NSDerivedAttributeDescription":
-                    entity.attributes.append(try attribute(property, description, derived: className == "NSDerivedAttributeDescription", where_))
+                    entity.attributes.append(try attribute(property, description, derived: className == "NSDerivedAttributeDescription", here))
                 case "NSRelationshipDescription":
-                    let relationship = try relationship(property, description, where_)
+                    let relationship = try relationship(property, description, here)
                     guard names.contains(relationship.destination) else {
-                        throw ArchiveGraph.Malformed(reason: "relationship \(where_): its destination \(relationship.destination) is not an entity of the model")
+                        throw ArchiveGraph.Malformed(reason: "relationship \(here): its destination \(relationship.destination) is not an entity of the model")
                     }
                     entity.relationships.append(relationship)
                 case "NSFetchedPropertyDescription":
                     continue
                 default:
-                    throw ArchiveGraph.Malformed(reason: "property \(where_) is a \(className), which etl does not know")
+                    throw ArchiveGraph.Malformed(reason: "property \(here) is a \(className), which etl does not know")
                 }
             }
             return entity
