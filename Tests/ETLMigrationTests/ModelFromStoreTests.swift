@@ -112,6 +112,42 @@ final class ModelFromStoreTests: XCTestCase {
         try assertSameStore(folder.path("explicit.sqlite"), folder.path("inferred.sqlite"))
     }
 
+    /// A model built in code, with a derived attribute whose hash etl cannot compute: the
+    /// target's hashes for it are those the reference store recorded, and no template is
+    /// needed. SampleModel2 V1 → the model kept in V2 (Author.siteURL removed, Book.cover
+    /// renamed frontCover: Book changed, so V1's recorded hash is not V2's), Book and
+    /// GraphicNovel with the derived pagesCount.
+    func testADerivedAttributeTakesTheReferenceStoresHash() throws {
+        let folderURL = folder.url.appendingPathComponent("fixtures")
+        let v1 = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel2/SampleModel2_V1.sqlite", into: folderURL)
+        let v2 = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel2/SampleModel2_V2.sqlite", into: folderURL.appendingPathComponent("reference"))
+        let out = folder.path("out.sqlite")
+        // An explicit step (the inferred one cannot yet link Page.book to a Book or a GraphicNovel).
+        let books = #""uniqueID": "$source.uniqueID", "title": "$source.title", "price": "$source.price", "frontCover": "$source.cover", "publishedAt": "$source.publishedAt""#
+        let links = #""author": "destination('Authors', $source.author)", "pages": "destinations('Pages', $source.pages)""#
+        let pipeline = try folder.pipeline("code-model.json", """
+            { "format": 1, "history": "drop",
+              "source": { "store": "\(v1.path)", "layout": "coredata" },
+              "destination": { "store": "\(out)", "layout": "coredata", "modelFrom": "\(v2.path)" },
+              "steps": [ { "mappings": [
+                { "name": "Authors", "source": "Author", "destination": "Author", "attributes": { "age": "$source.age", "alias": "$source.alias" } },
+                { "name": "Books", "source": "Book", "destination": "Book", "attributes": { \(books) }, "relationships": { \(links) } },
+                { "name": "Novels", "source": "GraphicNovel", "destination": "GraphicNovel",
+                  "attributes": { \(books), "isBlackAndWhite": "$source.isBlackAndWhite" }, "relationships": { \(links) } },
+                { "name": "Pages", "source": "Page", "destination": "Page",
+                  "attributes": { "isBookmarked": "$source.isBookmarked", "number": "$source.number", "content": "$source.content" } },
+                { "name": "Feedbacks", "source": "Feedback", "destination": "Feedback",
+                  "attributes": { "authorAlias": "$source.authorAlias", "bookID": "$source.bookID", "comment": "$source.comment", "rating": "$source.rating" } } ] } ] }
+            """)
+        let summary = try Migration(pipeline: pipeline).run()
+        XCTAssertFalse(summary.notes.contains { $0.contains("no Core Data version hashes") }, "\(summary.notes)")
+        let expected = try CoreDataMetadata.read(try Database(path: v2.path, mode: .readOnly))
+        let written = try CoreDataMetadata.read(try Database(path: out, mode: .readOnly))
+        XCTAssertEqual(written.versionHashes, expected.versionHashes, "Book and GraphicNovel included")
+        XCTAssertEqual(try Database(path: out, mode: .readOnly).scalarInt("SELECT count(*) FROM ZBOOK WHERE ZFRONTCOVER IS NOT NULL"),
+                       try Database(path: v1.path, mode: .readOnly).scalarInt("SELECT count(*) FROM ZBOOK WHERE ZCOVER IS NOT NULL"))
+    }
+
     /// A source already at the reference store's model (the same hashes) is up to date.
     func testASourceAtTheReferenceModelIsUpToDate() throws {
         let bookmarks = try folder.corpus("ddg-bookmarks")

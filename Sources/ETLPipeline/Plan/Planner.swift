@@ -270,7 +270,10 @@ public struct Planner {
     /// hash Core Data recorded for them, where it cannot be computed (a derived attribute).
     func finalLayout(_ spec: PipelineSpec, model: Model, kind: LayoutKind, source: Database?, sourceModel: Model) throws -> any StoreLayout {
         let carried = try source.flatMap { db in try db.table(named: "Z_METADATA") == nil ? nil : try CoreDataMetadata.read(db) }
-        let recorded = carried.map { VersionHashes.recordedHashes(in: $0, storeModel: sourceModel, for: model) } ?? [:]
+        var recorded = carried.map { VersionHashes.recordedHashes(in: $0, storeModel: sourceModel, for: model) } ?? [:]
+        // A target taken from a store (`modelFrom`): that store's hashes are Core Data's own
+        // for this very model (its kept model agreed with every one that can be computed).
+        recorded.merge(referenceStoreHashes(spec)) { source, _ in source }
         guard let template = spec.destination.template else {
             guard kind == .coredata else { return kind.layout(for: model) }
             var layout = CoreDataLayout(model: model)

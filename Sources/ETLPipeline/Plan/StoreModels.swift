@@ -58,6 +58,14 @@ extension Planner {
         return model
     }
 
+    /// The version hashes of the destination's `modelFrom` store (none without one): for the
+    /// entities whose hash cannot be computed (a derived attribute), the hash Core Data wrote.
+    func referenceStoreHashes(_ spec: PipelineSpec) -> [String: Data] {
+        guard let path = spec.destination.modelFrom, let db = try? Database(path: path, mode: .readOnly),
+              let metadata = try? CoreDataMetadata.read(db) else { return [:] }
+        return metadata.versionHashes
+    }
+
     /// Whether two models are the same version by what Core Data compares: their version
     /// hashes (where computable), else the models themselves.
     static func sameVersion(_ a: Model, _ b: Model) -> Bool {
