@@ -12,7 +12,7 @@ extension Planner {
     /// The model kept in the source store; its version is named after the store's file.
     func sourceStoreModel(_ spec: PipelineSpec, source: Database?) throws -> Model {
         guard let source else {
-            throw spec.source.cursor.error("the source has no \"model\": its model is the one kept in its store, which planning reads (the store is needed)")
+            throw spec.source.cursor.error("the source store \(spec.source.store) is needed to plan: with no \"model\", its model is the one kept in it")
         }
         return try keptModel(in: source, path: spec.source.store, cursor: spec.source.storeCursor, role: "source")
     }
