@@ -11,9 +11,9 @@ DEMO_STORE := out/books-v1.sqlite
 
 # apt-get only when a header is missing, so a machine that has them is left alone.
 deps:
-	@if [ ! -f /usr/include/sqlite3.h ] || [ ! -f /usr/include/zstd.h ]; then \
-		echo "installing libsqlite3-dev and libzstd-dev"; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y libsqlite3-dev libzstd-dev; \
+	@if [ ! -f /usr/include/sqlite3.h ] || [ ! -f /usr/include/zstd.h ] || [ ! -f /usr/include/zlib.h ]; then \
+		echo "installing libsqlite3-dev, libzstd-dev and zlib1g-dev"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y libsqlite3-dev libzstd-dev zlib1g-dev; \
 	fi
 
 build: deps

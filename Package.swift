@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: CSQLite/CZstd → ETLStore, ETLDocument → ETLModel → ETLPipeline
+// Dependencies point one way: CSQLite/CZstd/CZlib → ETLStore, ETLDocument → ETLModel → ETLPipeline
 // → ETLEngine → ETL → ETLBatch → ETLCommandLine → etl. A module never imports one listed after it.
 let package = Package(
     name: "etl",
@@ -21,10 +21,13 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
                        providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
+        // Raw deflate, for the model a Core Data store keeps in Z_MODELCACHE.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "ETLStore", dependencies: ["CSQLite"]),
         // JSON documents with the line, column and path of every value, for errors that point.
         .target(name: "ETLDocument"),
-        .target(name: "ETLModel", dependencies: ["ETLStore", "ETLDocument"]),
+        .target(name: "ETLModel", dependencies: ["ETLStore", "ETLDocument", "CZlib"]),
         .target(name: "ETLPipeline", dependencies: ["ETLModel"]),
         .target(name: "ETLEngine", dependencies: ["ETLPipeline", "CZstd"]),
         .target(name: "ETL", dependencies: ["ETLEngine"]),

@@ -68,6 +68,8 @@ public struct PlanReport: Sendable, Codable, Equatable {
     public var fused: [Hop]? = nil
     /// Why adjacent hops run one after the other, a sentence a pair.
     public var notFused: [String]? = nil
+    /// What planning decided that the user should hear (`Plan.notes`).
+    public var notices: [String]? = nil
 
     /// Plans `migration` as its run would: from the source store when it exists (its layout
     /// checked, its version detected, drops counted), else from the pipeline alone.
@@ -92,6 +94,7 @@ public struct PlanReport: Sendable, Codable, Equatable {
             report.fused = try make(fused, plan: plan, pipeline: pipeline, source: nil, policies: policies).hops
         }
         if !plan.fusionRefusals.isEmpty { report.notFused = plan.fusionRefusals }
+        if !plan.notes.isEmpty { report.notices = plan.notes }
         return report
     }
 

@@ -33,6 +33,9 @@ public struct StoreInspection: Sendable {
     /// With a bundle and a store that carries version hashes: how they compare with each
     /// version's, entity by entity.
     public var hashComparisons: [VersionHashComparison] = []
+    /// A Core Data store's own model (`Z_MODELCACHE`) against its metadata's version hashes;
+    /// nil when it has none.
+    public var modelCache: ModelCacheAgreement?
     /// The files of `.<Store>_SUPPORT/_EXTERNAL_DATA` (externally stored binary values).
     public var externalFiles = 0
     public var externalBytes: Int64 = 0
@@ -122,6 +125,7 @@ public struct StoreInspection: Sendable {
         }
         var report = StoreInspection(path: path, bytes: size, layout: isCoreData ? "coredata" : "plain", entities: entities,
                                      journal: journal, walBytes: wal, metadata: metadata, version: version, hashComparisons: comparisons)
+        if let metadata { report.modelCache = ModelCacheAgreement.check(db, metadata: metadata) }
         let folder = ExternalBinaryStorage.folder(ofStore: path)
         for name in (try? fm.contentsOfDirectory(atPath: folder)) ?? [] {
             guard let bytes = (try? fm.attributesOfItem(atPath: folder + "/" + name))?[.size] as? NSNumber else { continue }

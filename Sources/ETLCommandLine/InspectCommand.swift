@@ -55,6 +55,9 @@ struct InspectCommand: ParsableCommand {
                   + (metadata.versionHashes.isEmpty ? ", no version hashes" : ", version hashes for \(metadata.versionHashes.keys.sorted().joined(separator: ", "))")
                   + (metadata.versionIdentifiers.filter { !$0.isEmpty }.isEmpty ? "" : ", identifiers \(metadata.versionIdentifiers.joined(separator: ", "))"))
         }
+        if report.layout == "coredata" {
+            print("model    " + (report.modelCache.map { "kept in the store (Z_MODELCACHE): \($0.summary)" } ?? "none kept in the store (Z_MODELCACHE missing or empty)"))
+        }
         if let digest = report.metadata?.versionHashesDigest, !report.hashComparisons.isEmpty {
             print("digest   \(digest)")
         }
@@ -95,6 +98,14 @@ extension LayoutKind: ExpressibleByArgument {}
 
 /// `etl inspect --json`: the report as scripts read it.
 struct InspectionJSON: Encodable {
+    struct ModelCache: Encodable {
+        var agrees: Bool
+        var unreadable: String?
+        var matching: [String]
+        var differing: [String]
+        var notComputable: [String]
+        var unmatched: [String]
+    }
     struct Metadata: Encodable {
         var storeUUID: String?
         var storeType: String?
@@ -107,6 +118,8 @@ struct InspectionJSON: Encodable {
     var journal: String
     var walBytes: Int64?
     var metadata: Metadata?
+    /// The model kept in the store: whether it agrees with the metadata's hashes.
+    var modelCache: ModelCache?
     var version: String?
     var versionEvidence: String?
     var versionError: String?
@@ -121,6 +134,10 @@ struct InspectionJSON: Encodable {
         metadata = report.metadata.map {
             Metadata(storeUUID: $0.storeUUID, storeType: $0.storeType, versionHashEntities: $0.versionHashes.keys.sorted(),
                      versionIdentifiers: $0.versionIdentifiers)
+        }
+        modelCache = report.modelCache.map {
+            ModelCache(agrees: $0.agrees, unreadable: $0.unreadable, matching: $0.matching, differing: $0.differing,
+                       notComputable: $0.notComputable, unmatched: $0.unmatched)
         }
         switch report.version {
         case .success(let detected)?:

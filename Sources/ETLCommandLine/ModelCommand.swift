@@ -21,8 +21,12 @@ struct ModelCommand: ParsableCommand {
                 common reading (INTEGER is integer64, REAL double, BLOB binary): edit the file \
                 where your app means otherwise. See docs/pipeline.md, "The plain layout".
 
-                A Core Data store's tables do not say its attribute types: give its bundle with \
-                --models, and the version the store matches is written (the store is the check).
+                A Core Data store's tables do not say its attribute types, but since about 2017 \
+                the store keeps the model that wrote it (Z_MODELCACHE): that model is written. \
+                With --models, the bundle's version the store matches is written instead (the \
+                store is the check). --xcdatamodel writes the model as Xcode's XML \
+                (OUT.xcdatamodel/contents), to put back into a bundle (an app built with \
+                SwiftData, a lost model version); delete rules come out as Nullify.
 
                 The store is opened read-only. The model goes to standard output.
 
@@ -30,6 +34,7 @@ struct ModelCommand: ParsableCommand {
                   etl model from-store data/books-v1.sqlite > models/books-v1.json
                   etl model from-store notes.sqlite --version notes-v1 > notes-v1.json
                   etl model from-store Example.sqlite --models Model.xcdatamodeld > v2.json
+                  etl model from-store Example.sqlite --xcdatamodel "Model 7.xcdatamodel"
                 """)
 
         @Argument(help: "The store file.")
@@ -41,8 +46,23 @@ struct ModelCommand: ParsableCommand {
         @Option(help: ArgumentHelp("A model bundle (Name.xcdatamodeld), or JSON model files (repeat): write the version among them the store is at.", valueName: "bundle-or-model"))
         var models: [String] = []
 
+        @Option(help: ArgumentHelp("Write the model as Xcode's XML into this folder (its contents file) instead of JSON to standard output.", valueName: "Name.xcdatamodel"))
+        var xcdatamodel: String?
+
         func run() throws {
-            print(ModelFileWriter.json(try StoreModel.read(path: store, version: version, models: models)), terminator: "")
+            let model = try StoreModel.read(path: store, version: version, models: models)
+            guard let xcdatamodel else {
+                print(ModelFileWriter.json(model), terminator: "")
+                return
+            }
+            let contents = URL(fileURLWithPath: xcdatamodel).appendingPathComponent("contents")
+            do {
+                try FileManager.default.createDirectory(atPath: xcdatamodel, withIntermediateDirectories: true)
+                try Data(XCDataModelWriter.xml(model).utf8).write(to: contents, options: .atomic)
+            } catch {
+                throw CLIFailure(message: "\(contents.path): cannot write the model: \(error.localizedDescription)")
+            }
+            print("wrote \(model.entities.count) entities of \(store) to \(contents.path)")
         }
     }
 }

@@ -100,6 +100,10 @@ struct PlanCommand: ParsableCommand {
             lines.append("")
             lines.append("not fused: \(reason)")
         }
+        for notice in report.notices ?? [] {
+            lines.append("")
+            lines.append("note: \(notice)")
+        }
         return lines.joined(separator: "\n")
     }
 }

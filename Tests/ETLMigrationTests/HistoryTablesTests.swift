@@ -17,62 +17,19 @@ final class HistoryTablesTests: XCTestCase {
     override func setUpWithError() throws { folder = try TemporaryFolder() }
     override func tearDown() { folder = nil }
 
-    /// SampleModel2 V1, written from CoreDataPlus's `SampleModel2+V1.swift` (entities,
-    /// attributes, inheritance, relationships, uniqueness constraints, the derived
-    /// `pagesCount`); its schema is the store's (version detection finds V1 by schema), and
-    /// its hashes are the store's for every entity whose hash can be computed
-    /// (`testTheModelsHashesAreTheStoresOwn`). The counts are the code's: `minCount = 1` on
-    /// Book.author and Page.book, `maxCount = .max` on Author.books.
-    static let v1 = """
-    <entity name="Writer" representedClassName="Writer" isAbstract="YES">
-        <attribute name="age" attributeType="Integer 16" usesScalarValueType="YES"/>
-    </entity>
-    <entity name="Author" representedClassName="Author" parentEntity="Writer">
-        <attribute name="alias" attributeType="String"/>
-        <attribute name="siteURL" optional="YES" attributeType="URI"/>
-        <relationship name="books" optional="YES" toMany="YES" maxCount="9223372036854775807" deletionRule="Cascade" destinationEntity="Book" inverseName="author" inverseEntity="Book"/>
-        <uniquenessConstraints><uniquenessConstraint><constraint value="alias"/></uniquenessConstraint></uniquenessConstraints>
-    </entity>
-    <entity name="Book" representedClassName="Book">
-        <attribute name="uniqueID" attributeType="UUID" usesScalarValueType="NO"/>
-        <attribute name="title" attributeType="String"/>
-        <attribute name="price" attributeType="Decimal"/>
-        <attribute name="cover" attributeType="Transformable"/>
-        <attribute name="publishedAt" attributeType="Date" usesScalarValueType="NO"/>
-        <attribute name="pagesCount" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="pages.@count" usesScalarValueType="YES"/>
-        <relationship name="author" minCount="1" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="books" inverseEntity="Author"/>
-        <relationship name="pages" minCount="1" maxCount="10000" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="book" inverseEntity="Page"/>
-        <uniquenessConstraints><uniquenessConstraint><constraint value="uniqueID"/></uniquenessConstraint></uniquenessConstraints>
-    </entity>
-    <entity name="GraphicNovel" representedClassName="GraphicNovel" parentEntity="Book">
-        <attribute name="isBlackAndWhite" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
-    </entity>
-    <entity name="Page" representedClassName="Page">
-        <attribute name="isBookmarked" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
-        <attribute name="number" attributeType="Integer 32" usesScalarValueType="YES"/>
-        <attribute name="content" attributeType="Transformable"/>
-        <relationship name="book" minCount="1" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="pages" inverseEntity="Book"/>
-    </entity>
-    <entity name="Feedback" representedClassName="Feedback">
-        <attribute name="authorAlias" attributeType="String"/>
-        <attribute name="bookID" attributeType="UUID" usesScalarValueType="NO"/>
-        <attribute name="comment" optional="YES" attributeType="String"/>
-        <attribute name="rating" attributeType="Double" usesScalarValueType="YES"/>
-    </entity>
-
-    """
-
-    /// V1 plus an entity `Award` whose name sorts first: every entity's number moves up by one.
-    static let v2 = v1 + """
-        <entity name="Award" representedClassName="Award">
-            <attribute name="name" optional="YES" attributeType="String"/>
-        </entity>
-    """
-
+    /// SampleModel2 V1 is the model the store keeps (`Z_MODELCACHE`: CoreDataPlus built it in
+    /// code, so no model file exists): entities, inheritance, relationships with the code's
+    /// counts (`minCount = 1` on Book.author and Page.book, `maxCount = .max` on
+    /// Author.books), uniqueness constraints, the derived `pagesCount`. V2 is V1 plus an
+    /// entity `Award` whose name sorts first: every entity's number moves up by one. Both are
+    /// written into a bundle as Xcode's XML, as `etl model from-store --xcdatamodel` does.
     func writeBundle() throws {
+        let v1 = try XCTUnwrap(try ModelCache.read(try Database(path: source, mode: .readOnly), version: "V1"))
+        var v2 = v1
+        v2.entities.append(Entity(name: "Award", attributes: [Attribute(name: "name", type: .string)]))
+        v2.version = "V2"
         let bundle = folder.url.appendingPathComponent("SampleModel2.xcdatamodeld")
-        try ModelBundleFiles.write(bundle, versions: [("V1", ModelBundleFiles.model(Self.v1)), ("V2", ModelBundleFiles.model(Self.v2))],
-                                   current: "V2")
+        try ModelBundleFiles.write(bundle, versions: [("V1", XCDataModelWriter.xml(v1)), ("V2", XCDataModelWriter.xml(v2))], current: "V2")
     }
 
     /// The store copied, the bundle, and a pipeline with an explicit V1 → V2 step whose
@@ -186,7 +143,7 @@ final class HistoryTablesTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
     }
 
-    /// The V1 model written from CoreDataPlus's source is the one that wrote the store: every
+    /// The V1 model the store keeps is the one that wrote it: every
     /// entity hash that can be computed is the store's. Book and GraphicNovel hold the derived
     /// `pagesCount`, whose hash no known layout reproduces: refused alone, they take the
     /// store's recorded hash where V2 defines them as V1 does, and no other entity does.

@@ -70,6 +70,20 @@ final class PipelineErrorTests: XCTestCase {
                     contains: ["'Book.titel' is no entity or property of any model version of the pipeline"])
     }
 
+    /// A model may come from a store (`Z_MODELCACHE`): a Core Data source without "model",
+    /// a destination's "modelFrom"; each mistake is named where it is written.
+    func testModelsFromStoresAreChecked() {
+        expectError(replacing: "\"store\": \"v1.sqlite\", \"model\": \"MODELS/books-v1.json\"", with: "\"store\": \"v1.sqlite\"", path: "$.source",
+                    contains: ["missing required key 'model'", "a Core Data source, \"layout\": \"coredata\", uses the model kept in its store"])
+        expectError(replacing: "\"model\": \"MODELS/books-v2.json\"", with: "\"model\": \"MODELS/books-v2.json\", \"modelFrom\": \"v2-app.sqlite\"",
+                    path: "$.destination.modelFrom", contains: ["from \"model\" or from \"modelFrom\", not both"])
+        expectError(replacing: "\"model\": \"MODELS/books-v2.json\"", with: "\"layout\": \"coredata\"", path: "$.destination",
+                    contains: ["missing required key 'model' (or \"modelFrom\""])
+        // Planned without the source store, a source whose model is kept in it cannot be.
+        expectError(replacing: "\"store\": \"v1.sqlite\", \"model\": \"MODELS/books-v1.json\"", with: "\"store\": \"v1.sqlite\", \"layout\": \"coredata\"",
+                    path: "$.source", contains: ["v1.sqlite", "its model is the one kept in it"])
+    }
+
     func testTheValidPipelinePlans() throws {
         let plan = try plan(Self.valid)
         XCTAssertEqual(plan.steps.count, 1)

@@ -20,8 +20,9 @@ public struct Plan: Sendable {
     public var fusedSteps: [StepPlan]?
     /// Why adjacent steps are not fused, a sentence a pair.
     public var fusionRefusals: [String] = []
-    /// What a run's summary should tell about the plan (a `"drop"` entry for hops this
-    /// store does not take).
+    /// What a run's summary and `etl plan` should tell about the plan, a sentence each: a
+    /// `"drop"` entry for hops this store does not take; a bundle's version used where the
+    /// model kept in the store differs from it.
     public var notes: [String] = []
 
     /// The final destination (may be overridden on the command line before planning).

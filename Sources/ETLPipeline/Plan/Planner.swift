@@ -19,6 +19,10 @@ public struct Planner {
     /// table names are read from it, and with a model bundle its version is detected from it.
     public func plan(_ spec: PipelineSpec, source: Database? = nil) throws -> Plan {
         let chain = try spec.models == nil ? fileChain(spec, source: source) : bundleChain(spec, source: source)
+        var notices: [String] = []
+        if spec.models != nil, spec.source.layout == .coredata, let source, let note = Self.keptModelNotice(source, spec: spec, model: chain.models[chain.hops.first?.from ?? 0]) {
+            notices.append(note)
+        }
         let sourceKind = spec.source.layout
         let destinationKind = spec.destination.layout
         let first = chain.hops.first?.from ?? 0
@@ -89,7 +93,7 @@ public struct Planner {
         }
         var plan = Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
                         targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
-        plan.notes = notes
+        plan.notes = notices + notes
         let fusion = StepFusion.fuse(steps, planner: self)
         plan.fusedSteps = fusion.steps.count < steps.count ? fusion.steps : nil
         plan.fusionRefusals = fusion.refusals
@@ -112,10 +116,20 @@ public struct Planner {
     /// at a later version of the chain skips the hops before it, one at the last is up to
     /// date. A store no version matches starts at the source's model, whose checks then
     /// say what is missing.
+    ///
+    /// A model may come from a store instead (`StoreModels`): a Core Data source without a
+    /// `model` starts from the model kept in it, a destination's `modelFrom` ends at the model
+    /// kept in that store. Without steps, one inferred hop goes between them; none when the
+    /// source is already at the target (same version hashes).
     func fileChain(_ spec: PipelineSpec, source: Database?) throws -> Chain {
         var loaded: [String: Model] = [:]
         func model(_ path: String, cursor: JSONCursor) throws -> Model {
             if let m = loaded[path] { return m }
+            if path == spec.destination.modelFrom {
+                let m = try referenceStoreModel(spec)
+                loaded[path] = m
+                return m
+            }
             guard FileManager.default.fileExists(atPath: path) else {
                 throw cursor.error("model file not found: \(path)")
             }
@@ -123,12 +137,28 @@ public struct Planner {
             loaded[path] = m
             return m
         }
-        var chain = Chain(models: [try model(spec.source.model!, cursor: spec.source.modelCursor!)], hops: [],
-                          files: [spec.source.model!])
+        // Model files are part of the run's identity; a store's kept model is not a file of the pipeline.
+        var chain: Chain
+        if let path = spec.source.model {
+            chain = Chain(models: [try model(path, cursor: spec.source.modelCursor!)], hops: [], files: [path])
+        } else {
+            chain = Chain(models: [try sourceStoreModel(spec, source: source)], hops: [], files: [])
+        }
         for step in spec.steps {
-            chain.models.append(try model(step.to, cursor: step.toCursor ?? spec.destination.modelCursor!))
-            chain.files.append(step.to)
+            chain.models.append(try model(step.to, cursor: step.toCursor ?? spec.destination.modelCursor ?? spec.destination.modelFromCursor!))
+            if step.to != spec.destination.modelFrom { chain.files.append(step.to) }
             chain.hops.append((chain.models.count - 2, chain.models.count - 1, step))
+        }
+        if spec.steps.isEmpty {
+            let target = try model(spec.destination.model ?? spec.destination.modelFrom!,
+                                   cursor: spec.destination.modelCursor ?? spec.destination.modelFromCursor!)
+            if let path = spec.destination.model { chain.files.append(path) }
+            if Self.sameVersion(chain.models[0], target) {
+                chain.models = [target]
+            } else {
+                chain.models.append(target)
+                chain.hops.append((0, 1, nil))
+            }
         }
         chain.versions = chain.models
         if let source, spec.source.layout == .plain, chain.models.count > 1,
@@ -286,7 +316,10 @@ public struct Planner {
         // Before any row is read: a derivation whose triggers etl cannot write (facts §5).
         if kind == .coredata, let refusal = CoreDataLayout.derivationRefusal(of: model) { throw spec.destination.cursor.error(refusal) }
         let carried = try source.flatMap { db in try db.table(named: "Z_METADATA") == nil ? nil : try CoreDataMetadata.read(db) }
-        let recorded = carried.map { VersionHashes.recordedHashes(in: $0, storeModel: sourceModel, for: model) } ?? [:]
+        var recorded = carried.map { VersionHashes.recordedHashes(in: $0, storeModel: sourceModel, for: model) } ?? [:]
+        // A target taken from a store (`modelFrom`): that store's hashes are Core Data's own
+        // for this very model (its kept model agreed with every one that can be computed).
+        recorded.merge(referenceStoreHashes(spec)) { source, _ in source }
         guard let template = spec.destination.template else {
             guard kind == .coredata else { return kind.layout(for: model) }
             var layout = CoreDataLayout(model: model)

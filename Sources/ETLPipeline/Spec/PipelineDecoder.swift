@@ -39,9 +39,20 @@ extension PipelineSpec {
         let source = try decodeStore(o.required("source"), folder: folder, bundle: models != nil)
         var destination = try decodeStore(o.required("destination"), folder: folder, bundle: models != nil, isDestination: true)
         if models == nil {
-            for end in [source, destination] where end.model == nil {
-                throw end.cursor.error("missing required key 'model' (or name a model bundle with a top-level \"models\")")
+            // A Core Data store keeps the model that wrote it: a source without a model file
+            // uses its own, a destination names a store the new version wrote (`modelFrom`).
+            if source.model == nil && source.layout != .coredata {
+                throw source.cursor.error("missing required key 'model' (or name a model bundle with a top-level \"models\"; "
+                    + "a Core Data source, \"layout\": \"coredata\", uses the model kept in its store)")
             }
+            if destination.model == nil && destination.modelFrom == nil {
+                throw destination.cursor.error("missing required key 'model' (or \"modelFrom\": a store the app wrote at the target "
+                    + "version, whose kept model is the target; or name a model bundle with a top-level \"models\")")
+            }
+        }
+        if let modelFrom = destination.modelFromCursor {
+            if models != nil { throw modelFrom.error("with a model bundle, the target is a version of it: leave out \"modelFrom\" or \"models\"") }
+            if destination.model != nil { throw modelFrom.error("the target model comes from \"model\" or from \"modelFrom\", not both") }
         }
         if let template = destination.templateCursor, destination.layout != .coredata {
             throw template.error("a template is a Core Data store: set \"layout\": \"coredata\" on the destination")
@@ -64,12 +75,12 @@ extension PipelineSpec {
             let stepCursors = try stepsCursor.array()
             for (index, cursor) in stepCursors.enumerated() {
                 let isLast = index == stepCursors.count - 1
-                steps.append(try decodeStep(cursor, index: index, isLast: isLast, destinationModel: destination.model,
+                steps.append(try decodeStep(cursor, index: index, isLast: isLast, destinationModel: destination.model ?? destination.modelFrom,
                                             folder: folder, bundle: models != nil))
             }
             if models == nil && stepCursors.isEmpty { throw stepsCursor.error("a pipeline needs at least one step") }
-        } else if models == nil {
-            throw root.error("missing required key 'steps' (or name a model bundle with \"models\" to infer them)")
+        } else if models == nil && source.model != nil && destination.modelFrom == nil {
+            throw root.error("missing required key 'steps' (or name a model bundle with \"models\", or take a model from a store, to infer them)")
         }
         if bundles.count > 1, let step = steps.first {
             throw step.cursor.error("explicit steps are not supported with several merged bundles: leave \"steps\" out (every hop is inferred)")
@@ -96,7 +107,7 @@ extension PipelineSpec {
     }
 
     static func decodeStore(_ cursor: JSONCursor, folder: String, bundle: Bool, isDestination: Bool = false) throws -> StoreSpec {
-        let o = try cursor.object(keys: ["store", "model", "version", "layout", "template"] + (isDestination ? ["newStoreUUID"] : []))
+        let o = try cursor.object(keys: ["store", "model", "version", "layout", "template"] + (isDestination ? ["newStoreUUID", "modelFrom"] : []))
         let storeCursor = try o.required("store")
         let modelCursor = o.optional("model")
         let versionCursor = o.optional("version")
@@ -115,13 +126,17 @@ extension PipelineSpec {
             layout = kind
         }
         let templateCursor = o.optional("template")
-        return StoreSpec(store: resolve(try storeCursor.nonEmptyString(), folder: folder),
+        let modelFromCursor = o.optional("modelFrom")
+        var spec = StoreSpec(store: resolve(try storeCursor.nonEmptyString(), folder: folder),
                          model: try modelCursor.map { resolve(try $0.nonEmptyString(), folder: folder) },
                          version: try versionCursor?.nonEmptyString(),
                          layout: layout,
                          template: try templateCursor.map { resolve(try $0.nonEmptyString(), folder: folder) },
                          templateCursor: templateCursor,
                          storeCursor: storeCursor, modelCursor: modelCursor, versionCursor: versionCursor, cursor: cursor)
+        spec.modelFrom = try modelFromCursor.map { resolve(try $0.nonEmptyString(), folder: folder) }
+        spec.modelFromCursor = modelFromCursor
+        return spec
     }
 
     static func decodeStep(_ cursor: JSONCursor, index: Int, isLast: Bool, destinationModel: String?, folder: String,

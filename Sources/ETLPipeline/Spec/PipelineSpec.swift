@@ -37,6 +37,10 @@ public struct PipelineSpec: Sendable {
     public var unmodeledTables: [UnmodeledTable.Kind: UnmodeledTableAction] = [:]
 
     public static let formatVersion = 1
+
+    /// Whether a model comes from a store's `Z_MODELCACHE` (no bundle): a Core Data source
+    /// without a `model` brings its own, a destination's `modelFrom` names the store that has it.
+    public var takesModelsFromStores: Bool { models == nil && (source.model == nil || destination.modelFrom != nil) }
 }
 
 /// One end of the pipeline: a store file, its model version and its layout.
@@ -49,6 +53,10 @@ public struct StoreSpec: Sendable {
     /// version; source: default detected from the store).
     public var version: String?
     public var layout: LayoutKind
+    /// Destination only: a store the app wrote at the target version, whose own model
+    /// (`Z_MODELCACHE`) is the target model, instead of a model file or a bundle's version.
+    public var modelFrom: String?
+    public var modelFromCursor: JSONCursor?
     /// An empty store the app created at the destination's version: its table definitions
     /// and Core Data metadata (version hashes) are copied.
     public var template: String?
