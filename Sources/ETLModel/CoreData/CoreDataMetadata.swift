@@ -89,7 +89,12 @@ public struct CoreDataMetadata: Sendable, Equatable {
     public static func decode(plist data: Data) throws -> CoreDataMetadata {
         let object: Any
         do {
+            // Foundation's reader expands shared references and trusts offsets: a binary
+            // property list is first read by the bounded reader, which refuses what it cannot.
+            if data.starts(with: "bplist00".utf8) { _ = try BinaryPropertyList.read(Array(data)) }
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch let error as BinaryPropertyList.Malformed {
+            throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is \(error)")
         } catch {
             throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is not a property list (\(error.localizedDescription))")
         }
@@ -121,7 +126,12 @@ public struct CoreDataMetadata: Sendable, Equatable {
             hashesVersion: int("NSStoreModelVersionHashesVersion"),
             autoVacuumLevel: plist["_NSAutoVacuumLevel"] as? String)
         if !others.isEmpty {
-            metadata.otherKeys = try? BinaryPropertyList.encode(others)
+            // Carried over whole or the store fails by name: never dropped in silence.
+            do {
+                metadata.otherKeys = try BinaryPropertyList.encode(others)
+            } catch {
+                throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST's keys \(others.keys.sorted().joined(separator: ", ")) cannot be carried over: \(error)")
+            }
         }
         return metadata
     }
