@@ -269,6 +269,43 @@ final class BatchUnitTests: XCTestCase {
         XCTAssertEqual(contents.entries.first?.path, "a.sqlite")
     }
 
+    /// Any byte of a frame damaged, its header's included (a wrong magic number, block type
+    /// or size): reading resumes at the next frame, which, and every one after it, is kept.
+    func testManifestResynchronisesAfterADamagedFrameHeader() throws {
+        let path = folder.path("m.jsonl.zst")
+        do {
+            let manifest = try BatchManifest(path: path, header: header, restart: false)
+            for name in ["a.sqlite", "b.sqlite", "c.sqlite", "d.sqlite"] { try manifest.append(entry(name, .done)) }
+        }
+        let data = Array(try bytes(path))
+        var offsets: [Int] = [0]
+        while case .complete(let length) = ZstdFrameScanner.scan(data, at: offsets.last!), offsets.last! + length < data.count {
+            offsets.append(offsets.last! + length)
+        }
+        XCTAssertEqual(offsets.count, 5)
+        for at in offsets[2]..<offsets[3] {
+            for flip: UInt8 in [0x01, 0x10, 0x80, 0xFF] {
+                var damaged = data
+                damaged[at] ^= flip
+                let contents = BatchManifest.parse(damaged)
+                let paths = contents.entries.map(\.path)
+                XCTAssertEqual(paths.filter { $0 != "b.sqlite" }, ["a.sqlite", "c.sqlite", "d.sqlite"], "byte \(at) ^ \(flip)")
+                XCTAssertTrue(contents.entries.allSatisfy { $0.status == .done }, "byte \(at) ^ \(flip)")
+                XCTAssertEqual(contents.validLength, damaged.count, "byte \(at) ^ \(flip)")
+                XCTAssertEqual(contents.header?.pipeline, "/p.json")
+            }
+        }
+        // Opened to append after such damage: nothing after it is cut off.
+        var damaged = data
+        damaged[offsets[2]] ^= 0xFF
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        do {
+            let manifest = try BatchManifest(path: path, header: header, restart: false)
+            try manifest.append(entry("e.sqlite", .done))
+        }
+        XCTAssertEqual(try BatchManifest.read(path: path).entries.map(\.path), ["a.sqlite", "c.sqlite", "d.sqlite", "e.sqlite"])
+    }
+
     func testFrameScannerFindsEveryFrameEnd() throws {
         var random = SplitMix64(seed: 7)
         var file: [UInt8] = []
