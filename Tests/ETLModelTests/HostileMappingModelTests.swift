@@ -45,3 +45,24 @@ extension MappingModelImportTests {
         XCTAssertLessThan(error.utf8.count, 1_000, "the filter quoted by its start")
     }
 }
+
+extension HostileMappingModelTests {
+    /// FoundationXML trapped on an attribute name that is not UTF-8 (found by the
+    /// MappingModelFuzzer): the file is refused first, naming the place.
+    func testXMLThatIsNotUTF8IsRefusedNamingThePlace() throws {
+        let folder = try TemporaryFolder()
+        let mapping = folder.url.appendingPathComponent("Bad.xcmappingmodel")
+        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
+        let xml = Array("<?xml version=\"1.0\"?>\n<database>\n<object type=\"XDDEVMAPPINGMODEL\" id=\"z1\">\n  <relationship ".utf8)
+            + [0xEE] + Array("ame=\"entitymappings\" idrefs=\"\"></relationship></object></database>\n".utf8)
+        try Data(xml).write(to: mapping.appendingPathComponent("xcmapping.xml"))
+        let error = errorText { try XCMappingModel.load(path: mapping.path) }
+        XCTAssertEqual(error, mapping.appendingPathComponent("xcmapping.xml").path + ":4:17: /: not UTF-8 at byte 91 (Xcode writes its XML in UTF-8)")
+        let bundle = folder.url.appendingPathComponent("Bad.xcdatamodeld")
+        try ModelBundleFiles.write(bundle, versions: [("v1", "<?xml version=\"1.0\"?>\n<model><entity name=\"A\u{1}\"/></model>")])
+        var contents = try Data(contentsOf: bundle.appendingPathComponent("v1.xcdatamodel/contents"))
+        contents[contents.firstIndex(of: 0x01)!] = 0xFF
+        try contents.write(to: bundle.appendingPathComponent("v1.xcdatamodel/contents"))
+        XCTAssertTrue(errorText { try ModelBundle.load(path: bundle.path) }.contains("not UTF-8 at byte"))
+    }
+}
