@@ -37,12 +37,25 @@ final class StoreMetadataPlistTests: XCTestCase {
         XCTAssertTrue(error.contains("Z_METADATA.Z_PLIST is not a readable binary property list: object \(outer) expands to more than"), error)
     }
 
-    /// An app key holding what the writer cannot write (a keyed archiver's UID) fails the
-    /// store by name instead of losing every app key in silence.
-    func testAnAppKeyThatCannotBeWrittenAgainIsAnErrorNamingTheKeys() throws {
+    /// An app key holding what no property list API writes (a keyed archiver's UID) fails
+    /// the store by name instead of losing every app key in silence.
+    func testAnAppKeyOfAUIDIsAnErrorNamingIt() throws {
         var plist = PropertyListBuilder()
         let top = plist.dictionary([(plist.string("NSStoreType"), plist.string("SQLite")), (plist.string("com.example.uid"), plist.uid(3, size: 1))])
         let error = errorText { try CoreDataMetadata.decode(plist: Data(plist.bytes(top: top))) }
-        XCTAssertTrue(error.contains("Z_METADATA.Z_PLIST's keys com.example.uid cannot be carried over"), error)
+        XCTAssertTrue(error.contains("Z_METADATA.Z_PLIST holds a keyed archiver's reference (UID 3)"), error)
+    }
+
+    /// A set (marker 0xC) of dictionaries: Foundation's reader crashed bridging it (found by
+    /// the PropertyListFuzzer). Read as the bounded reader reads it: an array.
+    func testASetOfDictionariesIsReadAsAnArray() throws {
+        var plist = PropertyListBuilder()
+        let inner = plist.dictionary([(plist.string("k"), plist.string("v"))])
+        let set = plist.add([0xC2] + PropertyListBuilder.bigEndian(UInt64(inner), 2) + PropertyListBuilder.bigEndian(UInt64(inner), 2))
+        let top = plist.dictionary([(plist.string("NSStoreType"), plist.string("SQLite")), (plist.string("com.example.set"), set)])
+        let metadata = try CoreDataMetadata.decode(plist: Data(plist.bytes(top: top)))
+        XCTAssertEqual(metadata.otherKeyNames, ["com.example.set"])
+        let again = try XCTUnwrap(PropertyListSerialization.propertyList(from: metadata.encodePlist(), options: [], format: nil) as? [String: Any])
+        XCTAssertEqual((again["com.example.set"] as? [[String: String]]), [["k": "v"], ["k": "v"]])
     }
 }

@@ -89,12 +89,17 @@ public struct CoreDataMetadata: Sendable, Equatable {
     public static func decode(plist data: Data) throws -> CoreDataMetadata {
         let object: Any
         do {
-            // Foundation's reader expands shared references and trusts offsets: a binary
-            // property list is first read by the bounded reader, which refuses what it cannot.
-            if data.starts(with: "bplist00".utf8) { _ = try BinaryPropertyList.read(Array(data)) }
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            // A binary property list (what Core Data writes) is read by the bounded reader:
+            // Foundation's expands shared references, trusts offsets and traps on some sets.
+            if data.starts(with: "bplist00".utf8) {
+                object = try BinaryPropertyList.read(Array(data)).foundationValue()
+            } else {
+                object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            }
         } catch let error as BinaryPropertyList.Malformed {
             throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is \(error)")
+        } catch let error as PropertyListValue.NotAFoundationValue {
+            throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST holds \(error)")
         } catch {
             throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is not a property list (\(error.localizedDescription))")
         }
