@@ -101,18 +101,21 @@ public final class BatchManifest: @unchecked Sendable {
     }
 
     /// Frame by frame. Where no readable frame starts (a damaged byte in a frame's header
-    /// or body, or a write cut short), reading resumes at the next zstd magic number that
-    /// starts one: a damaged frame loses only its own entry. What follows the last readable
-    /// frame is a cut-off tail (`validLength` ends before it).
+    /// or body, an entry whose numbers no batch writes, or a write cut short), reading
+    /// resumes at the next zstd magic number that starts one: a damaged frame loses only
+    /// its own entry. What follows the last readable frame is a cut-off tail (`validLength`
+    /// ends before it). `damagedFrames` counts each whole frame that did not read, and each
+    /// stretch of bytes between readable frames that was no frame at all.
     static func parse(_ bytes: [UInt8]) -> Contents {
         var contents = Contents(header: nil, entries: [], validLength: 0, damagedFrames: 0)
         let decoder = JSONDecoder()
         var offset = 0
         var skipping = false
         while offset < bytes.count {
-            if case .complete(let length) = ZstdFrameScanner.scan(bytes, at: offset),
+            let scan = ZstdFrameScanner.scan(bytes, at: offset)
+            if case .complete(let length) = scan,
                let json = try? Zstd.decompress(Array(bytes[offset..<offset + length]), limit: 16 << 20),
-               let line = try? decoder.decode(Line.self, from: Data(json)) {
+               let line = try? decoder.decode(Line.self, from: Data(json)), line.store?.isWithinRange ?? true {
                 if skipping { contents.damagedFrames += 1 }
                 skipping = false
                 if let header = line.batch, contents.header == nil { contents.header = header }
@@ -123,6 +126,11 @@ public final class BatchManifest: @unchecked Sendable {
             }
             skipping = true
             guard let next = ZstdFrameScanner.nextFrame(in: bytes, after: offset) else { break }
+            if case .complete(let length) = scan, offset + length == next {
+                // A whole frame, its end where the next one starts, that did not read.
+                contents.damagedFrames += 1
+                skipping = false
+            }
             offset = next
         }
         return contents

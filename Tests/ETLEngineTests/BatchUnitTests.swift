@@ -306,6 +306,28 @@ final class BatchUnitTests: XCTestCase {
         XCTAssertEqual(try BatchManifest.read(path: path).entries.map(\.path), ["a.sqlite", "c.sqlite", "d.sqlite", "e.sqlite"])
     }
 
+    /// Numbers no batch writes (a count at the top of Int, a negative one, a time beyond any
+    /// clock): the entry is read as a damaged one, so a report never sums it into a trap.
+    func testManifestEntriesWithNumbersOutOfRangeAreSkipped() throws {
+        let path = folder.path("m.jsonl.zst")
+        do {
+            let manifest = try BatchManifest(path: path, header: header, restart: false)
+            try manifest.append(entry("a.sqlite", .done))
+            var huge = entry("huge.sqlite", .done)
+            huge.rows = ["Book": .max, "Author": 1]
+            var negative = entry("negative.sqlite", .done)
+            negative.rows = ["Book": -1]
+            var slow = entry("slow.sqlite", .failed)
+            slow.seconds = 1e300
+            for bad in [huge, negative, slow] { try manifest.append(bad) }
+            try manifest.append(entry("c.sqlite", .done))
+        }
+        let contents = try BatchManifest.read(path: path)
+        XCTAssertEqual(contents.entries.map(\.path), ["a.sqlite", "c.sqlite"])
+        XCTAssertEqual(contents.damagedFrames, 3)
+        XCTAssertEqual(contents.validLength, try bytes(path).count)
+    }
+
     func testFrameScannerFindsEveryFrameEnd() throws {
         var random = SplitMix64(seed: 7)
         var file: [UInt8] = []
