@@ -127,3 +127,9 @@ fuzz-stores: build
 .PHONY: fuzz-pipelines
 fuzz-pipelines:
 	scripts/fuzz-pipelines.sh $(or $(SECONDS),60)
+
+# make fuzz-archives SECONDS=60: the same on the binary property list + keyed archive readers
+# (archived expressions and models, a store's Z_PLIST) and on mapping-model XML; an input over 2 s is a finding
+.PHONY: fuzz-archives
+fuzz-archives:
+	TARGETS="PropertyListFuzzer:plists MappingModelFuzzer:mappings" TIMEOUT=2 scripts/fuzz-pipelines.sh $(or $(SECONDS),60)

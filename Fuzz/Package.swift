@@ -2,7 +2,8 @@
 import PackageDescription
 
 // libFuzzer targets for the pipeline decoder + planner and the expression compiler +
-// evaluator. Built and run by scripts/fuzz-pipelines.sh (`make fuzz-pipelines`):
+// evaluator (`make fuzz-pipelines`), and for the binary property list + keyed archive
+// readers and mapping-model XML (`make fuzz-archives`). Built and run by scripts/fuzz-pipelines.sh:
 //   swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 let package = Package(
     name: "etl-fuzz",
@@ -14,5 +15,7 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: [.product(name: "ETL", package: "etl")]),
         .executableTarget(name: "PipelineFuzzer", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "ExpressionFuzzer", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "PropertyListFuzzer", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "MappingModelFuzzer", dependencies: ["FuzzSupport"]),
     ]
 )

@@ -4,6 +4,8 @@
 # (default 60 per target). Seeds: Fuzz/corpus/{pipelines,expressions} (committed, read-only
 # here); new corpus entries go to out/fuzz-pipelines/<target>/corpus, crashes to
 # out/fuzz-pipelines/<target>/ (crash-*, leak-*, timeout-*, oom-*), logs next to them.
+# TARGETS="Target:corpus …" picks others (`make fuzz-archives`: the property-list and
+# mapping-model targets); TIMEOUT (default 10) is the seconds one input may take.
 set -uo pipefail
 SECONDS_PER_TARGET="${1:-60}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,7 +22,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
 export ETL_REPO_ROOT="$ROOT"
 status=0
 summary=()
-for pair in "PipelineFuzzer:pipelines" "ExpressionFuzzer:expressions"; do
+for pair in ${TARGETS:-PipelineFuzzer:pipelines ExpressionFuzzer:expressions}; do
     target="${pair%%:*}"; corpus="${pair##*:}"
     dir="$OUT/$target"
     mkdir -p "$dir/corpus"
@@ -28,7 +30,7 @@ for pair in "PipelineFuzzer:pipelines" "ExpressionFuzzer:expressions"; do
     echo "== $target: ${SECONDS_PER_TARGET}s on Fuzz/corpus/$corpus (log: ${log#$ROOT/})"
     # -rss_limit_mb: ASan + Swift debug builds are big; -timeout: one input must not take 10 s.
     "$BIN/$target" "$dir/corpus" "$ROOT/Fuzz/corpus/$corpus" \
-        -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=4096 -max_len=16384 \
+        -max_total_time="$SECONDS_PER_TARGET" -timeout="${TIMEOUT:-10}" -rss_limit_mb=4096 -max_len=16384 \
         -artifact_prefix="$dir/" -print_final_stats=1 >"$log" 2>&1
     rc=$?
     runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)"

@@ -127,10 +127,10 @@ public struct StoreInspection: Sendable {
                                      journal: journal, walBytes: wal, metadata: metadata, version: version, hashComparisons: comparisons)
         if let metadata { report.modelCache = ModelCacheAgreement.check(db, metadata: metadata) }
         let folder = ExternalBinaryStorage.folder(ofStore: path)
-        for name in (try? fm.contentsOfDirectory(atPath: folder)) ?? [] {
-            guard let bytes = (try? fm.attributesOfItem(atPath: folder + "/" + name))?[.size] as? NSNumber else { continue }
+        // Its regular files only, reached without a link (`ExternalBinaryStorage.externalFiles`).
+        for file in ExternalBinaryStorage.externalFiles(in: folder) {
             report.externalFiles += 1
-            report.externalBytes += bytes.int64Value
+            report.externalBytes += file.size
         }
         if case .success(let detected)? = version, let model = versions.first(where: { $0.version == detected.version }) {
             let layout: any StoreLayout = isCoreData ? try CoreDataLayout(model: model, store: db) : PlainLayout(model: model)

@@ -8,8 +8,8 @@ import ETL
 /// content checksum) per line, appended with `O_APPEND` and fsynced (a store's outcome
 /// with the next entry: `append`) — so `zstdcat FILE`
 /// reads it, and a kill in the middle of a write can damage only the frame being written.
-/// Reading stops before an incomplete or damaged last frame; opening the file to append
-/// cuts it off first, so later entries never follow garbage.
+/// A damaged frame is skipped, reading going on at the next frame; an incomplete or damaged
+/// last frame is cut off when the file is opened to append, so later entries never follow garbage.
 ///
 /// The first line names the batch (pipeline, output, shard); a store's latest line is its
 /// state. Each shard has its own file, so processes never write the same one.
@@ -100,24 +100,38 @@ public final class BatchManifest: @unchecked Sendable {
         return parse(Array(data))
     }
 
+    /// Frame by frame. Where no readable frame starts (a damaged byte in a frame's header
+    /// or body, an entry whose numbers no batch writes, or a write cut short), reading
+    /// resumes at the next zstd magic number that starts one: a damaged frame loses only
+    /// its own entry. What follows the last readable frame is a cut-off tail (`validLength`
+    /// ends before it). `damagedFrames` counts each whole frame that did not read, and each
+    /// stretch of bytes between readable frames that was no frame at all.
     static func parse(_ bytes: [UInt8]) -> Contents {
         var contents = Contents(header: nil, entries: [], validLength: 0, damagedFrames: 0)
         let decoder = JSONDecoder()
         var offset = 0
+        var skipping = false
         while offset < bytes.count {
-            guard case .complete(let length) = ZstdFrameScanner.scan(bytes, at: offset) else { break }
-            let frame = Array(bytes[offset..<offset + length])
-            offset += length
-            guard let json = try? Zstd.decompress(frame, limit: 16 << 20),
-                  let line = try? decoder.decode(Line.self, from: Data(json)) else {
-                // A complete frame that does not check out: skip it, keep what follows.
-                contents.damagedFrames += 1
+            let scan = ZstdFrameScanner.scan(bytes, at: offset)
+            if case .complete(let length) = scan,
+               let json = try? Zstd.decompress(Array(bytes[offset..<offset + length]), limit: 16 << 20),
+               let line = try? decoder.decode(Line.self, from: Data(json)), line.store?.isWithinRange ?? true {
+                if skipping { contents.damagedFrames += 1 }
+                skipping = false
+                if let header = line.batch, contents.header == nil { contents.header = header }
+                if let store = line.store { contents.entries.append(store) }
+                offset += length
                 contents.validLength = offset
                 continue
             }
-            if let header = line.batch, contents.header == nil { contents.header = header }
-            if let store = line.store { contents.entries.append(store) }
-            contents.validLength = offset
+            skipping = true
+            guard let next = ZstdFrameScanner.nextFrame(in: bytes, after: offset) else { break }
+            if case .complete(let length) = scan, offset + length == next {
+                // A whole frame, its end where the next one starts, that did not read.
+                contents.damagedFrames += 1
+                skipping = false
+            }
+            offset = next
         }
         return contents
     }

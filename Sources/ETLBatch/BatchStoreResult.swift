@@ -62,4 +62,22 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
 
     /// All rows written.
     public var totalRows: Int { rows.values.reduce(0, +) }
+
+    /// The most rows an entry may count (2^40, far beyond any store): summed over the
+    /// entries a manifest can hold (it is read up to 1 GiB), counts stay below overflowing.
+    static let maximumRows = 1 << 40
+
+    /// Whether every number is one a batch could have written: counts not negative and
+    /// together at most `maximumRows`, times finite and not negative. A manifest entry that
+    /// is not is read as a damaged one (it is a file anyone could have written), never summed.
+    var isWithinRange: Bool {
+        let times = [seconds, time] + (cost.map { [$0.open, $0.plan, $0.check, $0.copy, $0.validate, $0.rename] } ?? [])
+        var total = 0
+        for count in rows.values {
+            guard (0...Self.maximumRows).contains(count) else { return false }
+            total += count
+            guard total <= Self.maximumRows else { return false }
+        }
+        return times.allSatisfy { $0.isFinite && $0 >= 0 && $0 < 1e12 }
+    }
 }

@@ -11,6 +11,17 @@ enum ZstdFrameScanner {
         case invalid
     }
 
+    /// Where the next frame after `offset` may start: the next zstd magic number
+    /// (`28 B5 2F FD`), or nil when there is none.
+    static func nextFrame(in bytes: [UInt8], after offset: Int) -> Int? {
+        var i = offset + 1
+        while i + 4 <= bytes.count {
+            if bytes[i] == 0x28, bytes[i + 1] == 0xB5, bytes[i + 2] == 0x2F, bytes[i + 3] == 0xFD { return i }
+            i += 1
+        }
+        return nil
+    }
+
     /// The frame starting at `offset`.
     static func scan(_ bytes: [UInt8], at offset: Int) -> Scan {
         var i = offset

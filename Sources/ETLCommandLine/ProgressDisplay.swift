@@ -36,7 +36,8 @@ final class ProgressDisplay: @unchecked Sendable {
             if let data = try? encoder.encode(event) { write(String(decoding: data, as: UTF8.self) + "\n") }
         case (_, .resumed):
             // Said whatever the style: a user must know the run did not start from zero.
-            let percent = event.total > 0 ? ", \(Int(Double(event.done) / Double(event.total) * 100)) % done" : ""
+            // Clamped: Int(_:) of a huge Double traps, whatever the numbers say.
+            let percent = event.total > 0 ? ", \(Int(min(100, max(0, Double(event.done) / Double(event.total) * 100)))) % done" : ""
             let redo = (event.redone ?? 0) > 0 ? "; \(event.redone!) source rows loaded after the last checkpoint are loaded again" : ""
             write("resuming \(label) (\(event.stepName))\(percent)\(redo)\n")
         case (_, .dropped):
@@ -80,7 +81,7 @@ final class ProgressDisplay: @unchecked Sendable {
         guard force || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
         lastDraw = now
         let elapsed = max(now.timeIntervalSince(stageStarted), 0.001)
-        let fraction = event.total > 0 ? min(1, Double(event.done) / Double(event.total)) : (event.kind == .finished ? 1 : 0)
+        let fraction = event.total > 0 ? min(1, max(0, Double(event.done) / Double(event.total))) : (event.kind == .finished ? 1 : 0)
         let width = 24
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
@@ -100,7 +101,7 @@ final class ProgressDisplay: @unchecked Sendable {
     private func format(_ seconds: Double) -> String { String(format: "%.2f", seconds) }
 
     private func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded(.up))
+        let s = Int(min(max(seconds.rounded(.up), 0), 1e9))
         return String(format: "%d:%02d", s / 60, s % 60)
     }
 

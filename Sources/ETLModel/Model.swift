@@ -51,12 +51,20 @@ public struct Model: Sendable, Equatable {
         lineage(of: name).reversed().flatMap(\.relationships)
     }
 
+    /// Inherited first, as `attributes(of:)` lists them; found without building that list
+    /// (called once per attribute, for entities of up to 2,000 columns).
     public func attribute(_ attribute: String, of entity: String) -> Attribute? {
-        attributes(of: entity).first { $0.name == attribute }
+        for e in lineage(of: entity).reversed() {
+            if let found = e.attributes.first(where: { $0.name == attribute }) { return found }
+        }
+        return nil
     }
 
     public func relationship(_ relationship: String, of entity: String) -> Relationship? {
-        relationships(of: entity).first { $0.name == relationship }
+        for e in lineage(of: entity).reversed() {
+            if let found = e.relationships.first(where: { $0.name == relationship }) { return found }
+        }
+        return nil
     }
 
     /// The relationship that points back, as declared by `inverse`.

@@ -4,7 +4,16 @@ public struct TableInfo: Sendable, Equatable {
     public var columns: [ColumnInfo]
 
     public func column(named name: String) -> ColumnInfo? {
-        columns.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        columns.first { Self.sameName($0.name, name) }
+    }
+
+    /// Whether SQLite takes `a` and `b` for one name: equal but for the case of ASCII
+    /// letters (SQLite folds no other), compared without allocating (a table may have
+    /// 2,000 columns, each looked up).
+    public static func sameName(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (0x61...0x7A).contains(x | 0x20))
+        }
     }
 }
 

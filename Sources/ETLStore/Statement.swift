@@ -48,15 +48,25 @@ public final class Statement {
         case .integer(let v): rc = sqlite3_bind_int64(handle, i, v)
         case .real(let v): rc = sqlite3_bind_double(handle, i, v)
         case .text(var s):
-            // With its length: a text may hold a NUL, where a C string would end it.
+            // With its length: a text may hold a NUL, where a C string would end it. The
+            // 64-bit length: a value beyond SQLite's limit is SQLITE_TOOBIG, never a trap.
             rc = s.withUTF8 { bytes in
-                sqlite3_bind_text(handle, i, UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-                    .assumingMemoryBound(to: CChar.self), Int32(bytes.count), SQLITE_TRANSIENT)
+                sqlite3_bind_text64(handle, i, UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                    .assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
             }
         case .blob(let b):
             rc = b.withUnsafeBytes { raw in
-                sqlite3_bind_blob(handle, i, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count), SQLITE_TRANSIENT)
+                sqlite3_bind_blob64(handle, i, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(b.count), SQLITE_TRANSIENT)
             }
+        }
+        if rc == SQLITE_TOOBIG {
+            let bytes: Int
+            switch value {
+            case .text(let s): bytes = s.utf8.count
+            case .blob(let b): bytes = b.count
+            default: bytes = 0
+            }
+            throw StoreError(path: database.path, code: rc, message: "a value of \(bytes) bytes (parameter \(index)) is more than SQLite's limit of \(sqlite3_limit(database.handle, SQLITE_LIMIT_LENGTH, -1)) bytes for one value", sql: sql)
         }
         guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
     }

@@ -270,6 +270,65 @@ final class BatchUnitTests: XCTestCase {
         XCTAssertEqual(contents.entries.first?.path, "a.sqlite")
     }
 
+    /// Any byte of a frame damaged, its header's included (a wrong magic number, block type
+    /// or size): reading resumes at the next frame, which, and every one after it, is kept.
+    func testManifestResynchronisesAfterADamagedFrameHeader() throws {
+        let path = folder.path("m.jsonl.zst")
+        do {
+            let manifest = try BatchManifest(path: path, header: header, restart: false)
+            for name in ["a.sqlite", "b.sqlite", "c.sqlite", "d.sqlite"] { try manifest.append(entry(name, .done)) }
+        }
+        let data = Array(try bytes(path))
+        var offsets: [Int] = [0]
+        while case .complete(let length) = ZstdFrameScanner.scan(data, at: offsets.last!), offsets.last! + length < data.count {
+            offsets.append(offsets.last! + length)
+        }
+        XCTAssertEqual(offsets.count, 5)
+        for at in offsets[2]..<offsets[3] {
+            for flip: UInt8 in [0x01, 0x10, 0x80, 0xFF] {
+                var damaged = data
+                damaged[at] ^= flip
+                let contents = BatchManifest.parse(damaged)
+                let paths = contents.entries.map(\.path)
+                XCTAssertEqual(paths.filter { $0 != "b.sqlite" }, ["a.sqlite", "c.sqlite", "d.sqlite"], "byte \(at) ^ \(flip)")
+                XCTAssertTrue(contents.entries.allSatisfy { $0.status == .done }, "byte \(at) ^ \(flip)")
+                XCTAssertEqual(contents.validLength, damaged.count, "byte \(at) ^ \(flip)")
+                XCTAssertEqual(contents.header?.pipeline, "/p.json")
+            }
+        }
+        // Opened to append after such damage: nothing after it is cut off.
+        var damaged = data
+        damaged[offsets[2]] ^= 0xFF
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        do {
+            let manifest = try BatchManifest(path: path, header: header, restart: false)
+            try manifest.append(entry("e.sqlite", .done))
+        }
+        XCTAssertEqual(try BatchManifest.read(path: path).entries.map(\.path), ["a.sqlite", "c.sqlite", "d.sqlite", "e.sqlite"])
+    }
+
+    /// Numbers no batch writes (a count at the top of Int, a negative one, a time beyond any
+    /// clock): the entry is read as a damaged one, so a report never sums it into a trap.
+    func testManifestEntriesWithNumbersOutOfRangeAreSkipped() throws {
+        let path = folder.path("m.jsonl.zst")
+        do {
+            let manifest = try BatchManifest(path: path, header: header, restart: false)
+            try manifest.append(entry("a.sqlite", .done))
+            var huge = entry("huge.sqlite", .done)
+            huge.rows = ["Book": .max, "Author": 1]
+            var negative = entry("negative.sqlite", .done)
+            negative.rows = ["Book": -1]
+            var slow = entry("slow.sqlite", .failed)
+            slow.seconds = 1e300
+            for bad in [huge, negative, slow] { try manifest.append(bad) }
+            try manifest.append(entry("c.sqlite", .done))
+        }
+        let contents = try BatchManifest.read(path: path)
+        XCTAssertEqual(contents.entries.map(\.path), ["a.sqlite", "c.sqlite"])
+        XCTAssertEqual(contents.damagedFrames, 3)
+        XCTAssertEqual(contents.validLength, try bytes(path).count)
+    }
+
     func testFrameScannerFindsEveryFrameEnd() throws {
         var random = SplitMix64(seed: 7)
         var file: [UInt8] = []

@@ -63,13 +63,32 @@ final class CraftedCheckpointTests: XCTestCase {
         try assertRefused(checkpoint, ["its next key of File, 0"]) { $0.nextKeys["File"] = 0 }
         try assertRefused(checkpoint, ["next key for Nowhere"]) { $0.nextKeys["Nowhere"] = 5 }
         try assertRefused(checkpoint, ["counters for the"]) { $0.counters.removeLast() }
-        try assertRefused(checkpoint, ["is negative"]) { $0.position.done = -5 }
+        try assertRefused(checkpoint, ["its progress (-5 of"]) { $0.position.done = -5 }
         try assertRefused(checkpoint, ["relate position names target 99"]) {
             $0.position.stage = .relate
             $0.position.progress = .linked(target: TargetID(99), destination: 1, source: 1, item: 1)
         }
         // The untouched checkpoint still resumes: the checks refuse only what is out of range.
         try CheckpointFile(destination: destination).write(checkpoint, durable: false)
+        XCTAssertNotNil(try migration().run().resumed)
+    }
+
+    /// Numbers a resume adds to, divides or sums: at the top of their range, refused by name
+    /// (`done = 2^63 - 1, total = 1` trapped in the progress display on every rerun).
+    func testCountsAtTheTopOfTheirRangeAreRefused() throws {
+        let checkpoint = try stop(inStep: 2, mapping: "Files")
+        try assertRefused(checkpoint, ["its progress (9223372036854775807 of 1) is not a count from 0 to 281474976710656"]) {
+            $0.position.done = .max
+            $0.position.total = 1
+        }
+        try assertRefused(checkpoint, ["of 9223372036854775807) is not a count"]) { $0.position.total = .max }
+        try assertRefused(checkpoint, ["its counter written of Files, 9223372036854775807"]) { $0.counters[$0.counters.count - 1].written = .max }
+        try assertRefused(checkpoint, ["its counter read of", "-1"]) { $0.finished[0].read = -1 }
+        try assertRefused(checkpoint, ["its time spent on", "1e+300 s, is not a duration"]) { $0.counters[0].seconds = 1e300 }
+        // Ahead of its total (a source that grew) is not out of range.
+        var ahead = checkpoint
+        ahead.position.done = ahead.position.total + 5
+        try CheckpointFile(destination: destination).write(ahead, durable: false)
         XCTAssertNotNil(try migration().run().resumed)
     }
 

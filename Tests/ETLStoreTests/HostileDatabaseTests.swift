@@ -91,6 +91,22 @@ final class HostileDatabaseTests: XCTestCase {
         XCTAssertNotNil(storeError { try db.execute("INSERT INTO item VALUES (100, 'no')") }, "read-only and query-only")
     }
 
+    /// A value longer than the connection's limit is bound with its 64-bit length: a
+    /// refusal naming its size and the limit (a 32-bit length trapped beyond 2 GiB).
+    func testAValueBeyondTheLengthLimitIsRefusedByItsSize() throws {
+        let db = try Database(path: ":memory:", mode: .create)
+        var small = Hardening()
+        small.maxLength = 1_000
+        try db.harden(small)
+        let statement = try db.prepare("SELECT ?")
+        for value in [SQLValue.blob(Array(repeating: 7, count: 2_000)), .text(String(repeating: "x", count: 3_000))] {
+            let error = storeError { try statement.bind([value]) }
+            XCTAssertEqual(error?.code, 18, "SQLITE_TOOBIG")
+            XCTAssertTrue(error?.message.contains("more than SQLite's limit of 1000 bytes for one value") ?? false, "\(String(describing: error))")
+        }
+        try statement.bind([.blob(Array(repeating: 7, count: 1_000))])
+    }
+
     func testLimitsCapWhatTheFileCanMakeSQLiteBuild() throws {
         // A value longer than the length limit cannot be read: SQLITE_TOOBIG, not an allocation.
         let store = try makeStore("big.sqlite", rows: 0, extra: "INSERT INTO item VALUES (1, printf('%.*c', 5000, 'x'))")

@@ -152,6 +152,19 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(rejects.stdout.contains("2 rejected rows"), rejects.stdout)
     }
 
+    /// A FIFO named as the reject file is refused at once (reading it waited forever on a
+    /// writer), as `run` refuses one named as its source; so is a folder.
+    func testRejectsRefusesAFIFOAndAFolder() throws {
+        let fifo = folder.appendingPathComponent("planted.rejects.jsonl.zst").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let result = try etl("rejects", fifo)
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains(fifo) && result.stderr.contains("is a FIFO (named pipe), not a reject file"), result.stderr)
+        let folderResult = try etl("rejects", folder.path)
+        XCTAssertNotEqual(folderResult.status, 0)
+        XCTAssertTrue(folderResult.stderr.contains("is a folder, not a reject file"), folderResult.stderr)
+    }
+
     /// The summary counts, per mapping, what changed: values made null on purpose here.
     func testTheSummaryCountsValuesMadeNullOnPurpose() throws {
         XCTAssertEqual(try etl("sample", "books", "--rows", "50", "--out", "v1.sqlite").status, 0)

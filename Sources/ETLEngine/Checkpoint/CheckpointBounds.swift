@@ -17,7 +17,20 @@ extension Checkpoint {
         guard steps.count == plan.steps.count, mappings.count == step.mappings.count else {
             throw refuse("it lists \(steps.count) steps and \(mappings.count) mappings; step \(step.name) of the pipeline has \(step.mappings.count) mappings of \(plan.steps.count) steps")
         }
-        guard p.done >= 0, p.total >= 0 else { throw refuse("its progress (\(p.done) of \(p.total)) is negative") }
+        guard (0...Self.maximumCount).contains(p.done), (0...Self.maximumCount).contains(p.total) else {
+            throw refuse("its progress (\(p.done) of \(p.total)) is not a count from 0 to \(Self.maximumCount)")
+        }
+        // Counters are added to as the run goes on, and summed in its summary.
+        for counter in finished + counters {
+            for (name, value) in [("read", counter.read), ("filtered", counter.filtered), ("associated", counter.associated),
+                                  ("written", counter.written), ("rejected", counter.rejected), ("nullsOnPurpose", counter.nullsOnPurpose),
+                                  ("dropped", counter.dropped), ("related", counter.related)] where !(0...Self.maximumCount).contains(value) {
+                throw refuse("its counter \(name) of \(counter.mapping), \(value), is not a count from 0 to \(Self.maximumCount)")
+            }
+            guard counter.seconds.isFinite, counter.seconds >= 0, counter.seconds < 1e12 else {
+                throw refuse("its time spent on \(counter.mapping), \(counter.seconds) s, is not a duration")
+            }
+        }
         let inStep = !p.isStartOfStep && p.stage != .finalize
         if inStep {
             guard counters.count == step.targets.count else {
@@ -64,6 +77,10 @@ extension Checkpoint {
             }
         }
     }
+
+    /// The largest count a checkpoint may hold (2^48, far beyond any store's rows): what is
+    /// added to it or summed with others stays far from overflowing.
+    static let maximumCount = 1 << 48
 
     /// The 1-based number of a 0-based index read from the file, for a message: any Int,
     /// `Int.max` included, without an overflow trap.

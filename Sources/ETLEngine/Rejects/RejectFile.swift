@@ -56,6 +56,10 @@ public struct RejectFile: Sendable {
     /// (`ZstdLines`): `etl rejects` prints a file of any size, or a crafted one, without
     /// holding it whole.
     public static func forEach(_ path: String, _ body: (Reject) throws -> Void) throws {
+        // Refused at once, as a source is: reading a FIFO would wait forever on its writer.
+        if let kind = OwnFile.specialKind(at: path) {
+            throw MigrationError.badDestination(path: path, reason: "is \(kind), not a reject file: a reject file is a regular file")
+        }
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw MigrationError.badDestination(path: path, reason: "cannot read the reject file")
         }

@@ -92,7 +92,17 @@ public struct CoreDataMetadata: Sendable, Equatable {
     public static func decode(plist data: Data) throws -> CoreDataMetadata {
         let object: Any
         do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            // A binary property list (what Core Data writes) is read by the bounded reader:
+            // Foundation's expands shared references, trusts offsets and traps on some sets.
+            if data.starts(with: "bplist00".utf8) {
+                object = try BinaryPropertyList.read(Array(data)).foundationValue()
+            } else {
+                object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            }
+        } catch let error as BinaryPropertyList.Malformed {
+            throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is \(error)")
+        } catch let error as PropertyListValue.NotAFoundationValue {
+            throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST holds \(error)")
         } catch {
             throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is not a property list (\(error.localizedDescription))")
         }
@@ -129,7 +139,12 @@ public struct CoreDataMetadata: Sendable, Equatable {
             hashesVersion: int("NSStoreModelVersionHashesVersion"),
             autoVacuumLevel: plist["_NSAutoVacuumLevel"] as? String)
         if !others.isEmpty {
-            metadata.otherKeys = try? BinaryPropertyList.encode(others)
+            // Carried over whole or the store fails by name: never dropped in silence.
+            do {
+                metadata.otherKeys = try BinaryPropertyList.encode(others)
+            } catch {
+                throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST's keys \(others.keys.sorted().joined(separator: ", ")) cannot be carried over: \(error)")
+            }
         }
         return metadata
     }

@@ -58,6 +58,7 @@ private struct Inference {
     static func match(_ destinations: [(name: String, renamed: String?)], among sources: [String]) -> (map: [String: String], twice: [String: [String]]) {
         var map: [String: String] = [:]
         var claimedBy: [String: [String]] = [:]
+        let sources = Set(sources)  // a lookup per name, not a scan (an entity may have 40,000)
         for d in destinations {
             if let renamed = d.renamed, sources.contains(renamed) {
                 map[d.name] = renamed
@@ -136,13 +137,14 @@ private struct Inference {
         let wanted = destination.attributes(of: d)
         let offered = source.attributes(of: s)
         let matched = Self.match(wanted.map { ($0.name, $0.renamingIdentifier) }, among: offered.map(\.name))
+        let offeredByName = Dictionary(offered.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for (sName, ds) in matched.twice.sorted(by: { $0.key < $1.key }) {
             problem(index, d, ds[0], "attributes \(d).\(ds.joined(separator: " and \(d).")) both take \(s).\(sName) (renaming identifier): only one can")
         }
         for attribute in wanted {
             let value: InferredAttributeAssignment.Value
             var expression: String
-            if let sName = matched.map[attribute.name], let from = offered.first(where: { $0.name == sName }) {
+            if let sName = matched.map[attribute.name], let from = offeredByName[sName] {
                 expression = "$source.\(sName)"
                 if from.type != attribute.type {
                     let cast = Self.cast(expression, to: attribute.type)
@@ -186,9 +188,10 @@ private struct Inference {
         let added = wanted.filter { matched.map[$0.name] == nil }
         // A likely rename: the only attribute of its type the entity loses, next to the only
         // one of that type it gains.
+        let lostByType = Dictionary(grouping: removed, by: \.type)
+        let gainedByType = Dictionary(grouping: added, by: \.type)
         for gained in added {
-            let lost = removed.filter { $0.type == gained.type }
-            guard lost.count == 1, added.filter({ $0.type == gained.type }).count == 1 else { continue }
+            guard let lost = lostByType[gained.type], lost.count == 1, gainedByType[gained.type]?.count == 1 else { continue }
             step.likelyRenames.append(LikelyRename(sourceEntity: s, removed: lost[0].name, entity: d, added: gained.name,
                                                    type: gained.type, mapping: ""))
         }
@@ -228,11 +231,12 @@ private struct Inference {
         let wanted = destination.relationships(of: d)
         let offered = source.relationships(of: s)
         let matched = Self.match(wanted.map { ($0.name, $0.renamingIdentifier) }, among: offered.map(\.name))
+        let offeredByName = Dictionary(offered.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for (sName, ds) in matched.twice.sorted(by: { $0.key < $1.key }) {
             problem(index, d, ds[0], "relationships \(d).\(ds.joined(separator: " and \(d).")) both take \(s).\(sName) (renaming identifier): only one can")
         }
         for r in wanted {
-            guard let sName = matched.map[r.name], let from = offered.first(where: { $0.name == sName }) else {
+            guard let sName = matched.map[r.name], let from = offeredByName[sName] else {
                 if Self.isRequired(r) {
                     problem(index, d, r.name, "relationship \(d).\(r.name) is new and required: say which rows it links to")
                     relationshipExpressions[index].append((r.name, r.isToMany ? "destinations('…', …)" : "destination('…', …)"))
@@ -278,16 +282,29 @@ private struct Inference {
     /// Of each inverse pair, keeps the to-one side (or the side whose "Entity.relationship"
     /// sorts first) when it is assigned anywhere; setting one side sets both.
     func keepOneSidePerInversePair(_ mappings: inout [InferredEntityMapping], index: Range<Int>) {
+        // Each entity's relationships by name: one lookup per assignment, not a scan of the
+        // lineage (an entity may have thousands). As `Model` finds them: the owner the nearest
+        // entity declaring the name, the relationship the farthest's (inherited first).
+        var declared: [String: [String: (owner: String, relationship: Relationship)]] = [:]
+        func relationships(of entity: String) -> [String: (owner: String, relationship: Relationship)] {
+            if let known = declared[entity] { return known }
+            var byName: [String: (owner: String, relationship: Relationship)] = [:]
+            for e in destination.lineage(of: entity) {
+                for r in e.relationships { byName[r.name] = (byName[r.name]?.owner ?? e.name, r) }
+            }
+            declared[entity] = byName
+            return byName
+        }
         func key(_ entity: String, _ relationship: String) -> String {
-            let owner = destination.lineage(of: entity).first { $0.relationships.contains { $0.name == relationship } }?.name ?? entity
-            return "\(owner).\(relationship)"
+            "\(relationships(of: entity)[relationship]?.owner ?? entity).\(relationship)"
         }
         var assigned = Set<String>()
         for m in mappings { for r in m.relationships { assigned.insert(key(m.destination, r.destination)) } }
         for i in index {
             let d = mappings[i].destination
             mappings[i].relationships.removeAll { assignment in
-                guard let r = destination.relationship(assignment.destination, of: d), let inverse = destination.inverse(of: r) else { return false }
+                guard let r = relationships(of: d)[assignment.destination]?.relationship, let name = r.inverse,
+                      let inverse = relationships(of: r.destination)[name]?.relationship else { return false }
                 let mine = key(d, r.name), theirs = key(r.destination, inverse.name)
                 guard mine != theirs, assigned.contains(theirs) else { return false }
                 let preferMine = r.isToMany == inverse.isToMany ? mine < theirs : !r.isToMany

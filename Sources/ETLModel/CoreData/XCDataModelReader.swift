@@ -56,6 +56,8 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
     private var relationshipPlaces: [String: Place] = [:]
     private var current: Entity?
     private var currentPlace: Place?
+    /// The property names of `current` so far: a duplicate is found in one lookup.
+    private var currentNames = Set<String>()
     private var stack: [String] = []
     private var sawModel = false
     private var versionIdentifiers: [String] = []
@@ -68,6 +70,7 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
 
     /// Parses `data` (the bytes of `file`) into a model named `version`.
     static func read(_ data: Data, file: String, version: String) throws -> Model {
+        try XMLEncodingCheck.requireUTF8(data, file: file)
         let reader = XCDataModelReader(file: file, version: version)
         let parser = XMLParser(data: data)
         parser.delegate = reader
@@ -188,6 +191,7 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
         guard entityPlaces[name] == nil else { throw error(here, "duplicate entity '\(name)'") }
         entityPlaces[name] = here
         currentPlace = here
+        currentNames = []
         current = Entity(name: name, parent: attributes["parentEntity"].flatMap { $0.isEmpty ? nil : $0 },
                          isAbstract: Self.flag(attributes["isAbstract"]),
                          renamingIdentifier: attributes["elementID"].flatMap { $0.isEmpty ? nil : $0 })
@@ -230,17 +234,19 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
         current!.uniquenessConstraints[current!.uniquenessConstraints.count - 1].append(value)
     }
 
-    /// The entity, name and place of a new `<attribute>` or `<relationship>` (`element`) of
-    /// the current entity; nil for a transient one (not stored) or outside an entity.
-    private func newProperty(_ element: String, _ parser: XMLParser, _ attributes: [String: String]) throws -> (entity: Entity, name: String, here: Place)? {
-        guard let entity = current, let entityPlace = currentPlace else { return nil }
+    /// The entity's name, the name and place of a new `<attribute>` or `<relationship>`
+    /// (`element`) of the current entity; nil for a transient one (not stored) or outside an
+    /// entity. (The entity's name, not a copy of it: appending to `current` while a copy
+    /// holds its arrays would copy them, each time.)
+    private func newProperty(_ element: String, _ parser: XMLParser, _ attributes: [String: String]) throws -> (entity: String, name: String, here: Place)? {
+        guard let entity = current?.name, let entityPlace = currentPlace else { return nil }
         guard let name = attributes["name"], !name.isEmpty else {
             let article = element.first.map { "aeiou".contains($0) } == true ? "an" : "a"
-            throw error(place(parser, entityPlace.path + "/" + element), "\(article) <\(element)> without a name in entity \(entity.name)")
+            throw error(place(parser, entityPlace.path + "/" + element), "\(article) <\(element)> without a name in entity \(entity)")
         }
         let here = place(parser, entityPlace.path + "/\(element)[@name='\(name)']")
-        if entity.attributes.contains(where: { $0.name == name }) || entity.relationships.contains(where: { $0.name == name }) {
-            throw error(here, "duplicate property '\(name)' in entity \(entity.name)")
+        guard currentNames.insert(name).inserted else {
+            throw error(here, "duplicate property '\(name)' in entity \(entity)")
         }
         return Self.flag(attributes["transient"]) ? nil : (entity, name, here)
     }
@@ -248,12 +254,12 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
     private func addAttribute(_ parser: XMLParser, _ attributes: [String: String]) throws {
         guard let (entity, name, here) = try newProperty("attribute", parser, attributes) else { return }
         guard let typeName = attributes["attributeType"] else {
-            throw error(here, "attribute \(entity.name).\(name) has no attributeType")
+            throw error(here, "attribute \(entity).\(name) has no attributeType")
         }
         guard let type = Self.attributeTypes[typeName] else {
             let known = Self.attributeTypes.keys.sorted()
             let hint = closestName(to: typeName, among: known).map { " (did you mean '\($0)'?)" } ?? ""
-            throw error(here, "attribute \(entity.name).\(name): unknown attributeType '\(typeName)'\(hint); one of: "
+            throw error(here, "attribute \(entity).\(name): unknown attributeType '\(typeName)'\(hint); one of: "
                         + known.joined(separator: ", "))
         }
         var attribute = Attribute(name: name, type: type, isOptional: Self.flag(attributes["optional"]),
@@ -265,12 +271,12 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
         if Self.flag(attributes["derived"]) { attribute.derivation = attributes["derivationExpression"] ?? "" }
         if type == .date, let interval = attributes["defaultDateTimeInterval"] {
             guard let seconds = Double(interval) else {
-                throw error(here, "attribute \(entity.name).\(name): defaultDateTimeInterval '\(interval)' is not a number")
+                throw error(here, "attribute \(entity).\(name): defaultDateTimeInterval '\(interval)' is not a number")
             }
             attribute.defaultValue = .real(seconds + 978_307_200)
         } else if let text = attributes["defaultValueString"] {
             guard let value = type.parseDefault(text) else {
-                throw error(here, "attribute \(entity.name).\(name): '\(text)' is not a valid default for a \(typeName) attribute")
+                throw error(here, "attribute \(entity).\(name): '\(text)' is not a valid default for a \(typeName) attribute")
             }
             attribute.defaultValue = value
         }
@@ -280,12 +286,12 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
     private func addRelationship(_ parser: XMLParser, _ attributes: [String: String]) throws {
         guard let (entity, name, here) = try newProperty("relationship", parser, attributes) else { return }
         guard let destination = attributes["destinationEntity"], !destination.isEmpty else {
-            throw error(here, "relationship \(entity.name).\(name) has no destinationEntity")
+            throw error(here, "relationship \(entity).\(name) has no destinationEntity")
         }
         func count(_ key: String) throws -> Int? {
             guard let text = attributes[key] else { return nil }
             guard let value = Int(text), value >= 0 else {
-                throw error(here, "relationship \(entity.name).\(name): \(key) '\(text)' is not a whole number")
+                throw error(here, "relationship \(entity).\(name): \(key) '\(text)' is not a whole number")
             }
             return value
         }
@@ -297,7 +303,7 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
             minCount: try count("minCount"), maxCount: try count("maxCount"),
             renamingIdentifier: attributes["elementID"].flatMap { $0.isEmpty ? nil : $0 })
         relationship.versionHashModifier = attributes["versionHashModifier"].flatMap { $0.isEmpty ? nil : $0 }
-        relationshipPlaces["\(entity.name).\(name)"] = here
+        relationshipPlaces["\(entity).\(name)"] = here
         current?.relationships.append(relationship)
     }
 

@@ -278,6 +278,9 @@ public struct CoreDataLayout: StoreLayout {
     public func schemaSQL() -> [String] {
         let q = Self.sqlName
         var statements: [String] = []
+        // Each claim's attribute in one lookup, not a scan of its entity (which may have 40,000).
+        let declared = Dictionary(model.entities.flatMap { e in e.attributes.map { ("\(e.name).\($0.name)", $0) } },
+                                  uniquingKeysWith: { first, _ in first })
         for root in CoreDataNames.roots(model, names.numbers) {
             guard let table = names.tables[root.name] else { continue }
             var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
@@ -292,7 +295,7 @@ public struct CoreDataLayout: StoreLayout {
                     where seen.insert(extra).inserted {
                         columns.append("\(q(extra)) INTEGER")
                     }
-                } else if let attribute = model.entity(named: claim.entity)?.attributes.first(where: { $0.name == claim.property }) {
+                } else if let attribute = declared["\(claim.entity).\(claim.property)"] {
                     columns.append("\(q(column)) \(Self.columnType(of: attribute.type))")
                 }
             }

@@ -34,21 +34,52 @@ public enum ExternalBinaryStorage {
                 try? fm.removeItem(atPath: gathering)
                 try fm.createDirectory(atPath: gathering, withIntermediateDirectories: true)
                 let old = folder(ofStore: destination)
-                for name in (try? fm.contentsOfDirectory(atPath: old)) ?? [] where !name.hasSuffix(".etl-partial") {
+                for name in try files(in: old) {
                     try place(name, from: old, to: gathering)
                 }
                 guard rename(gathering, backup.gathered) == 0 else {
                     throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: backup.gathered])
                 }
             }
-            for name in try fm.contentsOfDirectory(atPath: backup.gathered).sorted() where !name.hasSuffix(".etl-partial") {
+            for name in try files(in: backup.gathered) {
                 try place(name, from: backup.gathered, to: folder(ofStore: backup.store))
             }
         }
-        for name in ((try? fm.contentsOfDirectory(atPath: from)) ?? []).sorted() where !name.hasSuffix(".etl-partial") {
+        for name in try files(in: from) {
             try place(name, from: from, to: folder(ofStore: destination))
         }
     }
+
+    /// The names of the files in `folder` (none when there is no such folder; links and
+    /// partial copies left out), sorted.
+    static func files(in folder: String) throws -> [String] {
+        try OwnFile.filesBeneath(base: confined(folder).base, confined(folder).components).map(\.name).filter { !$0.hasSuffix(".etl-partial") }
+    }
+
+    /// The files of a store's external folder and their sizes, for a report: none when it
+    /// is missing or cannot be reached without a link.
+    public static func externalFiles(in folder: String) -> [(name: String, size: Int64)] {
+        (try? OwnFile.filesBeneath(base: confined(folder).base, confined(folder).components)) ?? []
+    }
+
+    /// A folder of external files as the folder the user chose and the components below it
+    /// that are Core Data's or etl's, followed without links: `.<Store>_SUPPORT/_EXTERNAL_DATA`,
+    /// or a run's own `…external` / work folder.
+    static func confined(_ folder: String) -> (base: String, components: [String]) {
+        let url = URL(fileURLWithPath: folder)
+        let count = url.lastPathComponent == "_EXTERNAL_DATA" ? 2 : 1
+        var base = url
+        var components: [String] = []
+        for _ in 0..<count {
+            components.insert(base.lastPathComponent, at: 0)
+            base = base.deletingLastPathComponent()
+        }
+        return (base.path, components)
+    }
+
+    /// The most bytes an external file may hold to be read as a value: the length limit of
+    /// a source's values (`Hardening.source.maxLength`), which an inline value meets too.
+    public static let maximumBytes = Int(Hardening.source.maxLength)
 
     public enum Read: Equatable {
         case bytes([UInt8])
@@ -71,10 +102,17 @@ public enum ExternalBinaryStorage {
                 return .unreadable("an external storage marker without a file name")
             }
             let file = folder + "/" + name
-            guard let data = FileManager.default.contents(atPath: file) else {
-                return .missing("its externally stored bytes are missing: no file \(file)")
+            let (base, components) = confined(folder)
+            do {
+                switch try OwnFile.readBeneath(base: base, components, name: name, limit: maximumBytes) {
+                case .bytes(let bytes): return .bytes(bytes)
+                case .missing: return .missing("its externally stored bytes are missing: no file \(file)")
+                case .tooLarge(let size):
+                    return .unreadable("its externally stored file \(file) is \(size) bytes, more than the \(maximumBytes) a value may hold")
+                }
+            } catch {
+                return .unreadable("its externally stored bytes cannot be read: \(error)")
             }
-            return .bytes(Array(data))
         default:
             return .unreadable("a value of \(stored.count) bytes without the 0x01/0x02 marker of external storage")
         }
@@ -88,20 +126,11 @@ public enum ExternalBinaryStorage {
     }
 
     /// Puts file `name` of folder `from` into folder `to` (created if needed): a hard link,
-    /// or a copy across file systems (written beside, then renamed: never half a file).
-    /// A file already there is left alone, so a resumed run never copies a file twice.
+    /// or a copy across file systems (streamed, written beside, then renamed: never half a
+    /// file). A file already there is left alone, so a resumed run never copies a file
+    /// twice. No link is followed at or inside either folder (`OwnFile.placeBeneath`).
     public static func place(_ name: String, from: String, to: String) throws {
-        let fm = FileManager.default
-        let target = to + "/" + name
-        if fm.fileExists(atPath: target) { return }
-        try fm.createDirectory(atPath: to, withIntermediateDirectories: true)
-        if link(from + "/" + name, target) == 0 { return }
-        let partial = target + ".etl-partial"
-        try? fm.removeItem(atPath: partial)
-        try fm.copyItem(atPath: from + "/" + name, toPath: partial)
-        guard rename(partial, target) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target])
-        }
+        try OwnFile.placeBeneath(name, from: confined(from), to: confined(to))
     }
 
     /// The column value that keeps `bytes` inline.

@@ -161,14 +161,26 @@ public enum ArchivedDesignModel {
             return try dictionary(resolve(stereotype), "XDBucketForOwnedAttributesstorage").mapValues { try field(resolve($0), "_default") }
         }
 
+        /// A string, or an `NSString` object's: followed by reference a few times at most,
+        /// since a damaged archive's `NS.string` may refer to itself.
         func text(_ value: PropertyListValue) throws -> String {
-            switch try deref(value) {
-            case .string(let s): return s
-            case .dictionary(let fields):
-                if let string = fields["NS.string"] { return try text(string) }
-            default: break
+            var value = value
+            for _ in 0..<8 {
+                switch try deref(value) {
+                case .string(let s): return s
+                case .dictionary(let fields):
+                    if let string = fields["NS.string"] { value = string; continue }
+                default: break
+                }
+                throw Malformed(reason: "\(Self.place(of: value)) is not text")
             }
-            throw Malformed(reason: "a value that is not text")
+            throw Malformed(reason: "\(Self.place(of: value)) is an NS.string that refers to NS.strings more than 8 deep (a cycle?)")
+        }
+
+        /// Where a value is, for an error: its object's index in `$objects`.
+        static func place(of value: PropertyListValue) -> String {
+            if case .uid(let index) = value { return "$objects[\(index)]" }
+            return "a value"
         }
 
         func string(_ object: [String: PropertyListValue], _ key: String) throws -> String {

@@ -14,14 +14,24 @@ enum ExpressionFormat {
         let expression = try parser.expression()
         parser.skipSpaces()
         guard parser.position == parser.characters.count else {
-            throw Unreadable(reason: "unexpected '\(String(parser.characters[parser.position...]))' (etl reads FUNCTION(…), $variables, key paths and constants here)")
+            throw Unreadable(reason: "unexpected '\(excerpt(String(parser.characters[parser.position...])))' (etl reads FUNCTION(…), $variables, key paths and constants here)")
         }
         return expression
     }
 
+    /// An expression or predicate as an error quotes it: whole when short, its start otherwise
+    /// (a hostile one may be megabytes).
+    static func excerpt(_ text: String) -> String {
+        text.count <= 200 ? text : text.prefix(200) + "… (\(text.utf8.count) bytes)"
+    }
+
+    /// FUNCTION calls nested deeper than this are refused: the parser recurses.
+    static let maximumDepth = 64
+
     private struct Parser {
         let characters: [Character]
         var position = 0
+        var depth = 0
 
         mutating func skipSpaces() {
             while position < characters.count, characters[position].isWhitespace { position += 1 }
@@ -85,6 +95,11 @@ enum ExpressionFormat {
             case "NO", "FALSE": return .constant(.bool(false))
             case "SELF": return .evaluatedObject
             case "FUNCTION":
+                depth += 1
+                defer { depth -= 1 }
+                guard depth <= ExpressionFormat.maximumDepth else {
+                    throw Unreadable(reason: "FUNCTION calls nested deeper than \(ExpressionFormat.maximumDepth) at character \(position + 1)")
+                }
                 try expect("(")
                 let operand = try expression()
                 try expect(",")

@@ -105,7 +105,7 @@ private struct Translation {
                 do {
                     imported.filter = try PredicateTranslation.filter(predicate)
                 } catch {
-                    throw refuse(m, nil, "source filter \"\(predicate)\": \(error); write the mapping's \"filter\" in the pipeline language instead (docs/pipeline.md, Expressions)")
+                    throw refuse(m, nil, "source filter \"\(ExpressionFormat.excerpt(predicate))\": \(error); write the mapping's \"filter\" in the pipeline language instead (docs/pipeline.md, Expressions)")
                 }
             }
             if let className = m.policyClassName, let name = m.policyName {

@@ -17,7 +17,7 @@ enum PredicateTranslation {
     struct Untranslatable: Error, CustomStringConvertible {
         var word: String
         var description: String {
-            "'\(word)' has no pipeline equivalent etl knows (it translates comparisons of key paths with constants, AND, OR, NOT)"
+            "'\(ExpressionFormat.excerpt(word))' has no pipeline equivalent etl knows (it translates comparisons of key paths with constants, AND, OR, NOT)"
         }
     }
 
@@ -87,30 +87,58 @@ enum PredicateTranslation {
             out.append(translated)
             i = characters.index(i, offsetBy: written.count)
         }
-        return negationsWrapped(out).joined(separator: " ")
+        return try negationsWrapped(out).joined(separator: " ")
+    }
+
+    /// Parentheses and negations nested deeper than this are refused: the pipeline's
+    /// expression parser takes no deeper (`Parser.maxDepth`), and the error here names the filter.
+    static let maximumDepth = 64
+
+    struct TooDeep: Error, CustomStringConvertible {
+        var description: String {
+            "parentheses and NOTs nested deeper than \(PredicateTranslation.maximumDepth)"
+        }
     }
 
     /// `NOT a < 10` negates the comparison, but `!` binds tighter than `<` in a pipeline
-    /// expression: what follows a negation, up to the next AND / OR at its level, is put in
-    /// parentheses.
-    static func negationsWrapped(_ tokens: [String]) -> [String] {
+    /// expression: what follows a negation, up to the next AND / OR at its level (or the
+    /// parenthesis that closes its level), is put in parentheses. One pass: each open
+    /// negation remembers the parenthesis level it was opened at.
+    static func negationsWrapped(_ tokens: [String]) throws -> [String] {
         var out: [String] = []
-        var i = 0
-        while i < tokens.count {
-            out.append(tokens[i])
-            if tokens[i] == "!", i + 1 < tokens.count, tokens[i + 1] != "(" {
-                var depth = 0, j = i + 1
-                while j < tokens.count {
-                    if tokens[j] == "(" { depth += 1 }
-                    if tokens[j] == ")" { if depth == 0 { break }; depth -= 1 }
-                    if depth == 0, tokens[j] == "&&" || tokens[j] == "||" { break }
-                    j += 1
-                }
-                out += ["("] + negationsWrapped(Array(tokens[(i + 1)..<j])) + [")"]
-                i = j
-                continue
+        out.reserveCapacity(tokens.count * 2)
+        var level = 0
+        var negations: [Int] = []  // the level each open negation's parenthesis was opened at
+        func closeNegations(at level: Int) {
+            while negations.last == level {
+                negations.removeLast()
+                out.append(")")
             }
-            i += 1
+        }
+        for (i, token) in tokens.enumerated() {
+            switch token {
+            case "&&", "||":
+                closeNegations(at: level)
+                out.append(token)
+            case ")":
+                closeNegations(at: level)
+                out.append(token)
+                level -= 1
+            case "(":
+                out.append(token)
+                level += 1
+            default:
+                out.append(token)
+                if token == "!", i + 1 < tokens.count, tokens[i + 1] != "(" {
+                    out.append("(")
+                    negations.append(level)
+                }
+            }
+            guard max(level, 0) + negations.count <= maximumDepth else { throw TooDeep() }
+        }
+        while !negations.isEmpty {
+            negations.removeLast()
+            out.append(")")
         }
         return out
     }

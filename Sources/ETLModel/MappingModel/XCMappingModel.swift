@@ -143,7 +143,7 @@ public struct XCMappingModel: Sendable {
                 do { return try ArchivedExpression.decode(value) } catch { throw failure(object, place, "\(prefix)data: \(error)") }
             }
             guard let text = string(object, "\(prefix)string") else { return nil }
-            do { return try ExpressionFormat.parse(text) } catch { throw failure(object, place, "\(prefix)string \"\(text)\": \(error)") }
+            do { return try ExpressionFormat.parse(text) } catch { throw failure(object, place, "\(prefix)string \"\(ExpressionFormat.excerpt(text))\": \(error)") }
         }
         func userInfo(_ object: XCMappingXML.Object, place: String) throws -> [String: ArchivedValue] {
             guard let value = try archive(object, "userinfodata", place: place) else { return [:] }

@@ -18,10 +18,8 @@ extension BinaryPropertyList {
     static func encode(_ root: Any) throws -> Data {
         var objects: [[UInt8]] = []
         // Reference size must be known before bodies are written: count objects first.
-        let refSize = try count(root) < 256 ? 1 : 2
-        func ref(_ index: Int) -> [UInt8] {
-            refSize == 1 ? [UInt8(index)] : [UInt8(index >> 8), UInt8(index & 0xFF)]
-        }
+        let refSize = byteCount(for: try count(root) - 1)
+        func ref(_ index: Int) -> [UInt8] { bigEndian(UInt64(index), size: refSize) }
         // Objects are numbered depth-first; a container's slot is reserved before its
         // children are added, so the root is object 0.
         func add(_ value: Any) throws -> Int {
@@ -76,8 +74,10 @@ extension BinaryPropertyList {
             bytes += object
         }
         let offsetTable = bytes.count
-        for offset in offsets { bytes += bigEndian(UInt32(offset)) }
-        bytes += [0, 0, 0, 0, 0, 0, 4, UInt8(refSize)]
+        // Every offset is below the table's: its size says how many bytes each takes.
+        let offsetSize = byteCount(for: offsetTable)
+        for offset in offsets { bytes += bigEndian(UInt64(offset), size: offsetSize) }
+        bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)]
         bytes += bigEndian(UInt64(objects.count)) + bigEndian(UInt64(0)) + bigEndian(UInt64(offsetTable))
         return Data(bytes)
     }
@@ -89,6 +89,21 @@ extension BinaryPropertyList {
         case let v as [String: Any]: return try 1 + v.reduce(0) { $0 + 1 + (try count($1.value)) }
         default: return 1
         }
+    }
+
+    /// The fewest bytes (1, 2, 4 or 8, as the format allows) that hold numbers up to `largest`.
+    static func byteCount(for largest: Int) -> Int {
+        switch UInt64(max(largest, 0)) {
+        case ...0xFF: return 1
+        case ...0xFFFF: return 2
+        case ...0xFFFF_FFFF: return 4
+        default: return 8
+        }
+    }
+
+    /// The low `size` bytes of `value`, most significant first.
+    private static func bigEndian(_ value: UInt64, size: Int) -> [UInt8] {
+        (0..<size).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * (size - 1 - $0))) }
     }
 
     /// A type nibble with a count: inline below 15, else 0xF and an integer object.
