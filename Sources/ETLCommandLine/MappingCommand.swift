@@ -42,9 +42,9 @@ struct MappingShowCommand: ParsableCommand {
         }
         let bundle = try ModelBundle.load(path: bundlePath)
         func version(_ name: String, _ side: String) throws -> Model {
-            guard let model = bundle.version(named: name) else {
+            guard let model = try bundle.model(named: name) else {
                 throw CLIFailure(message: "\(mappingModel): its \(side) model is version \(name), which \(bundlePath) does not have (versions: "
-                                 + bundle.versions.map(\.version).joined(separator: ", ") + ")", code: ExitStatus.badInput)
+                                 + bundle.names.joined(separator: ", ") + ")", code: ExitStatus.badInput)
             }
             return model
         }
