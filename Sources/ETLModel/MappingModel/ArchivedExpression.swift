@@ -76,9 +76,12 @@ public indirect enum ArchivedExpression: Sendable, Equatable, CustomStringConver
     }
 
     /// The key path when this is `$source.a.b` (or `$source` itself: ""), else nil.
+    /// `SELF` is the source row too: Core Data evaluates a mapping's expressions with the
+    /// source instance as the evaluated object, so `SELF.importDate` is `$source.importDate`.
     public var sourceKeyPath: String? {
         switch self {
-        case .variable("source"): return ""
+        case .variable("source"), .evaluatedObject: return ""
+        case .keyPath(let path) where path.hasPrefix("SELF.") && path.count > 5: return String(path.dropFirst(5))
         case .function(let operand?, let selector, let arguments)
             where selector == "valueForKeyPath:" || selector == "valueForKey:":
             guard let base = operand.sourceKeyPath, arguments.count == 1 else { return nil }

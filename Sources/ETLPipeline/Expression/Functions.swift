@@ -4,7 +4,7 @@
 enum FunctionLibrary {
     static let names = [
         "coalesce", "if", "concat", "substring", "prefix", "upper", "lower", "trim", "normalize", "casefold",
-        "replace", "length", "integer", "double", "string", "boolean", "orNull",
+        "replace", "length", "matches", "integer", "double", "string", "boolean", "orNull",
         "date", "epoch", "iso8601", "year", "month", "day",
         "count", "destination", "destinations",
     ]
@@ -43,6 +43,23 @@ enum FunctionLibrary {
             }.with(form: call.arguments[0].form.map { .text(function, $0) })
         case "orNull":
             return try orNull(call)
+        case "matches":
+            try call.arity(2...2)
+            for index in 0..<2 { try call.require(index, "a string") { $0 == .string } }
+            if case .literal(.string(let pattern))? = call.arguments[1].form {
+                do { try RegularExpression.check(pattern) } catch {
+                    throw ExpressionError(message: "matches: \(error)", column: call.arguments[1].column)
+                }
+            }
+            let column = call.arguments[1].column
+            return call.strict(.boolean) { text, pattern in
+                guard case .string(let s) = text, case .string(let p) = pattern else { return .null }
+                do {
+                    return .boolean(try RegularExpression.matches(s, pattern: p))
+                } catch {
+                    throw EvaluationError(message: "matches: \(error)", column: column)
+                }
+            }.with(form: allForms([call.arguments[0].form, call.arguments[1].form]).map { .matches($0[0], $0[1]) })
         case "replace":
             try call.arity(3...3)
             for index in 0..<3 { try call.require(index, "a string") { $0 == .string } }

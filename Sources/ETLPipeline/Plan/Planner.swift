@@ -157,7 +157,7 @@ public struct Planner {
             explicit[from] = (to, step)
         }
         // A mapping model is part of the pipeline: editing it changes the run's identity.
-        let mappingModels = spec.steps.compactMap(\.mappingModel).map(XCMappingModel.xmlFile(of:))
+        let mappingModels = spec.steps.flatMap(\.mappingModels).map(XCMappingModel.xmlFile(of:))
         var hops: [(from: Int, to: Int, step: StepSpec?)] = []
         var k = start
         while k < target {

@@ -152,9 +152,16 @@ extension PipelineSpec {
             if let mappings = o.optional("mappings") {
                 throw mappings.error("a step takes its mappings from \"mappingModel\" or from \"mappings\", not both")
             }
+            // One mapping model, or several for one hop: Core Data's multi-pass migration.
+            let paths: [String]
+            if case .array = mappingModelCursor.node.value {
+                paths = try mappingModelCursor.array().map { resolve(try $0.nonEmptyString(), folder: folder) }
+                guard !paths.isEmpty else { throw mappingModelCursor.error("name at least one mapping model") }
+            } else {
+                paths = [resolve(try mappingModelCursor.nonEmptyString(), folder: folder)]
+            }
             return StepSpec(name: stepName, from: from, to: to, toCursor: toCursor, mappings: [], cursor: cursor,
-                            mappingModel: resolve(try mappingModelCursor.nonEmptyString(), folder: folder),
-                            mappingModelCursor: mappingModelCursor)
+                            mappingModels: paths, mappingModelCursor: mappingModelCursor)
         }
         let mappingsCursor = try o.required("mappings")
         var mappings: [MappingSpec] = []

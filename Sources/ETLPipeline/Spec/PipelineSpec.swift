@@ -87,10 +87,14 @@ public struct StepSpec: Sendable {
     public var toCursor: JSONCursor?
     public var mappings: [MappingSpec]
     public var cursor: JSONCursor
-    /// With a bundle: an Xcode mapping model (`Name.xcmappingmodel`) whose entity mappings
+    /// With a bundle: the Xcode mapping models (`Name.xcmappingmodel`) whose entity mappings
     /// are the step's, imported when the plan knows the hop's versions (`mappings` is empty).
-    public var mappingModel: String? = nil
+    /// Several are Core Data's multi-pass migration of one hop: run in order, each pass's
+    /// mappings linking only the rows of its own pass.
+    public var mappingModels: [String] = []
     public var mappingModelCursor: JSONCursor? = nil
+    /// The first (usually the one) mapping model.
+    public var mappingModel: String? { mappingModels.first }
 }
 
 /// One entity mapping (NSEntityMapping).
