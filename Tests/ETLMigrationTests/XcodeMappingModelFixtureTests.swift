@@ -119,6 +119,46 @@ final class XcodeMappingModelFixtureTests: XCTestCase {
         return .max
     }
 
+    /// A bare bundle pipeline finds the mapping model of a hop as Core Data does: in the
+    /// bundle's folder, by the version hashes of the models it archives. The plan says which
+    /// hop runs which file; two for one hop are refused, naming both.
+    func testABareBundlePipelineFindsTheMappingModelBesideTheBundle() throws {
+        let (dir, bundlePath) = try billmoss()
+        let bundle = try ModelBundle.load(path: bundlePath.path)
+        let store = try BuiltStore(try XCTUnwrap(bundle.version(named: "Model1")), at: folder.path("model1.sqlite"))
+        try store.insert("TopicList", 1, ["title": .text("Architecture")])
+        try store.insert("Topic", 1, ["content": .text("Swift"), "presenterName": .text("P"), "topicList": .integer(1)])
+        try store.insert("Topic", 2, ["content": .text("A talk of twenty-two c"), "presenterName": .text("Q")])
+        store.close()
+        func bare(to version: String, extra: String = "") throws -> String {
+            try folder.pipeline("bare-\(UUID().uuidString.prefix(6)).json", """
+                { "format": 1, "models": "\(bundlePath.path)"\(extra),
+                  "source": { "store": "\(folder.path("model1.sqlite"))", "layout": "coredata" },
+                  "destination": { "store": "\(folder.path("out-\(version).sqlite"))", "layout": "coredata", "version": "\(version)" } }
+                """)
+        }
+        let path = try bare(to: "Model4")
+        let report = try PlanReport.make(Migration(pipeline: path))
+        XCTAssertEqual(report.hops.map(\.kind), ["found", "inferred", "found"])
+        XCTAssertEqual(report.hops.map(\.mappingModels), [["\(dir.path)/Model1ToModel2.xcmappingmodel"], [], ["\(dir.path)/Model3ToModel4.xcmappingmodel"]])
+        _ = try Migration(pipeline: path).run()
+        let out = try ReadStore(try XCTUnwrap(bundle.version(named: "Model4")), at: folder.path("out-Model4.sqlite"))
+        XCTAssertEqual(try out.rows("Topic", ["title", "timeBudget", "topicList"]),
+                       [[.integer(1), .text("Swift"), .integer(60), .integer(1)], [.integer(2), .text("A talk of twenty-two c"), .integer(240), .null]],
+                       "the mapping models' timeBudget, not the model's default 5")
+
+        // Told to look nowhere, every hop is inferred.
+        let inferred = try bare(to: "Model4", extra: ", \"mappingModels\": false")
+        XCTAssertEqual(try PlanReport.make(Migration(pipeline: inferred)).hops.map(\.kind), ["inferred", "inferred", "inferred"])
+
+        // 4 → 5 has three mapping models (the passes of one migration): Core Data would take any.
+        XCTAssertThrowsError(try PlanReport.make(Migration(pipeline: try bare(to: "Model5")))) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("3 mapping models in \(dir.path) map version Model4 → Model5"), text)
+            XCTAssertTrue(text.contains("Model4ToModel5-1.xcmappingmodel, \(dir.path)/Model4ToModel5-2.xcmappingmodel"), text)
+        }
+    }
+
     // MARK: mioke-helper
 
     /// `messageID \u3c00 10000` is `messageID < 10000`: the other messages are not migrated.

@@ -30,6 +30,8 @@ extension Planner {
         var decoded = try PipelineSpec.decodeStep(root, index: 0, isLast: false, destinationModel: nil,
                                                   folder: URL(fileURLWithPath: step.mappingModels[0]).deletingLastPathComponent().path, bundle: true)
         decoded.name = step.name
+        decoded.mappingModels = step.mappingModels
+        decoded.isFound = step.isFound
         return decoded
     }
 

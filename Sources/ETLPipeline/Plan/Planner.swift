@@ -159,9 +159,13 @@ public struct Planner {
         // A mapping model is part of the pipeline: editing it changes the run's identity.
         let mappingModels = spec.steps.flatMap(\.mappingModels).map(XCMappingModel.xmlFile(of:))
         var hops: [(from: Int, to: Int, step: StepSpec?)] = []
+        var found = FoundMappingModels(spec: spec, bundle: bundle)
         var k = start
         while k < target {
             if let (to, step) = explicit[k], to <= target {
+                hops.append((k, to, step))
+                k = to
+            } else if let (to, step) = try found.step(from: k, upTo: target) {
                 hops.append((k, to, step))
                 k = to
             } else {
@@ -172,7 +176,8 @@ public struct Planner {
         // Only the versions the run passes through are needed: one that cannot be read
         // refuses the run here, with its own file:line; the others are never looked at.
         let used = hops.isEmpty ? [start] : [hops[0].from] + hops.map(\.to)
-        var chain = Chain(models: [], hops: [], files: bundleFiles(spec.models!) + mappingModels)
+        let foundFiles = hops.compactMap(\.step).filter(\.isFound).flatMap(\.mappingModels).map(XCMappingModel.xmlFile(of:))
+        var chain = Chain(models: [], hops: [], files: bundleFiles(spec.models!) + mappingModels + foundFiles)
         for i in used {
             do {
                 chain.models.append(try bundle.model(named: names[i])!)

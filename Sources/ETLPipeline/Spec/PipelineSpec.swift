@@ -27,6 +27,10 @@ public struct PipelineSpec: Sendable {
     /// `"models": [A, B, …]`: the bundles after the first, merged with it into one model
     /// (an app built from modules opens its store with a model merged from several bundles).
     public var mergedModels: [String] = []
+    /// Where a hop without an explicit step looks for an Xcode mapping model, as Core Data
+    /// does (`"mappingModels": "DIR"`; by default the bundle's own folder, `false`: nowhere).
+    public var mappingModelsFolder: String?
+    public var mappingModelsCursor: JSONCursor?
     /// Removals the pipeline declares intended (`"drop"`): source entities (`"Entity"`) and
     /// properties (`"Entity.property"`) an inferred hop may remove, data and all, without
     /// being refused as a likely rename. Each with where it was written.
@@ -95,6 +99,8 @@ public struct StepSpec: Sendable {
     public var mappingModelCursor: JSONCursor? = nil
     /// The first (usually the one) mapping model.
     public var mappingModel: String? { mappingModels.first }
+    /// Found, not written: the mapping model of this hop in the pipeline's mapping models folder.
+    public var isFound = false
 }
 
 /// One entity mapping (NSEntityMapping).
