@@ -251,6 +251,18 @@ final class MappingModelImportTests: XCTestCase {
                        ["firstName": "$source.firstName", "lastName": "string((length($source.lastName) * 0.2))"])
     }
 
+    /// `FUNCTION($entityPolicy, "selector:", …)` calls the function the mapping's policy
+    /// registers by selector; without a policy class it is refused.
+    func testAFunctionOfTheEntityPolicyBecomesThePolicysFunction() throws {
+        let person = try importPerson(try personMapping(
+            attributes: ["firstName": "FUNCTION($entityPolicy, \"nameFrom:and:\", $source.firstName, 'x')"],
+            entityMappingXML: "<attribute name=\"migrationpolicyclassname\" type=\"string\">App.PersonPolicy</attribute>"))
+        XCTAssertEqual(person.attributes.map(\.expression), ["PersonPolicy_nameFrom_and_($source.firstName, 'x')"])
+        XCTAssertThrowsError(try importPerson(try personMapping(attributes: ["firstName": "FUNCTION($entityPolicy, \"name:\", $source.firstName)"]))) { error in
+            XCTAssertTrue("\(error)".contains("calls $entityPolicy, but the entity mapping names no migration policy class"), "\(error)")
+        }
+    }
+
     func testTheArchivedDefaultFetchGivesItsPredicateAsTheFilter() throws {
         let person = try importPerson(try personMapping(sourceExpression: Self.fetchPeopleWithFirstNames))
         XCTAssertEqual(person.filter, "$source.firstName != null")

@@ -96,6 +96,18 @@ public indirect enum ArchivedExpression: Sendable, Equatable, CustomStringConver
         }
     }
 
+    /// The selectors of `FUNCTION($entityPolicy, "selector:", …)` calls in the expression, outermost first.
+    public var entityPolicySelectors: [String] {
+        guard case .function(let operand, let selector, let arguments) = self else {
+            if case .fetch(let request) = self { return request.entityPolicySelectors }
+            return []
+        }
+        let own = operand == .variable("entityPolicy") ? [selector] : []
+        return own + (operand?.entityPolicySelectors ?? []) + arguments.flatMap(\.entityPolicySelectors)
+    }
+
+    public var callsEntityPolicy: Bool { !entityPolicySelectors.isEmpty }
+
     /// The expression in `NSExpression`'s format syntax, as Xcode's editor shows it.
     public var description: String {
         switch self {

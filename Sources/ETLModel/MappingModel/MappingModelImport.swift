@@ -38,6 +38,13 @@ public enum MappingModelImport {
         var translation = Translation(mapping: mapping, source: source, destination: destination)
         return try translation.run()
     }
+
+    /// The expression function `FUNCTION($entityPolicy, "selector:", …)` calls: the function
+    /// the etl policy registered as `policy` has for `selector` (`Policy.functions`), named
+    /// as the expression language allows (`Policy_split_with_` for `split:with:`).
+    public static func policyFunctionName(policy: String, selector: String) -> String {
+        policy + "_" + String(selector.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+    }
 }
 
 /// A relationship value found through mappings: `destination(s)('M', $source.path)`.
@@ -229,11 +236,15 @@ private struct Translation {
             guard p.autogenerates || m.autogenerates, source.attribute(p.name, of: m.source!) != nil else { return nil }
             return "$source.\(p.name)"
         }
-        if let text = Self.value(expression, isString: { attributeType(atPath: $0, from: m.source!) == .string }) {
+        if let text = Self.value(expression, isString: { attributeType(atPath: $0, from: m.source!) == .string }, entityPolicy: m.policyName) {
             // Arithmetic stored in an integer attribute: Core Data keeps the number's integer
             // part (`$source.content.length * 0.2` in an Integer 32), as `integer()` does.
             if text.hasPrefix("("), destination.attribute(p.name, of: m.destination!)?.type.isInteger == true { return "integer\(text)" }
             return text
+        }
+        if m.policyName == nil, expression.callsEntityPolicy {
+            throw refuse(m, p, kind: "attribute", "value expression \(expression) calls $entityPolicy, but the entity mapping names no migration policy class "
+                + "(Custom Policy in Xcode): name the class whose etl policy has the function, or write this step as pipeline JSON")
         }
         let suggestion = source.attribute(p.name, of: m.source!) != nil ? "$source.\(p.name)" : "null"
         throw refuse(m, p, kind: "attribute", "value expression \(expression) has no pipeline equivalent etl knows: write this step as pipeline JSON "
@@ -248,7 +259,9 @@ private struct Translation {
     /// An attribute value expression in the pipeline language, or nil when it has none.
     /// `isString` tells a key path that ends in a string attribute: `content.length` is the
     /// length of the string `content` (key-value coding sends `length` to the string).
-    static func value(_ e: ArchivedExpression, isString: (String) -> Bool = { _ in false }) -> String? {
+    /// `entityPolicy` is the etl name of the mapping's policy class, which
+    /// `FUNCTION($entityPolicy, "selector:", …)` calls (nil: the mapping names none).
+    static func value(_ e: ArchivedExpression, isString: (String) -> Bool = { _ in false }, entityPolicy: String? = nil) -> String? {
         if let path = e.sourceKeyPath {
             if path.hasSuffix(".length"), isString(String(path.dropLast(".length".count))) {
                 return "length($source.\(path.dropLast(".length".count)))"
@@ -266,19 +279,25 @@ private struct Translation {
             default: return nil
             }
         case .function(let operand, let selector, let arguments):
+            if operand == .variable("entityPolicy") {
+                guard let entityPolicy else { return nil }
+                let values = arguments.map { value($0, isString: isString, entityPolicy: entityPolicy) }
+                guard values.allSatisfy({ $0 != nil }) else { return nil }
+                return MappingModelImport.policyFunctionName(policy: entityPolicy, selector: selector) + "(" + values.map { $0! }.joined(separator: ", ") + ")"
+            }
             if let op = arithmetic[selector], arguments.count == 2,
-               let a = value(arguments[0], isString: isString), let b = value(arguments[1], isString: isString) {
+               let a = value(arguments[0], isString: isString, entityPolicy: entityPolicy), let b = value(arguments[1], isString: isString, entityPolicy: entityPolicy) {
                 return "(\(a) \(op) \(b))"
             }
-            if let f = functions[selector], arguments.count == 1, let a = value(arguments[0], isString: isString) { return "\(f)(\(a))" }
+            if let f = functions[selector], arguments.count == 1, let a = value(arguments[0], isString: isString, entityPolicy: entityPolicy) { return "\(f)(\(a))" }
             if selector == "castObject:toType:", arguments.count == 2, case .constant(.string(let type)) = arguments[1],
-               let f = casts[type], let a = value(arguments[0], isString: isString) {
+               let f = casts[type], let a = value(arguments[0], isString: isString, entityPolicy: entityPolicy) {
                 return "\(f)(\(a))"
             }
             // A method sent to a value (`FUNCTION($source.name, "uppercaseString")`).
-            guard let operand, operand != .variable("manager"), let target = value(operand, isString: isString) else { return nil }
+            guard let operand, operand != .variable("manager"), let target = value(operand, isString: isString, entityPolicy: entityPolicy) else { return nil }
             if let f = methods[selector], arguments.isEmpty { return "\(f)(\(target))" }
-            if selector == "stringByAppendingString:", arguments.count == 1, let a = value(arguments[0], isString: isString) { return "concat(\(target), \(a))" }
+            if selector == "stringByAppendingString:", arguments.count == 1, let a = value(arguments[0], isString: isString, entityPolicy: entityPolicy) { return "concat(\(target), \(a))" }
             return nil
         default:
             return nil

@@ -63,6 +63,19 @@ extension Planner {
             throw cursor.error("entity mapping \(m.name) of \(path) needs the migration policy class \(className): no etl policy is registered "
                 + "as '\(name)' (\(known)). Port the class to an etl Policy and register it under that name (ETLCommand.main(policies:), see the README)")
         }
+        // The functions its value expressions call on the policy class, by selector.
+        for m in mapping.entityMappings {
+            guard let className = m.policyClassName, let name = m.policyName else { continue }
+            for p in m.attributes {
+                for selector in p.expression?.entityPolicySelectors ?? [] where functions[MappingModelImport.policyFunctionName(policy: name, selector: selector)] == nil {
+                    let has = policies.contains { $0.name == name } ? "the etl policy registered as '\(name)' has no function for it"
+                        : "no etl policy is registered as '\(name)'"
+                    throw cursor.error("entity mapping \(m.name) of \(path), attribute \(p.name), calls FUNCTION($entityPolicy, \"\(selector)\", …) of the migration "
+                        + "policy class \(className): \(has). Register the policy with the function under its selector: "
+                        + "Policy(…, functions: [\"\(selector)\": ExpressionFunction([argument types], returns: type) { … }])")
+                }
+            }
+        }
         return imported
     }
 }
