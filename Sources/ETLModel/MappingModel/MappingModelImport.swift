@@ -187,7 +187,7 @@ private struct Translation {
                           lookups: [String: [(relationship: Relationship, lookup: Lookup)]]) -> Bool {
         guard let inverse = r.inverse, let sourceInverse = inversePath(lookup.path, from: m.source!) else { return false }
         return lookup.mappings.allSatisfy { other in
-            (lookups[other] ?? []).contains { $0.relationship.name == inverse && $0.lookup.mappings == [m.name] && $0.lookup.path == sourceInverse }
+            (lookups[other] ?? []).contains { $0.relationship.name == inverse && $0.lookup.mappings.contains(m.name) && $0.lookup.path == sourceInverse }
         }
     }
 

@@ -435,6 +435,7 @@ public struct Planner {
     func planMapping(_ m: MappingSpec, source: Model, destination: Model, signatures: [String: MappingSignature]) throws -> MappingPlan {
         let createSlots = SlotTable()
         var scope = ExpressionScope(sourceModel: source, source: m.source, item: nil, mappings: signatures, allowsDestinationLookups: false)
+        scope.destinationModel = destination
         scope.functions = functions
 
         var forEach: CompiledExpression?
