@@ -268,6 +268,13 @@ final class MappingModelImportTests: XCTestCase {
         XCTAssertEqual(person.filter, "$source.firstName != null")
     }
 
+    /// A source fetch Xcode kept as text, `FETCH(…)`: the default fetch with its predicate is the filter.
+    func testTheDefaultFetchWrittenAsTextGivesItsPredicateAsTheFilter() throws {
+        let fetch = #"FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:" , "Person", "firstName != nil AND lastName == \"O'Neil\""), $manager.sourceContext, NO)"#
+        let person = try importPerson(try personMapping(entityMappingXML: "<attribute name=\"sourceexpressionstring\" type=\"string\">\(fetch.replacingOccurrences(of: "\"", with: "&quot;"))</attribute>"))
+        XCTAssertEqual(person.filter, "$source.firstName != null && $source.lastName == 'O''Neil'")
+    }
+
     func testASourceExpressionOtherThanTheDefaultFetchIsRefused() throws {
         let folder = try personMapping(entityMappingXML: "<attribute name=\"sourceexpressionstring\" type=\"string\">$manager.people</attribute>")
         XCTAssertThrowsError(try importPerson(folder)) { error in
