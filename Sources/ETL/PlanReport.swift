@@ -18,8 +18,12 @@ public struct PlanReport: Sendable, Codable, Equatable {
         public var name: String
         public var from: String
         public var to: String
-        /// "explicit" (a step of the pipeline) or "inferred" (lightweight, from the models).
+        /// "explicit" (a step of the pipeline), "found" (the mapping model Core Data would
+        /// find for it, in the pipeline's mapping models folder) or "inferred" (lightweight,
+        /// from the models).
         public var kind: String
+        /// The Xcode mapping models the hop runs, in order.
+        public var mappingModels: [String] = []
         /// "inside SQLite" or "row by row".
         public var runs: String
         /// Why the hop runs row by row.
@@ -119,8 +123,10 @@ public struct PlanReport: Sendable, Codable, Equatable {
                                       count: try store.map { try values(of: parts[1], entity: parts[0], in: $0, layout: step.sourceLayout) }))
                 }
             }
+            let found = step.written?.isFound == true
             hops.append(Hop(name: step.name, from: step.sourceModel.version, to: step.destinationModel.version,
-                            kind: step.isInferred ? "inferred" : step.fusedFrom.isEmpty ? "explicit" : "fused",
+                            kind: step.isInferred ? "inferred" : !step.fusedFrom.isEmpty ? "fused" : found ? "found" : "explicit",
+                            mappingModels: step.fusedFrom.isEmpty ? step.written?.mappingModels ?? [] : [],
                             runs: execution.insideSQLite ? "inside SQLite" : "row by row", reason: execution.reason,
                             mappings: mappings, drops: drops, newEntities: step.inferred?.newEntities ?? []))
         }

@@ -6,8 +6,8 @@ import ETL
 struct MappingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mapping",
-        abstract: "Xcode mapping models (.xcmappingmodel): see the pipeline step etl runs for one.",
-        subcommands: [MappingShowCommand.self])
+        abstract: "Xcode mapping models (.xcmappingmodel): see the pipeline step etl runs for one, or start porting its policies.",
+        subcommands: [MappingShowCommand.self, MappingPortCommand.self])
 }
 
 struct MappingShowCommand: ParsableCommand {
@@ -42,9 +42,9 @@ struct MappingShowCommand: ParsableCommand {
         }
         let bundle = try ModelBundle.load(path: bundlePath)
         func version(_ name: String, _ side: String) throws -> Model {
-            guard let model = bundle.version(named: name) else {
+            guard let model = try bundle.model(named: name) else {
                 throw CLIFailure(message: "\(mappingModel): its \(side) model is version \(name), which \(bundlePath) does not have (versions: "
-                                 + bundle.versions.map(\.version).joined(separator: ", ") + ")", code: ExitStatus.badInput)
+                                 + bundle.names.joined(separator: ", ") + ")", code: ExitStatus.badInput)
             }
             return model
         }
@@ -54,5 +54,59 @@ struct MappingShowCommand: ParsableCommand {
             FileHandle.standardError.write(Data("note: \(note)\n".utf8))
         }
         print(step.json(), terminator: "")
+    }
+}
+
+/// `etl mapping port`: Swift policy skeletons for the migration policy classes a mapping model names.
+struct MappingPortCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "port",
+        abstract: "Write a Swift policy to fill in for each migration policy class a mapping model names.",
+        discussion: """
+            One file per class, CLASS.swift in the --swift folder, which compiles against the \
+            ETL library as written: an etl Policy with the class's entity mappings and their \
+            source fields named, and one ExpressionFunction per FUNCTION($entityPolicy, \
+            "selector:", …) its value expressions call, typed from the fields involved. An \
+            existing file is not overwritten.
+
+            Example:
+              etl mapping port MappingModels/V2toV3.xcmappingmodel --swift Sources/MyPolicies
+            """)
+
+    @Argument(help: "The mapping model: a Name.xcmappingmodel folder or its xcmapping.xml.")
+    var mappingModel: String
+
+    @Option(help: "The model bundle (Name.xcdatamodeld) holding the mapping model's two versions (default: found beside the mapping model or above it).")
+    var models: String?
+
+    @Option(help: "The folder to write the Swift files into (made if missing).")
+    var swift: String
+
+    func run() throws {
+        let mapping = try XCMappingModel.load(path: mappingModel)
+        guard let bundlePath = models ?? mapping.findModelBundle() else {
+            throw CLIFailure(message: "\(mappingModel): cannot find the model bundle of \(mapping.sourceModelPath) beside the mapping model or above it: name it with --models", code: ExitStatus.badInput)
+        }
+        let bundle = try ModelBundle.load(path: bundlePath)
+        func version(_ name: String) throws -> Model {
+            guard let model = try bundle.model(named: name) else {
+                throw CLIFailure(message: "\(mappingModel): its model version \(name) is not in \(bundlePath) (versions: \(bundle.names.joined(separator: ", ")))", code: ExitStatus.badInput)
+            }
+            return model
+        }
+        let files = PolicySkeleton.files(mapping, source: try version(mapping.sourceVersion), destination: try version(mapping.destinationVersion))
+        guard !files.isEmpty else {
+            FileHandle.standardError.write(Data("note: \(mappingModel) names no migration policy class: nothing to port\n".utf8))
+            return
+        }
+        try FileManager.default.createDirectory(atPath: swift, withIntermediateDirectories: true)
+        for file in files {
+            let path = URL(fileURLWithPath: swift).appendingPathComponent(file.name).path
+            guard !FileManager.default.fileExists(atPath: path) else {
+                throw CLIFailure(message: "\(path) exists: etl does not overwrite a port (move it away to write it again)", code: ExitStatus.badInput)
+            }
+            try Data(file.text.utf8).write(to: URL(fileURLWithPath: path))
+            print(path)
+        }
     }
 }

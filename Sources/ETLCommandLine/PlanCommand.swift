@@ -79,6 +79,7 @@ struct PlanCommand: ParsableCommand {
         for (index, hop) in report.hops.enumerated() {
             lines.append("")
             lines.append("hop \(index + 1): \(hop.from) → \(hop.to)  \(hop.name)  [\(hop.kind)]  runs \(hop.runs)" + (hop.reason.map { ": \($0)" } ?? ""))
+            for file in hop.mappingModels { lines.append("  mapping model \(file)") }
             lines += mappingLines(hop)
             for drop in hop.drops {
                 let uncounted = report.source != nil && index > 0 ? " (not counted: this hop reads the store the hop before it writes)" : ""

@@ -76,6 +76,34 @@ final class SQLTextShortcutTests: XCTestCase {
     }
 
     /// A string attribute `v` of the row `s`.
+    /// `matches(v, pattern)` (Core Data's MATCHES) pushed down calls the engine's own
+    /// regular expression: for every text and pattern, the value row by row computes, and a
+    /// pattern that is no regular expression fails the statement as it rejects the row.
+    func testMatchesPushedDownGivesTheEnginesOwnAnswer() throws {
+        let db = try Database(path: ":memory:", mode: .create)
+        try SQLTranslator.registerValueFunction(on: db)
+        let texts = ["", "Architecture", "architecture", "iOS", "quality", "Zoology", "1990s", "ab", "a", "é", "É", "a\nb", "abc"]
+        let patterns = ["[a-hA-H].*", "[i-pI-P].*", "[q-zQ-Z].*", "a|ab", "a", ".*", "é", "(?i)ARCH.*", "a.b", "[", "b"]
+        for pattern in patterns {
+            let sql = try Self.translated(.matches(Self.v, .literal(.string(pattern))))
+            for text in texts {
+                let value = "CAST(X'" + text.utf8.map { String(format: "%02X", $0) }.joined() + "' AS TEXT)"
+                let pushed = Result { try db.rows("SELECT \(sql) FROM (SELECT \(value) AS v) AS s")[0][0] }
+                let rowByRow = Result { try RegularExpression.matches(text, pattern: pattern) }
+                switch (pushed, rowByRow) {
+                case (.success(let row), .success(let matches)): XCTAssertEqual(row, .integer(matches ? 1 : 0), "'\(text)' MATCHES '\(pattern)'")
+                case (.failure, .failure): break
+                default: XCTFail("'\(text)' MATCHES '\(pattern)': pushed down \(pushed), row by row \(rowByRow)")
+                }
+            }
+        }
+        // MATCHES is the whole text, backtracking to a longer alternative where one fits.
+        XCTAssertTrue(try RegularExpression.matches("ab", pattern: "a|ab"))
+        XCTAssertFalse(try RegularExpression.matches("abc", pattern: "a|ab"))
+        XCTAssertFalse(try RegularExpression.matches("xa", pattern: "a"))
+        XCTAssertEqual(try db.rows("SELECT \(try Self.translated(.matches(Self.v, .literal(.string("a")))) ) FROM (SELECT NULL AS v) AS s")[0][0], .null)
+    }
+
     private static let v = ExpressionForm.path(SourcePath(root: .source, segments: ["v"]), .string)
 
     /// The SQL the translator writes for `form` over `s`, a row of an entity whose only

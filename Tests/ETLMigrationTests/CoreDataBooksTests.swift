@@ -128,6 +128,41 @@ final class CoreDataBooksTests: XCTestCase {
         XCTAssertEqual(try out.scalarInt("SELECT max(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_NAME != 'Person'"), 0)
     }
 
+    /// A bundle with a version that cannot be read still migrates between its other versions;
+    /// a run that needs that version is refused with the version's file:line.
+    func testABundleWithAnUnreadableVersionMigratesBetweenItsOtherVersions() throws {
+        let bundle = folder.url.appendingPathComponent("Notes.xcdatamodeld")
+        try ModelBundleFiles.write(bundle, versions: [
+            ("n1", ModelBundleFiles.model(#"<entity name="Note"><attribute name="body" optional="YES" attributeType="String"/></entity>"#)),
+            ("n2", ModelBundleFiles.model(#"<entity name="Note"><attribute name="body" optional="YES" attributeType="String"/><attribute name="rank" optional="YES" attributeType="Integer 64" defaultValueString="NO"/></entity>"#)),
+            ("n3", ModelBundleFiles.model(#"<entity name="Note"><attribute name="body" attributeType="Strin"/></entity>"#)),
+        ], current: "n3")
+        let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
+        try writeEmptyCoreDataStore(of: n1, to: folder.path("notes.sqlite"))
+        let store = try Database(path: folder.path("notes.sqlite"), mode: .readWrite)
+        try store.execute("INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZBODY) VALUES (1, 1, 1, 'one'), (2, 1, 1, 'two'), (3, 1, 1, NULL)")
+        try store.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 3 WHERE Z_NAME = 'Note'")
+        store.close()
+        let source = URL(fileURLWithPath: folder.path("notes.sqlite"))
+
+        let toN2 = try folder.coreDataPipeline(bundle: bundle, source: source, destination: folder.path("n2.sqlite"), version: "n2")
+        let summary = try Migration(pipeline: toN2).run()
+        XCTAssertEqual(summary.mappings.map(\.written), [3])
+        let out = try Database(path: folder.path("n2.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try out.rows("SELECT Z_PK, ZBODY, ZRANK FROM ZNOTE ORDER BY Z_PK"),
+                       [[.integer(1), .text("one"), .integer(0)], [.integer(2), .text("two"), .integer(0)], [.integer(3), .null, .integer(0)]],
+                       "every row arrives; rank gets n2's default, NO read as 0")
+
+        let toN3 = try folder.coreDataPipeline(bundle: bundle, source: source, destination: folder.path("n3.sqlite"))
+        XCTAssertThrowsError(try Migration(pipeline: toN3).run()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains(bundle.appendingPathComponent("n3.xcdatamodel/contents").path + ":"), text)
+            XCTAssertTrue(text.contains("version n3 of") && text.contains("is needed by this run (hop n2 → n3)"), text)
+            XCTAssertTrue(text.contains("unknown attributeType 'Strin'"), text)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("n3.sqlite")))
+    }
+
     /// A type change cannot be inferred: refused before any row is read, naming the change
     /// and showing the explicit step to write.
     func testAChangeThatCannotBeInferredIsRefusedWithTheMappingToWrite() throws {

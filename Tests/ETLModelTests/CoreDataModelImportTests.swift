@@ -144,6 +144,56 @@ final class CoreDataModelImportTests: XCTestCase {
         }
     }
 
+    /// A version that cannot be read refuses only itself: the bundle keeps the others and
+    /// names it, with its file:line, when it is asked for.
+    func testAnUnreadableVersionIsKeptApartWithItsFileAndLine() throws {
+        let folder = try SharedFixtures.temporaryFolder(for: self).appendingPathComponent("Notes.xcdatamodeld")
+        _ = try LibraryModelXML.write(#"<model><entity name="Note"/></model>"#, version: "Notes", in: folder)
+        _ = try LibraryModelXML.write("<model>\n<entity name=\"Note\">\n<attribute name=\"a\" attributeType=\"Integer 16\" defaultValueString=\"many\"/></entity></model>",
+                                      version: "Notes 2", in: folder)
+        _ = try LibraryModelXML.write(#"<model><entity name="Note"><attribute name="b" optional="YES" attributeType="String"/></entity></model>"#, version: "Notes 3", in: folder)
+        let bundle = try ModelBundle.load(path: folder.path)
+        XCTAssertEqual(bundle.names, ["Notes", "Notes 2", "Notes 3"])
+        XCTAssertEqual(bundle.versions.map(\.version), ["Notes", "Notes 3"])
+        XCTAssertEqual(try bundle.model(named: "Notes 3")?.version, "Notes 3")
+        XCTAssertNil(try bundle.model(named: "Notes 4"))
+        XCTAssertThrowsError(try bundle.model(named: "Notes 2")) { error in
+            let e = error as? DocumentError
+            XCTAssertEqual(e?.file, folder.appendingPathComponent("Notes 2.xcdatamodel/contents").path)
+            XCTAssertEqual(e?.line, 3)
+            XCTAssertTrue(e?.message.contains("'many' is not a valid default") == true, "\(error)")
+        }
+    }
+
+    /// What Xcode accepts and Core Data compiles: a NO/YES default on an integer attribute
+    /// (0/1), a default on a Transformable attribute (ignored), a fetch index element on a
+    /// to-many relationship (no column: left out).
+    func testDefaultsAndIndexesReadAsCoreDataReadsThem() throws {
+        let folder = try SharedFixtures.temporaryFolder(for: self).appendingPathComponent("Tags.xcdatamodeld")
+        let version = try LibraryModelXML.write("""
+            <model>
+            <entity name="Tag">
+                <attribute name="hidden" optional="YES" attributeType="Integer 16" defaultValueString="NO"/>
+                <attribute name="pinned" optional="YES" attributeType="Integer 64" defaultValueString="YES"/>
+                <attribute name="flag" optional="YES" attributeType="Boolean" defaultValueString="YES"/>
+                <attribute name="colors" optional="YES" attributeType="Transformable" defaultValueString="[red]"/>
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="notes" optional="YES" toMany="YES" destinationEntity="Note" inverseName="tag"/>
+                <fetchIndex name="byNotes"><fetchIndexElement property="notes" type="Binary" order="ascending"/></fetchIndex>
+                <fetchIndex name="byNameAndNotes">
+                    <fetchIndexElement property="name" type="Binary" order="ascending"/>
+                    <fetchIndexElement property="notes" type="Binary" order="ascending"/>
+                </fetchIndex>
+            </entity>
+            <entity name="Note"><relationship name="tag" optional="YES" maxCount="1" destinationEntity="Tag" inverseName="notes"/></entity>
+            </model>
+            """, version: "Tags", in: folder)
+        let model = try ModelBundle.loadVersion(path: version.path)
+        let tag = try XCTUnwrap(model.entity(named: "Tag"))
+        XCTAssertEqual(tag.attributes.map(\.defaultValue), [.integer(0), .integer(1), .integer(1), nil, nil])
+        XCTAssertEqual(tag.fetchIndexes, [FetchIndex(name: "byNameAndNotes", elements: [FetchIndex.Element(property: "name", isAscending: true)])])
+    }
+
     // MARK: A hand-written model
 
     func testEntitiesInheritanceAndRenamingIdentifiers() throws {

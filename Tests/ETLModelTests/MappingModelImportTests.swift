@@ -227,9 +227,52 @@ final class MappingModelImportTests: XCTestCase {
         XCTAssertEqual(person.filter, "$source.firstName != null && ( $source.lastName == 'O''Neil' || ! ( $source.updatedAt < 10 ) )")
     }
 
+    /// Xcode writes `<` in a predicate string as `\u3c00` (the UTF-16 code unit, low byte first).
+    func testAnEscapedCharacterOfThePredicateStringIsReadAsXcodeMeantIt() throws {
+        let person = try importPerson(try personMapping(filter: "updatedAt \\u3c00 10 AND firstName \\u3e00= 'B'"))
+        XCTAssertEqual(person.filter, "$source.updatedAt < 10 && $source.firstName >= 'B'")
+    }
+
+    func testMatchesAndCountInAFilterTranslate() throws {
+        let person = try importPerson(try personMapping(filter: "NOT firstName MATCHES '[a-hA-H].*' AND SELF.cars.@count > 1"))
+        XCTAssertEqual(person.filter, "! ( matches($source.firstName, '[a-hA-H].*') ) && count($source.cars) > 1")
+        XCTAssertThrowsError(try importPerson(try personMapping(filter: "MATCHES 'a'"))) { error in
+            XCTAssertTrue("\(error)".contains("'MATCHES' has no pipeline equivalent"), "\(error)")
+        }
+    }
+
+    /// `SELF` is the source row; `x.length` of a string attribute is its length.
+    func testSelfAndTheLengthOfAStringTranslate() throws {
+        let person = try importPerson(try personMapping(attributes: [
+            "firstName": "SELF.firstName",
+            "lastName": "FUNCTION(nil, \"castObject:toType:\", FUNCTION(nil, \"multiply:by:\", $source.lastName.length, 0.2), 'NSString')",
+        ]))
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: person.attributes.map { ($0.property, $0.expression) }),
+                       ["firstName": "$source.firstName", "lastName": "string((length($source.lastName) * 0.2))"])
+    }
+
+    /// `FUNCTION($entityPolicy, "selector:", …)` calls the function the mapping's policy
+    /// registers by selector; without a policy class it is refused.
+    func testAFunctionOfTheEntityPolicyBecomesThePolicysFunction() throws {
+        let person = try importPerson(try personMapping(
+            attributes: ["firstName": "FUNCTION($entityPolicy, \"nameFrom:and:\", $source.firstName, 'x')"],
+            entityMappingXML: "<attribute name=\"migrationpolicyclassname\" type=\"string\">App.PersonPolicy</attribute>"))
+        XCTAssertEqual(person.attributes.map(\.expression), ["PersonPolicy_nameFrom_and_($source.firstName, 'x')"])
+        XCTAssertThrowsError(try importPerson(try personMapping(attributes: ["firstName": "FUNCTION($entityPolicy, \"name:\", $source.firstName)"]))) { error in
+            XCTAssertTrue("\(error)".contains("calls $entityPolicy, but the entity mapping names no migration policy class"), "\(error)")
+        }
+    }
+
     func testTheArchivedDefaultFetchGivesItsPredicateAsTheFilter() throws {
         let person = try importPerson(try personMapping(sourceExpression: Self.fetchPeopleWithFirstNames))
         XCTAssertEqual(person.filter, "$source.firstName != null")
+    }
+
+    /// A source fetch Xcode kept as text, `FETCH(…)`: the default fetch with its predicate is the filter.
+    func testTheDefaultFetchWrittenAsTextGivesItsPredicateAsTheFilter() throws {
+        let fetch = #"FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:" , "Person", "firstName != nil AND lastName == \"O'Neil\""), $manager.sourceContext, NO)"#
+        let person = try importPerson(try personMapping(entityMappingXML: "<attribute name=\"sourceexpressionstring\" type=\"string\">\(fetch.replacingOccurrences(of: "\"", with: "&quot;"))</attribute>"))
+        XCTAssertEqual(person.filter, "$source.firstName != null && $source.lastName == 'O''Neil'")
     }
 
     func testASourceExpressionOtherThanTheDefaultFetchIsRefused() throws {

@@ -21,6 +21,21 @@ final class FunctionExpressionTests: XCTestCase {
         XCTAssertEqual(compileError("coalesce(1)")?.message, "coalesce takes at least 2 arguments, found 1")
     }
 
+    /// Core Data's MATCHES: an ICU regular expression over the whole text.
+    func testMatchesIsARegularExpressionOverTheWholeText() throws {
+        XCTAssertEqual(try evaluate("matches($source.title, '[a-hA-H].*')", row: ["$source.title": .string("Dune")]), .boolean(true))
+        XCTAssertEqual(try evaluate("matches($source.title, '[i-pI-P].*')", row: ["$source.title": .string("Dune")]), .boolean(false))
+        XCTAssertEqual(try evaluate("matches($source.title, 'un')", row: ["$source.title": .string("Dune")]), .boolean(false), "not a part of it")
+        XCTAssertEqual(try evaluate("matches('ab', 'a|ab')"), .boolean(true))
+        XCTAssertEqual(try evaluate("matches($source.title, '.*')"), .null)
+        XCTAssertEqual(try type(of: "matches('a', 'a')"), .boolean)
+        XCTAssertEqual(compileError("matches('a', '[')")?.message.hasPrefix("matches: '[' is not a regular expression"), true)
+        XCTAssertEqual(compileError("matches('a', '[')")?.column, 14)
+        XCTAssertEqual(compileError("matches($source.pages, 'a')")?.message, "matches: argument 1 must be a string, found integer")
+        XCTAssertEqual(try evaluationError("matches('a', $source.title)", row: ["$source.title": .string("(")])?.message
+            .hasPrefix("matches: '(' is not a regular expression"), true)
+    }
+
     func testIf() throws {
         XCTAssertEqual(try evaluate("if(true, 'a', 'b')"), .string("a"))
         XCTAssertEqual(try evaluate("if(false, 'a', 'b')"), .string("b"))

@@ -68,4 +68,67 @@ final class MappingCommandTests: XCTestCase {
         XCTAssertEqual(shown.status, 2)
         XCTAssertTrue(shown.stderr.contains("cannot find the model bundle") && shown.stderr.contains("--models"), shown.stderr)
     }
+
+    /// `etl mapping port`: a Swift policy per migration policy class, with a function per
+    /// `FUNCTION($entityPolicy, …)` selector, that type-checks against the ETL library as written.
+    func testPortWritesPolicySkeletonsThatCompile() throws {
+        let copy = try FixtureSet.copy("coredata-mappingmodels/billmoss-hybrid", into: folder)
+        let out = folder.appendingPathComponent("Ported")
+        let ported = try run("etl", ["mapping", "port", copy.appendingPathComponent("CoreDataMigration/Model4ToModel5-1.xcmappingmodel").path, "--swift", out.path])
+        XCTAssertEqual(ported.status, 0, ported.stderr)
+        let topic = try String(contentsOf: out.appendingPathComponent("CDMTopicToTopicMigrationPolicy.swift"), encoding: .utf8)
+        XCTAssertTrue(topic.contains("public enum CDMTopicToTopicMigrationPolicy {"), topic)
+        XCTAssertTrue(topic.contains("TopicToTopic, a row of Topic: ") && topic.contains("source.string(\"presenterName\")"), topic)
+        let again = try run("etl", ["mapping", "port", copy.appendingPathComponent("CoreDataMigration/Model4ToModel5-1.xcmappingmodel").path, "--swift", out.path])
+        XCTAssertEqual(again.status, 2)
+        XCTAssertTrue(again.stderr.contains("exists: etl does not overwrite a port"), again.stderr)
+
+        // A class whose functions the value expressions call.
+        let bundle = folder.appendingPathComponent("Notes.xcdatamodeld")
+        let note = #"<entity name="Note"><attribute name="body" optional="YES" attributeType="String"/><attribute name="rank" optional="YES" attributeType="Integer 64"/></entity>"#
+        try ModelBundleFiles.write(bundle, versions: [("n1", ModelBundleFiles.model(note)), ("n2", ModelBundleFiles.model(note))])
+        let mapping = folder.appendingPathComponent("n1ToN2.xcmappingmodel")
+        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
+        try """
+            <?xml version="1.0" standalone="no"?>
+            <database>
+            <object type="XDDEVMAPPINGMODEL" id="z1">
+              <attribute name="sourcemodelpath" type="string">App/Notes.xcdatamodeld/n1.xcdatamodel</attribute>
+              <attribute name="destinationmodelpath" type="string">App/Notes.xcdatamodeld/n2.xcdatamodel</attribute>
+              <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship>
+            </object>
+            <object type="XDDEVENTITYMAPPING" id="z2">
+              <attribute name="sourcename" type="string">Note</attribute>
+              <attribute name="destinationname" type="string">Note</attribute>
+              <attribute name="mappingtypename" type="string">Custom</attribute>
+              <attribute name="mappingnumber" type="int16">1</attribute>
+              <attribute name="migrationpolicyclassname" type="string">App.NotePolicy</attribute>
+              <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="z3 z4"></relationship>
+            </object>
+            <object type="XDDEVATTRIBUTEMAPPING" id="z3">
+              <attribute name="name" type="string">body</attribute>
+              <attribute name="valueexpressionstring" type="string">FUNCTION($entityPolicy, "shout:times:", $source.body, 2)</attribute>
+            </object>
+            <object type="XDDEVATTRIBUTEMAPPING" id="z4">
+              <attribute name="name" type="string">rank</attribute>
+              <attribute name="valueexpressionstring" type="string">FUNCTION($entityPolicy, "rankOf:", $source.body)</attribute>
+            </object>
+            </database>
+            """.write(to: mapping.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        let notes = try run("etl", ["mapping", "port", mapping.path, "--models", bundle.path, "--swift", out.path])
+        XCTAssertEqual(notes.status, 0, notes.stderr)
+        let policy = try String(contentsOf: out.appendingPathComponent("NotePolicy.swift"), encoding: .utf8)
+        XCTAssertTrue(policy.contains("\"shout:times:\": ExpressionFunction([.string, .integer], returns: .string)"), policy)
+        XCTAssertTrue(policy.contains("\"rankOf:\": ExpressionFunction([.string], returns: .integer)"), policy)
+
+        // They compile against the library as built for these tests.
+        let swiftc = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/swiftc" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let swiftc else { throw XCTSkip("no swiftc on PATH to type-check the ported files") }
+        let modules = Bundle.main.bundleURL.appendingPathComponent("Modules").path
+        let checked = try ToolProcess.run(["-typecheck", "-I", modules, "-I", repositoryPath("Sources/CSQLite"), "-I", repositoryPath("Sources/CZstd"),
+                                           out.appendingPathComponent("CDMTopicToTopicMigrationPolicy.swift").path,
+                                           out.appendingPathComponent("NotePolicy.swift").path], program: swiftc, in: folder)
+        XCTAssertEqual(checked.status, 0, checked.stdout + checked.stderr)
+    }
 }

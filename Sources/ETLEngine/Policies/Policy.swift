@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLModel
 
 /// Custom logic for an entity mapping, as named Swift closures: Core Data's
 /// `NSEntityMigrationPolicy`, without the class. Every hook is optional; a missing hook
@@ -41,14 +42,19 @@ public struct Policy: Sendable {
     public var relate: Relate?
     public var endOfMapping: EndOfMapping?
     public var validate: Validate?
+    /// Functions a mapping model's value expressions call on the policy class,
+    /// `FUNCTION($entityPolicy, "selector:", …)`, by selector: called as the expression
+    /// function `Policy_selector_(…)` (`MappingModelImport.policyFunctionName`).
+    public var functions: [String: ExpressionFunction] = [:]
 
     public init(creates: [String] = [], create: Create? = nil, relate: Relate? = nil,
-                endOfMapping: EndOfMapping? = nil, validate: Validate? = nil) {
+                endOfMapping: EndOfMapping? = nil, validate: Validate? = nil, functions: [String: ExpressionFunction] = [:]) {
         self.creates = creates
         self.create = create
         self.relate = relate
         self.endOfMapping = endOfMapping
         self.validate = validate
+        self.functions = functions
     }
 
     /// A policy whose create closure works with fields resolved once per mapping:
@@ -58,8 +64,8 @@ public struct Policy: Sendable {
     ///         return { book, output in output[title] = book[source]?.uppercased() }
     ///     })
     public init(creates: [String] = [], prepare: @escaping Prepare, relate: Relate? = nil,
-                endOfMapping: EndOfMapping? = nil, validate: Validate? = nil) {
-        self.init(creates: creates, relate: relate, endOfMapping: endOfMapping, validate: validate)
+                endOfMapping: EndOfMapping? = nil, validate: Validate? = nil, functions: [String: ExpressionFunction] = [:]) {
+        self.init(creates: creates, relate: relate, endOfMapping: endOfMapping, validate: validate, functions: functions)
         self.prepare = prepare
     }
 
@@ -71,15 +77,29 @@ public struct Policy: Sendable {
 /// Policies by name, as pipelines name them.
 public struct PolicyRegistry: Sendable {
     public var policies: [String: Policy]
-    /// Functions added to the expression language (a built-in's name is not available).
-    public var functions: [String: ExpressionFunction]
+    private var programFunctions: [String: ExpressionFunction]
+
+    /// Functions added to the expression language (a built-in's name is not available): the
+    /// program's own, and each policy's by selector, named `Policy_selector_`.
+    public var functions: [String: ExpressionFunction] {
+        get {
+            var all = programFunctions
+            for (name, policy) in policies {
+                for (selector, function) in policy.functions {
+                    all[MappingModelImport.policyFunctionName(policy: name, selector: selector)] = function
+                }
+            }
+            return all
+        }
+        set { programFunctions = newValue }
+    }
 
     public init(_ policies: [String: Policy] = [:], functions: [String: ExpressionFunction] = [:]) {
         for name in functions.keys {
             precondition(!ExpressionFunction.builtinNames.contains(name), "the function '\(name)' would be hidden by the built-in of that name: rename it")
         }
         self.policies = policies
-        self.functions = functions
+        self.programFunctions = functions
     }
 
     public subscript(name: String) -> Policy? { policies[name] }

@@ -63,6 +63,9 @@ struct SQLTranslator {
             let call = "\(Self.textFunction(function))(\(value))"
             if function == .trim, let column { return Self.asciiTrim(column, else: call) }
             return call
+        case .matches(let text, let pattern):
+            guard let text = stringColumn(text) ?? sql(text), let pattern = sql(pattern) else { return nil }
+            return "\(Self.matchesFunction)(\(text), \(pattern))"
         case .function(let name, let list):
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "\(Self.functionName(name))(\(parts.joined(separator: ", ")))" : nil
@@ -205,7 +208,8 @@ struct SQLTranslator {
     ///   (`Value.unreadable`) fails the statement;
     /// - `etl_convert_<conversion>_<type>(orNull, x)`: the conversion of `x`, read as
     ///   `type`; fails the statement where the evaluator rejects the row, unless orNull is 1;
-    /// - `etl_text_<function>(x)`.
+    /// - `etl_text_<function>(x)`;
+    /// - `etl_matches(text, pattern)` (`RegularExpression`), 1 or 0.
     ///
     /// The last two read `x` as `etl_value_<type>` does, the rejects included, so that a
     /// column can go in as stored; a value already read reads as itself again.
@@ -243,6 +247,17 @@ struct SQLTranslator {
                 }
             }
         }
+        try database.createFunction(matchesFunction) { (text: SQLValue, pattern: SQLValue) in
+            for argument in [text, pattern] {
+                if let reason = Value.unreadable(sql: argument, as: .string) { throw rejected.record(reason) }
+            }
+            guard case .string(let s) = Value(sql: text, as: .string), case .string(let p) = Value(sql: pattern, as: .string) else { return .null }
+            do {
+                return .integer(try RegularExpression.matches(s, pattern: p) ? 1 : 0)
+            } catch {
+                throw rejected.record("matches: \(error)")
+            }
+        }
         for function in TextFunction.allCases {
             try database.createFunction(textFunction(function)) { (argument: SQLValue) in
                 if let reason = Value.unreadable(sql: argument, as: .string) { throw rejected.record(reason) }
@@ -258,6 +273,7 @@ struct SQLTranslator {
     static func valueFunction(_ type: ExprType) -> String { "etl_value_\(type)" }
     static func convertFunction(_ conversion: Conversion, _ type: ExprType) -> String { "etl_convert_\(conversion.rawValue)_\(type)" }
     static func textFunction(_ function: TextFunction) -> String { "etl_text_\(function.rawValue)" }
+    static let matchesFunction = "etl_matches"
 
     /// Why a pushed statement stopped: a value the row-by-row engine would reject.
     struct ValueRejected: Error, CustomStringConvertible {

@@ -10,17 +10,37 @@ import Foundation
 /// numeric-aware name order ("Model" < "Model 2" < "Model 10", "v1.9" < "v1.10"): a stable
 /// order, which is not necessarily the order the versions were made in; migrations name
 /// their versions explicitly.
+///
+/// The bundle loads version by version, as Core Data compiles each on its own: a version
+/// that cannot be read is kept as `unreadable`, with its error (file:line), and refuses only
+/// a run that needs it (`model(named:)`); the others are `versions`.
 public struct ModelBundle: Sendable {
     /// The `.xcdatamodeld` folder.
     public var path: String
+    /// The versions that could be read, in the bundle's order.
     public var versions: [Model]
+    /// Every version's name, readable or not, in the bundle's order.
+    public var names: [String]
+    /// The versions that could not be read, by name, with why.
+    public var unreadable: [String: DocumentError]
     /// The version `.xccurrentversion` names (without `.xcdatamodel`); nil when the bundle has no such file.
     public var currentVersion: String?
 
-    public init(path: String, versions: [Model], currentVersion: String?) {
+    public init(path: String, versions: [Model], currentVersion: String?,
+                names: [String]? = nil, unreadable: [String: DocumentError] = [:]) {
         self.path = path
         self.versions = versions
+        self.names = names ?? versions.map(\.version)
+        self.unreadable = unreadable
         self.currentVersion = currentVersion
+    }
+
+    /// The version named `name`; nil when the bundle has no such version, and the version's
+    /// own error when it could not be read.
+    public func model(named name: String) throws -> Model? {
+        let bare = Self.stripExtension(name)
+        if let error = unreadable[bare] { throw error }
+        return version(named: bare)
     }
 
     /// The version named `name` ("v1.1.0"; a trailing ".xcdatamodel" is ignored).
@@ -56,21 +76,32 @@ public struct ModelBundle: Sendable {
                                 message: "the model bundle holds no Version.xcdatamodel folder (found: \(names.sorted().joined(separator: ", ")))")
         }
         let root = URL(fileURLWithPath: path)
-        let versions = try folders.map { try loadVersion(path: root.appendingPathComponent($0).path) }
+        var versions: [Model] = []
+        var unreadable: [String: DocumentError] = [:]
+        for folder in folders {
+            do {
+                versions.append(try loadVersion(path: root.appendingPathComponent(folder).path))
+            } catch let error as DocumentError {
+                unreadable[stripExtension(folder)] = error
+            }
+        }
+        let versionNames = folders.map(stripExtension)
+        // No version to run with: the bundle as a whole is refused, with the first version's reason.
+        if versions.isEmpty, let first = versionNames.first, let error = unreadable[first] { throw error }
 
         var current: String?
         let marker = root.appendingPathComponent(".xccurrentversion").path
         if fm.fileExists(atPath: marker) {
             let name = try currentVersionName(file: marker)
             let bare = stripExtension(name)
-            guard versions.contains(where: { $0.version == bare }) else {
+            guard versionNames.contains(bare) else {
                 throw DocumentError(file: marker, line: 0, column: 0, path: "/",
                                     message: "_XCCurrentVersionName names '\(name)', which is not a version of the bundle (versions: "
-                                        + versions.map(\.version).joined(separator: ", ") + ")")
+                                        + versionNames.joined(separator: ", ") + ")")
             }
             current = bare
         }
-        return ModelBundle(path: path, versions: versions, currentVersion: current)
+        return ModelBundle(path: path, versions: versions, currentVersion: current, names: versionNames, unreadable: unreadable)
     }
 
     /// Reads one version: a `Foo.xcdatamodel` folder or its `contents` file. The model's

@@ -26,6 +26,10 @@ import ETLStore
 /// `<uniquenessConstraints>` (each `<uniquenessConstraint>` a list of `<constraint value=>`),
 /// `indexed=` of attributes and `<compoundIndexes>` (each `<compoundIndex>` a list of `<index value=>`).
 ///
+/// Read as Core Data reads them: `defaultValueString="NO"`/`"YES"` on an integer attribute
+/// is 0/1; a default on a Transformable attribute is ignored (no column gets it); a fetch
+/// index element on a to-many relationship is left out (no column to index).
+///
 /// Everything else (`<elements>`, fetch requests, configurations, user info) is ignored.
 ///
 /// A date default (`defaultDateTimeInterval`, seconds since 2001) becomes seconds since
@@ -88,8 +92,27 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
             throw DocumentError(file: file, line: 1, column: 1, path: "/",
                                 message: "not an Xcode model: the document has no <model> element")
         }
-        let model = Model(version: version, entities: reader.entities, versionIdentifiers: reader.versionIdentifiers)
+        var model = Model(version: version, entities: reader.entities, versionIdentifiers: reader.versionIdentifiers)
+        model = withoutToManyIndexElements(model)
         try reader.check(model)
+        return model
+    }
+
+    /// A fetch index element on a to-many relationship has no column to index in Core Data's
+    /// SQLite store (the relationship lives in the other entity's foreign key or a join
+    /// table): Xcode accepts it and Core Data makes no index of it, so it is left out, and an
+    /// index left with no element goes too.
+    static func withoutToManyIndexElements(_ model: Model) -> Model {
+        var model = model
+        for (e, entity) in model.entities.enumerated() where !entity.fetchIndexes.isEmpty {
+            let toMany = Set(model.relationships(of: entity.name).filter(\.isToMany).map(\.name))
+            guard !toMany.isEmpty else { continue }
+            model.entities[e].fetchIndexes = entity.fetchIndexes.compactMap { index in
+                var index = index
+                index.elements.removeAll { toMany.contains($0.property) }
+                return index.elements.isEmpty ? nil : index
+            }
+        }
         return model
     }
 
@@ -274,6 +297,14 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
                 throw error(here, "attribute \(entity).\(name): defaultDateTimeInterval '\(interval)' is not a number")
             }
             attribute.defaultValue = .real(seconds + 978_307_200)
+        } else if let text = attributes["defaultValueString"], type == .transformable {
+            // Core Data keeps a Transformable attribute's default string without transforming
+            // it, and no store column gets it: ignored, as Core Data's stores show.
+            _ = text
+        } else if let text = attributes["defaultValueString"], type.isInteger, let flag = ["NO": 0, "YES": 1][text] {
+            // Xcode writes a Boolean-looking default on an integer attribute as is; the
+            // compiled model holds 0 or 1, as here.
+            attribute.defaultValue = .integer(Int64(flag))
         } else if let text = attributes["defaultValueString"] {
             guard let value = type.parseDefault(text) else {
                 throw error(here, "attribute \(entity).\(name): '\(text)' is not a valid default for a \(typeName) attribute")

@@ -76,9 +76,12 @@ public indirect enum ArchivedExpression: Sendable, Equatable, CustomStringConver
     }
 
     /// The key path when this is `$source.a.b` (or `$source` itself: ""), else nil.
+    /// `SELF` is the source row too: Core Data evaluates a mapping's expressions with the
+    /// source instance as the evaluated object, so `SELF.importDate` is `$source.importDate`.
     public var sourceKeyPath: String? {
         switch self {
-        case .variable("source"): return ""
+        case .variable("source"), .evaluatedObject: return ""
+        case .keyPath(let path) where path.hasPrefix("SELF.") && path.count > 5: return String(path.dropFirst(5))
         case .function(let operand?, let selector, let arguments)
             where selector == "valueForKeyPath:" || selector == "valueForKey:":
             guard let base = operand.sourceKeyPath, arguments.count == 1 else { return nil }
@@ -92,6 +95,18 @@ public indirect enum ArchivedExpression: Sendable, Equatable, CustomStringConver
         default: return nil
         }
     }
+
+    /// The selectors of `FUNCTION($entityPolicy, "selector:", …)` calls in the expression, outermost first.
+    public var entityPolicySelectors: [String] {
+        guard case .function(let operand, let selector, let arguments) = self else {
+            if case .fetch(let request) = self { return request.entityPolicySelectors }
+            return []
+        }
+        let own = operand == .variable("entityPolicy") ? [selector] : []
+        return own + (operand?.entityPolicySelectors ?? []) + arguments.flatMap(\.entityPolicySelectors)
+    }
+
+    public var callsEntityPolicy: Bool { !entityPolicySelectors.isEmpty }
 
     /// The expression in `NSExpression`'s format syntax, as Xcode's editor shows it.
     public var description: String {

@@ -1,6 +1,7 @@
 /// `NSExpression`'s format syntax, for the few forms a mapping model stores as text
 /// (`valueexpressionstring`, from Xcode versions that wrote strings instead of archives):
-/// `$source.color`, `FUNCTION($manager, "selector:", "Name", $source.owner)`, key paths,
+/// `$source.color`, `FUNCTION($manager, "selector:", "Name", $source.owner)`,
+/// `FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", …), $manager.sourceContext, NO)`, key paths,
 /// quoted strings, numbers, `nil`, `YES` / `NO`. The result is the same `ArchivedExpression`
 /// an archive of that expression decodes to; anything else is an error naming what was found.
 enum ExpressionFormat {
@@ -94,6 +95,16 @@ enum ExpressionFormat {
             case "YES", "TRUE": return .constant(.bool(true))
             case "NO", "FALSE": return .constant(.bool(false))
             case "SELF": return .evaluatedObject
+            case "FETCH":
+                // FETCH(request, context, countOnly): the source fetch as Xcode writes it.
+                try expect("(")
+                let request = try expression()
+                try expect(",")
+                _ = try expression()
+                try expect(",")
+                _ = try expression()
+                try expect(")")
+                return .fetch(request: request)
             case "FUNCTION":
                 depth += 1
                 defer { depth -= 1 }

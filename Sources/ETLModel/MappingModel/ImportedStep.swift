@@ -19,6 +19,34 @@ public struct ImportedStep: Sendable, Equatable {
     }
 
     static func quote(_ text: String) -> String { jsonStringLiteral(text) }
+
+    /// Several mapping models of one hop (Core Data's multi-pass migration) as one step:
+    /// every pass's mappings, in pass order, each named `Mapping (File)` and its lookups
+    /// renamed with it, so a pass links only rows its own mappings made, as in Core Data,
+    /// where each pass is a migration of its own into the same store.
+    public static func passes(_ passes: [ImportedStep]) -> ImportedStep {
+        var step = ImportedStep(name: passes.map(\.name).joined(separator: " + "), from: passes[0].from, to: passes[0].to,
+                                mappings: [], notes: [])
+        for pass in passes {
+            let names = Dictionary(uniqueKeysWithValues: pass.mappings.map { ($0.name, "\($0.name) (\(pass.name))") })
+            func renamed(_ expression: String) -> String {
+                var text = expression
+                for (old, new) in names {
+                    for call in ["destination", "destinations"] {
+                        text = text.replacingOccurrences(of: "\(call)('\(old)', ", with: "\(call)('\(new)', ")
+                    }
+                }
+                return text
+            }
+            for var m in pass.mappings {
+                m.name = names[m.name]!
+                m.relationships = m.relationships.map { .init(property: $0.property, expression: renamed($0.expression)) }
+                step.mappings.append(m)
+            }
+            step.notes += pass.notes.map { "\(pass.name): \($0)" }
+        }
+        return step
+    }
 }
 
 /// One entity mapping of an imported step, its expressions in the pipeline language.

@@ -5,14 +5,15 @@ import Foundation
 /// The forms pipelines can express: comparisons (`==` `=` `!=` `<>` `<` `<=` `=<` `>` `>=`
 /// `=>`) between key paths of the source row and constants (numbers, quoted strings, `nil`,
 /// `YES` / `NO` / `TRUE` / `FALSE`), joined by `AND` / `OR` / `NOT` (or `&&` `||` `!`) and
-/// parentheses; `TRUEPREDICATE` and `FALSEPREDICATE`. A key path `name` becomes
-/// `$source.name`.
+/// parentheses; `TRUEPREDICATE` and `FALSEPREDICATE`; `a MATCHES 'pattern'` as
+/// `matches(a, 'pattern')`; `tags.@count` as `count($source.tags)`. A key path `name`
+/// becomes `$source.name`.
 ///
 ///     try PredicateTranslation.filter("maker != nil AND year >= 2000")
 ///     // "$source.maker != null && $source.year >= 2000"
 ///
 /// Anything else (`BEGINSWITH`, `CONTAINS`, `LIKE`, `IN`, `ANY`, `SUBQUERY`, `$variables`,
-/// `%@`, `FUNCTION`, `@count`) is an error naming the word.
+/// `%@`, `FUNCTION`) is an error naming the word.
 enum PredicateTranslation {
     struct Untranslatable: Error, CustomStringConvertible {
         var word: String
@@ -28,6 +29,16 @@ enum PredicateTranslation {
         var out: [String] = []
         var i = trimmed.startIndex
         let characters = trimmed
+        // `a MATCHES 'p'` is `matches(a, 'p')`: the left operand waits for the right one.
+        var matchesLeft: String?
+        func operand(_ token: String) {
+            if let left = matchesLeft {
+                out.append("matches(\(left), \(token))")
+                matchesLeft = nil
+            } else {
+                out.append(token)
+            }
+        }
         while i < characters.endIndex {
             let c = characters[i]
             if c.isWhitespace { i = characters.index(after: i); continue }
@@ -40,7 +51,7 @@ enum PredicateTranslation {
                     j = characters.index(after: j)
                 }
                 guard j < characters.endIndex else { throw Untranslatable(word: String(characters[i...])) }
-                out.append("'" + value.replacingOccurrences(of: "'", with: "''") + "'")
+                operand("'" + value.replacingOccurrences(of: "'", with: "''") + "'")
                 i = characters.index(after: j)
                 continue
             }
@@ -56,8 +67,17 @@ enum PredicateTranslation {
                 while j < characters.endIndex, characters[j].isLetter || characters[j].isNumber || characters[j] == "_" || characters[j] == "." {
                     j = characters.index(after: j)
                 }
-                let word = String(characters[i..<j])
+                var word = String(characters[i..<j])
                 i = j
+                // `tags.@count`: the number of rows of a to-many.
+                if word.hasSuffix("."), characters[j...].hasPrefix("@count") {
+                    word.removeLast()
+                    i = characters.index(j, offsetBy: "@count".count)
+                    let path = word.hasPrefix("SELF.") ? String(word.dropFirst(5)) : word
+                    guard !path.isEmpty, !path.contains("..") else { throw Untranslatable(word: word + ".@count") }
+                    operand("count($source.\(path))")
+                    continue
+                }
                 switch word.uppercased() {
                 case "AND": out.append("&&")
                 case "OR": out.append("||")
@@ -67,13 +87,18 @@ enum PredicateTranslation {
                 case "NO", "FALSE": out.append("false")
                 case "TRUEPREDICATE": out.append("true")
                 case "FALSEPREDICATE": out.append("false")
-                case "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN", "BETWEEN", "ANY", "ALL", "SOME", "NONE",
+                case "MATCHES":
+                    guard matchesLeft == nil, let left = out.popLast(), left.hasPrefix("$source.") || left.hasPrefix("'") else {
+                        throw Untranslatable(word: word)
+                    }
+                    matchesLeft = left
+                case "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN", "BETWEEN", "ANY", "ALL", "SOME", "NONE",
                      "SUBQUERY", "FUNCTION", "SELF":
                     throw Untranslatable(word: word)
                 default:
                     let path = word.hasPrefix("SELF.") ? String(word.dropFirst(5)) : word
                     guard !path.isEmpty, !path.hasSuffix("."), !path.contains("..") else { throw Untranslatable(word: word) }
-                    out.append("$source.\(path)")
+                    operand("$source.\(path)")
                 }
                 continue
             }
@@ -87,6 +112,7 @@ enum PredicateTranslation {
             out.append(translated)
             i = characters.index(i, offsetBy: written.count)
         }
+        if matchesLeft != nil { throw Untranslatable(word: "MATCHES") }
         return try negationsWrapped(out).joined(separator: " ")
     }
 

@@ -63,6 +63,11 @@ public struct XCMappingModel: Sendable {
         public var autogenerates: Bool
         public var userInfo: [String: ArchivedValue]
         public var line: Int
+        /// A relationship mapping set by Xcode's "Key Path" and "Mapping Name" fields instead
+        /// of a value expression (`sourcekeypath`: `$source.country.continent`;
+        /// `sourcemappingname`: the entity mapping whose rows it links to).
+        public var sourceKeyPath: String? = nil
+        public var sourceMappingName: String? = nil
     }
 
     static let entityMappingAttributes: Set<String> = [
@@ -71,6 +76,7 @@ public struct XCMappingModel: Sendable {
     ]
     static let propertyMappingAttributes: Set<String> = [
         "name", "valueexpressiondata", "valueexpressionstring", "autogenerateexpression", "userinfodata",
+        "sourcekeypath", "sourcemappingname",
     ]
     /// The selector of Core Data's default source fetch.
     static let defaultFetch = "fetchRequestForSourceEntityNamed:predicateString:"
@@ -87,6 +93,29 @@ public struct XCMappingModel: Sendable {
             folder = folder.deletingLastPathComponent()
         }
         return nil
+    }
+
+    /// The text of a string attribute as Xcode meant it: Xcode writes a character XML
+    /// would have to escape (`<`, `>`, `&`) as `\u` and the four hex digits of its UTF-16
+    /// code unit, low byte first (`messageID \u3c00 10000` is `messageID < 10000`).
+    static func unescaped(_ text: String) -> String {
+        guard text.contains("\\u") else { return text }
+        var out = String.UnicodeScalarView()
+        let scalars = Array(text.unicodeScalars)
+        var i = 0
+        while i < scalars.count {
+            if scalars[i] == "\\", i + 5 < scalars.count, scalars[i + 1] == "u",
+               let low = UInt8(String(String.UnicodeScalarView(scalars[(i + 2)..<(i + 4)])), radix: 16),
+               let high = UInt8(String(String.UnicodeScalarView(scalars[(i + 4)..<(i + 6)])), radix: 16),
+               let scalar = Unicode.Scalar(UInt16(high) << 8 | UInt16(low)) {
+                out.append(scalar)
+                i += 6
+            } else {
+                out.append(scalars[i])
+                i += 1
+            }
+        }
+        return String(out)
     }
 
     static func versionName(_ modelPath: String) -> String {
@@ -125,7 +154,7 @@ public struct XCMappingModel: Sendable {
                                 message: "expected one XDDEVMAPPINGMODEL object, found \(roots.count): is this an Xcode mapping model?")
         }
         func string(_ object: XCMappingXML.Object, _ name: String) -> String? {
-            object.attributes[name].map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+            object.attributes[name].map { unescaped($0).trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         }
         func archive(_ object: XCMappingXML.Object, _ name: String, place: String) throws -> ArchivedValue? {
             guard let text = object.attributes[name] else { return nil }
@@ -190,7 +219,9 @@ public struct XCMappingModel: Sendable {
                     }
                     properties[k].append(PropertyMapping(name: propertyName, expression: try expression(p, "valueexpression", place: propertyPlace),
                                                          autogenerates: string(p, "autogenerateexpression") == "1",
-                                                         userInfo: try userInfo(p, place: propertyPlace), line: p.line))
+                                                         userInfo: try userInfo(p, place: propertyPlace), line: p.line,
+                                                         sourceKeyPath: string(p, "sourcekeypath"),
+                                                         sourceMappingName: string(p, "sourcemappingname")))
                 }
             }
             mappings.append(EntityMapping(

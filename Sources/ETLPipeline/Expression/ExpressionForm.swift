@@ -6,7 +6,7 @@
 /// `! && ||`, comparisons, `== null`, double arithmetic, `if`, `coalesce`,
 /// `destination(s)`, the program's own functions (`ExpressionFunction`), the conversions
 /// (`integer`, `double`, `boolean`, `date`, alone or in `orNull`) and `trim`, `normalize`,
-/// `casefold` (the engine registers the Swift code of these last two kinds in SQLite). A
+/// `casefold`, `matches` (the engine registers the Swift code of these last kinds in SQLite). A
 /// conversion can fail on a row: the engine looks for such a row before it pushes a
 /// mapping down. Integer arithmetic has no form (the evaluator rejects an overflowing row
 /// where SQLite would switch to REAL), nor have the other text and date functions; an
@@ -33,6 +33,8 @@ public indirect enum ExpressionForm: Sendable, Hashable {
     case convert(Conversion, ExpressionForm, from: ExprType, orNull: Bool)
     /// `trim()`, `normalize()` or `casefold()`.
     case text(TextFunction, ExpressionForm)
+    /// `matches(text, pattern)`: a regular expression over the whole text (`RegularExpression`).
+    case matches(ExpressionForm, ExpressionForm)
     /// A function the program added (`ExpressionFunction`), by name.
     case function(String, [ExpressionForm])
     /// `destination('mapping', row)` (`many` false) or `destinations('mapping', rows)`.
@@ -66,7 +68,8 @@ public indirect enum ExpressionForm: Sendable, Hashable {
         case .not(let a), .isNull(let a, _), .toDouble(let a), .text(_, let a), .convert(_, let a, _, _),
              .destinations(_, let a, _):
             return [a]
-        case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b), .arithmetic(_, let a, let b): return [a, b]
+        case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b), .arithmetic(_, let a, let b),
+             .matches(let a, let b): return [a, b]
         case .conditional(let a, let b, let c): return [a, b, c]
         case .coalesce(let list), .function(_, let list): return list
         }

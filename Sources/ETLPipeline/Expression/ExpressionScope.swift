@@ -27,6 +27,9 @@ public struct ExpressionScope: Sendable {
     public var allowsDestinationLookups: Bool
     /// Functions the program added, by name.
     public var functions: [String: ExpressionFunction] = [:]
+    /// The model destination rows belong to: rows of several entities of one hierarchy
+    /// (`coalesce(destination('A', …), destination('B', …))`) meet at their common ancestor.
+    public var destinationModel: Model?
 
     public init(sourceModel: Model, source: String, item: String? = nil,
                 mappings: [String: MappingSignature] = [:], allowsDestinationLookups: Bool = false) {

@@ -1,10 +1,12 @@
+import ETLModel
+
 /// The built-in functions: their argument checks, result types and evaluators.
 ///
 /// Unless said otherwise a function returns null when any argument is null.
 enum FunctionLibrary {
     static let names = [
         "coalesce", "if", "concat", "substring", "prefix", "upper", "lower", "trim", "normalize", "casefold",
-        "replace", "length", "integer", "double", "string", "boolean", "orNull",
+        "replace", "length", "matches", "integer", "double", "string", "boolean", "orNull",
         "date", "epoch", "iso8601", "year", "month", "day",
         "count", "destination", "destinations",
     ]
@@ -13,7 +15,7 @@ enum FunctionLibrary {
                       scope: ExpressionScope) throws(ExpressionError) -> Checked {
         let call = Call(name: name, arguments: arguments, syntax: syntax)
         switch name {
-        case "coalesce": return try coalesce(call)
+        case "coalesce": return try coalesce(call, destinationModel: scope.destinationModel)
         case "if": return try conditional(call)
         case "concat": return try concat(call)
         case "substring": return try substring(call)
@@ -43,6 +45,23 @@ enum FunctionLibrary {
             }.with(form: call.arguments[0].form.map { .text(function, $0) })
         case "orNull":
             return try orNull(call)
+        case "matches":
+            try call.arity(2...2)
+            for index in 0..<2 { try call.require(index, "a string") { $0 == .string } }
+            if case .literal(.string(let pattern))? = call.arguments[1].form {
+                do { try RegularExpression.check(pattern) } catch {
+                    throw ExpressionError(message: "matches: \(error)", column: call.arguments[1].column)
+                }
+            }
+            let column = call.arguments[1].column
+            return call.strict(.boolean) { text, pattern in
+                guard case .string(let s) = text, case .string(let p) = pattern else { return .null }
+                do {
+                    return .boolean(try RegularExpression.matches(s, pattern: p))
+                } catch {
+                    throw EvaluationError(message: "matches: \(error)", column: column)
+                }
+            }.with(form: allForms([call.arguments[0].form, call.arguments[1].form]).map { .matches($0[0], $0[1]) })
         case "replace":
             try call.arity(3...3)
             for index in 0..<3 { try call.require(index, "a string") { $0 == .string } }
@@ -95,11 +114,20 @@ enum FunctionLibrary {
 
     /// `coalesce(a, b, …)`: the first non-null argument, arguments evaluated left to right
     /// only as far as needed. All arguments share one type (integer and double meet at double).
-    private static func coalesce(_ call: Call) throws(ExpressionError) -> Checked {
+    /// Destination rows of entities of one hierarchy meet at their nearest common ancestor
+    /// (a to-one into the hierarchy may hold a row of any of them).
+    private static func coalesce(_ call: Call, destinationModel: Model?) throws(ExpressionError) -> Checked {
         try call.arity(atLeast: 2)
+        func common(_ a: String, _ b: String) -> String? {
+            guard let model = destinationModel else { return nil }
+            let ancestors = Set(model.lineage(of: b).map(\.name))
+            return model.lineage(of: a).first { ancestors.contains($0.name) }?.name
+        }
         var type = call.arguments[0].type
         for (index, argument) in call.arguments.enumerated().dropFirst() {
-            guard let unified = ExprType.unify(type, argument.type) else {
+            var rows: ExprType?
+            if case .destinationRow(let a) = type, case .destinationRow(let b) = argument.type { rows = common(a, b).map(ExprType.destinationRow) }
+            guard let unified = ExprType.unify(type, argument.type) ?? rows else {
                 throw ExpressionError(
                     message: "coalesce: argument \(index + 1) is \(argument.type), but the arguments before it are \(type)",
                     column: argument.column)
@@ -325,7 +353,11 @@ enum FunctionLibrary {
         case .null: entity = expected
         default: entity = nil
         }
-        let isOfEntity = entity.map { e in scope.sourceModel.lineage(of: e).contains { $0.name == expected } } ?? false
+        // A row of the mapping's entity or of an ancestor (a to-one into a hierarchy, which
+        // may hold a row of this sub-entity: one of another finds no row, so null).
+        let isOfEntity = entity.map { e in
+            scope.sourceModel.lineage(of: e).contains { $0.name == expected } || scope.sourceModel.lineage(of: expected).contains { $0.name == e }
+        } ?? false
         guard isOfEntity else {
             let wanted = many ? "a row or rows of \(expected)" : "a row of \(expected)"
             throw ExpressionError(

@@ -8,13 +8,36 @@ extension Planner {
     /// read by the same decoder. So a mapping model and its printed step plan alike, and an
     /// error in the translation points at that printed step.
     ///
+    /// Several mapping models for the hop (`"mappingModel": [ "A", "B", "C" ]`) are Core
+    /// Data's multi-pass migration: one step holding every pass's mappings, in the order of
+    /// the passes, each pass's own named `Mapping (File)` so that its lookups find only the
+    /// rows of its pass (`ImportedStep.passes`).
+    ///
     /// Checked before any row is read: the mapping model was made between the hop's versions
     /// (by version hashes of the models it archives, `XCMappingModel.match`; by the version
     /// names of its recorded model paths where it archives none or their hashes cannot be
     /// computed), every expression translates, and every policy class it names has an etl
     /// policy registered under the class's name.
     func mappingModelStep(_ step: StepSpec, from: Model, to: Model) throws -> StepSpec {
-        guard let path = step.mappingModel, let cursor = step.mappingModelCursor else { return step }
+        guard !step.mappingModels.isEmpty, let cursor = step.mappingModelCursor else { return step }
+        var passes: [ImportedStep] = []
+        for path in step.mappingModels {
+            passes.append(try importedPass(path, cursor: cursor, from: from, to: to))
+        }
+        let imported = passes.count == 1 ? passes[0] : ImportedStep.passes(passes)
+        let files = step.mappingModels.joined(separator: " + ")
+        let root = try JSONCursor.parse(Array(imported.json().utf8), file: "\(files) (as the pipeline step etl mapping show prints)")
+        var decoded = try PipelineSpec.decodeStep(root, index: 0, isLast: false, destinationModel: nil,
+                                                  folder: URL(fileURLWithPath: step.mappingModels[0]).deletingLastPathComponent().path, bundle: true)
+        decoded.name = step.name
+        decoded.drop = step.drop
+        decoded.mappingModels = step.mappingModels
+        decoded.isFound = step.isFound
+        return decoded
+    }
+
+    /// One mapping model of the step, checked against the hop and imported.
+    private func importedPass(_ path: String, cursor: JSONCursor, from: Model, to: Model) throws -> ImportedStep {
         let mapping = try XCMappingModel.load(path: path)
         for (isSource, version) in [(true, from), (false, to)] {
             let (side, recorded) = isSource ? ("source", mapping.sourceModelPath) : ("destination", mapping.destinationModelPath)
@@ -41,11 +64,19 @@ extension Planner {
             throw cursor.error("entity mapping \(m.name) of \(path) needs the migration policy class \(className): no etl policy is registered "
                 + "as '\(name)' (\(known)). Port the class to an etl Policy and register it under that name (ETLCommand.main(policies:), see the README)")
         }
-        let root = try JSONCursor.parse(Array(imported.json().utf8), file: "\(path) (as the pipeline step etl mapping show prints)")
-        var decoded = try PipelineSpec.decodeStep(root, index: 0, isLast: false, destinationModel: nil,
-                                                  folder: URL(fileURLWithPath: path).deletingLastPathComponent().path, bundle: true)
-        decoded.name = step.name
-        decoded.drop = step.drop
-        return decoded
+        // The functions its value expressions call on the policy class, by selector.
+        for m in mapping.entityMappings {
+            guard let className = m.policyClassName, let name = m.policyName else { continue }
+            for p in m.attributes {
+                for selector in p.expression?.entityPolicySelectors ?? [] where functions[MappingModelImport.policyFunctionName(policy: name, selector: selector)] == nil {
+                    let has = policies.contains { $0.name == name } ? "the etl policy registered as '\(name)' has no function for it"
+                        : "no etl policy is registered as '\(name)'"
+                    throw cursor.error("entity mapping \(m.name) of \(path), attribute \(p.name), calls FUNCTION($entityPolicy, \"\(selector)\", …) of the migration "
+                        + "policy class \(className): \(has). Register the policy with the function under its selector: "
+                        + "Policy(…, functions: [\"\(selector)\": ExpressionFunction([argument types], returns: type) { … }])")
+                }
+            }
+        }
+        return imported
     }
 }

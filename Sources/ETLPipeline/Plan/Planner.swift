@@ -183,7 +183,7 @@ public struct Planner {
         } catch {
             throw spec.modelsCursor!.error("cannot read the model bundle \(spec.models!): \(error)")
         }
-        let names = bundle.versions.map(\.version)
+        let names = bundle.names
         func index(of version: String, cursor: JSONCursor?) throws -> Int {
             if let i = names.firstIndex(of: version) { return i }
             let hint = closestName(to: version, among: names).map { " (did you mean '\($0)'?)" } ?? ""
@@ -200,8 +200,14 @@ public struct Planner {
             guard let source else {
                 throw spec.source.cursor.error("the source's version cannot be detected without its store")
             }
-            let detected = try VersionDetector.detect(store: source, versions: bundle.versions,
-                                                      layout: spec.source.layout)
+            let detected: DetectedVersion
+            do {
+                detected = try VersionDetector.detect(store: source, versions: bundle.versions, layout: spec.source.layout)
+            } catch var error as VersionDetectionError where !bundle.unreadable.isEmpty {
+                error.message += " (not compared: the versions that cannot be read, "
+                    + bundle.unreadable.keys.sorted().joined(separator: ", ") + ")"
+                throw error
+            }
             start = try index(of: detected.version, cursor: nil)
         }
         guard start <= target else {
@@ -221,24 +227,43 @@ public struct Planner {
             explicit[from] = (to, step)
         }
         // A mapping model is part of the pipeline: editing it changes the run's identity.
-        let mappingModels = spec.steps.compactMap(\.mappingModel).map(XCMappingModel.xmlFile(of:))
-        var chain = Chain(models: bundle.versions, hops: [], files: bundleFiles(spec.models!) + mappingModels, versions: bundle.versions)
+        let mappingModels = spec.steps.flatMap(\.mappingModels).map(XCMappingModel.xmlFile(of:))
+        var hops: [(from: Int, to: Int, step: StepSpec?)] = []
+        var found = FoundMappingModels(spec: spec, bundle: bundle)
         var k = start
         while k < target {
-            if let (to, step) = explicit[k] {
-                chain.hops.append((k, to, step))
+            if let (to, step) = explicit[k], to <= target {
+                hops.append((k, to, step))
+                k = to
+            } else if let (to, step) = try found.step(from: k, upTo: target) {
+                hops.append((k, to, step))
                 k = to
             } else {
-                chain.hops.append((k, k + 1, nil))
+                hops.append((k, k + 1, nil))
                 k += 1
             }
         }
         // One pipeline serves stores of every version: a step this store's path does not take is a note.
-        let path = ([start] + chain.hops.map(\.to)).map { names[$0] }.joined(separator: " → ")
-        for step in spec.steps where !chain.hops.contains(where: { $0.step?.cursor.path == step.cursor.path }) {
-            chain.notes.append("step \(step.name) (\(step.from!) → \(step.to)) is not on this store's path (\(path)): not run")
+        let path = ([start] + hops.map(\.to)).map { names[$0] }.joined(separator: " → ")
+        let notOnPath = spec.steps.filter { step in !hops.contains { $0.step?.cursor.path == step.cursor.path } }.map { step in
+            "step \(step.name) (\(step.from!) → \(step.to)) is not on this store's path (\(path)): not run"
         }
-        if chain.hops.isEmpty { chain.models = [bundle.versions[start]] }
+        // Only the versions the run passes through are needed: one that cannot be read
+        // refuses the run here, with its own file:line; the others are never looked at.
+        let used = hops.isEmpty ? [start] : [hops[0].from] + hops.map(\.to)
+        let foundFiles = hops.compactMap(\.step).filter(\.isFound).flatMap(\.mappingModels).map(XCMappingModel.xmlFile(of:))
+        var chain = Chain(models: [], hops: [], files: bundleFiles(spec.models!) + mappingModels + foundFiles, versions: bundle.versions,
+                          notes: notOnPath)
+        for i in used {
+            do {
+                chain.models.append(try bundle.model(named: names[i])!)
+            } catch let error as DocumentError {
+                let hop = hops.first { $0.from == i || $0.to == i }.map { " (hop \(names[$0.from]) → \(names[$0.to]))" } ?? ""
+                throw DocumentError(file: error.file, line: error.line, column: error.column, path: error.path,
+                                    message: "version \(names[i]) of \(spec.models!) is needed by this run\(hop) but cannot be read: \(error.message)")
+            }
+        }
+        chain.hops = hops.enumerated().map { (n, hop) in (n, n + 1, hop.step) }
         return chain
     }
 
@@ -496,6 +521,7 @@ public struct Planner {
     func planMapping(_ m: MappingSpec, source: Model, destination: Model, signatures: [String: MappingSignature]) throws -> MappingPlan {
         let createSlots = SlotTable()
         var scope = ExpressionScope(sourceModel: source, source: m.source, item: nil, mappings: signatures, allowsDestinationLookups: false)
+        scope.destinationModel = destination
         scope.functions = functions
 
         var forEach: CompiledExpression?

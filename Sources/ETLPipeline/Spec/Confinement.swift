@@ -24,7 +24,9 @@ extension PipelineSpec {
         if models == nil {
             for step in steps { try check(step.to, step.toCursor) }
         }
-        for step in steps { try check(step.mappingModel, step.mappingModelCursor) }
+        for step in steps {
+            for path in step.mappingModels { try check(path, step.mappingModelCursor) }
+        }
     }
 
     /// The path with symlinks resolved in the part of it that exists (the rest may not

@@ -17,7 +17,7 @@ extension PipelineSpec {
     public static func decode(_ bytes: [UInt8], file: String) throws -> PipelineSpec {
         let root = try JSONCursor.parse(bytes, file: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        let o = try root.object(keys: ["format", "models", "source", "destination", "options", "steps", "drop"]
+        let o = try root.object(keys: ["format", "models", "mappingModels", "source", "destination", "options", "steps", "drop"]
                                     + UnmodeledTable.Kind.allCases.map(\.pipelineKey))
         let formatCursor = try o.required("format")
         let format = try formatCursor.int()
@@ -88,6 +88,26 @@ extension PipelineSpec {
         var spec = PipelineSpec(file: file, bytes: bytes, source: source, destination: destination, options: options,
                                 steps: steps, models: models, modelsCursor: modelsCursor)
         spec.mergedModels = Array(bundles.dropFirst())
+        // Mapping models found as Core Data finds them: in the bundle's folder unless told.
+        if let models, bundles.count == 1 {
+            spec.mappingModelsFolder = URL(fileURLWithPath: models).deletingLastPathComponent().path
+        }
+        if let cursor = o.optional("mappingModels") {
+            guard models != nil else { throw cursor.error("\"mappingModels\" is where a bundle's hops find mapping models: it needs a model bundle (\"models\")") }
+            guard bundles.count == 1 else { throw cursor.error("\"mappingModels\" is not supported with several merged bundles (every hop is inferred)") }
+            spec.mappingModelsCursor = cursor
+            if case .bool(let on) = cursor.node.value {
+                guard !on else { throw cursor.error("give a folder, or false to look for no mapping model") }
+                spec.mappingModelsFolder = nil
+            } else {
+                let folder = resolve(try cursor.nonEmptyString(), folder: folder)
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                    throw cursor.error("no such folder: \(folder)")
+                }
+                spec.mappingModelsFolder = folder
+            }
+        }
         if let dropCursor = o.optional("drop") {
             spec.drop = try dropCursor.array().map { (try $0.nonEmptyString(), $0) }
         }
@@ -165,9 +185,16 @@ extension PipelineSpec {
             if let mappings = o.optional("mappings") {
                 throw mappings.error("a step takes its mappings from \"mappingModel\" or from \"mappings\", not both")
             }
+            // One mapping model, or several for one hop: Core Data's multi-pass migration.
+            let paths: [String]
+            if case .array = mappingModelCursor.node.value {
+                paths = try mappingModelCursor.array().map { resolve(try $0.nonEmptyString(), folder: folder) }
+                guard !paths.isEmpty else { throw mappingModelCursor.error("name at least one mapping model") }
+            } else {
+                paths = [resolve(try mappingModelCursor.nonEmptyString(), folder: folder)]
+            }
             return StepSpec(name: stepName, from: from, to: to, toCursor: toCursor, mappings: [], cursor: cursor,
-                            mappingModel: resolve(try mappingModelCursor.nonEmptyString(), folder: folder),
-                            mappingModelCursor: mappingModelCursor, drop: drop)
+                            mappingModels: paths, mappingModelCursor: mappingModelCursor, drop: drop)
         }
         let mappingsCursor = try o.required("mappings")
         var mappings: [MappingSpec] = []

@@ -27,6 +27,10 @@ public struct PipelineSpec: Sendable {
     /// `"models": [A, B, …]`: the bundles after the first, merged with it into one model
     /// (an app built from modules opens its store with a model merged from several bundles).
     public var mergedModels: [String] = []
+    /// Where a hop without an explicit step looks for an Xcode mapping model, as Core Data
+    /// does (`"mappingModels": "DIR"`; by default the bundle's own folder, `false`: nowhere).
+    public var mappingModelsFolder: String?
+    public var mappingModelsCursor: JSONCursor?
     /// Removals the pipeline declares intended (`"drop"`): source entities (`"Entity"`) and
     /// properties (`"Entity.property"`) a step of the run may leave unread, data and all
     /// (an inferred hop's likely rename included). Each with where it was written.
@@ -95,12 +99,18 @@ public struct StepSpec: Sendable {
     public var toCursor: JSONCursor?
     public var mappings: [MappingSpec]
     public var cursor: JSONCursor
-    /// With a bundle: an Xcode mapping model (`Name.xcmappingmodel`) whose entity mappings
+    /// With a bundle: the Xcode mapping models (`Name.xcmappingmodel`) whose entity mappings
     /// are the step's, imported when the plan knows the hop's versions (`mappings` is empty).
-    public var mappingModel: String? = nil
+    /// Several are Core Data's multi-pass migration of one hop: run in order, each pass's
+    /// mappings linking only the rows of its own pass.
+    public var mappingModels: [String] = []
     public var mappingModelCursor: JSONCursor? = nil
     /// The step's own `"drop"`: what of its source it may leave unread, as the pipeline's.
     public var drop: [(name: String, cursor: JSONCursor)] = []
+    /// The first (usually the one) mapping model.
+    public var mappingModel: String? { mappingModels.first }
+    /// Found, not written: the mapping model of this hop in the pipeline's mapping models folder.
+    public var isFound = false
 }
 
 /// One entity mapping (NSEntityMapping).

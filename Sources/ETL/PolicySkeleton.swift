@@ -1,0 +1,134 @@
+import Foundation
+
+/// `etl mapping port`: for each migration policy class a mapping model names, a Swift file
+/// holding an etl `Policy` to fill in, which compiles against the `ETL` library as written:
+/// the entity mappings it serves and their source fields by name, and one
+/// `ExpressionFunction` per `FUNCTION($entityPolicy, "selector:", …)` its value
+/// expressions call, its argument and result types those of the fields involved. So a port
+/// starts from a file that builds, not from the docs.
+///
+///     let files = PolicySkeleton.files(mapping, source: v2, destination: v3)
+///     files[0].name   // "V2to3MakerPolicy.swift"
+public enum PolicySkeleton {
+    public static func files(_ mapping: XCMappingModel, source: Model, destination: Model) -> [(name: String, text: String)] {
+        var classes: [String: [XCMappingModel.EntityMapping]] = [:]
+        var order: [String] = []
+        for m in mapping.entityMappings {
+            guard let name = m.policyName else { continue }
+            if classes[name] == nil { order.append(name) }
+            classes[name, default: []].append(m)
+        }
+        return order.map { name in ("\(name).swift", file(name, classes[name]!, mapping, source: source, destination: destination)) }
+    }
+
+    /// A call `FUNCTION($entityPolicy, "selector:", …)` where it was found.
+    struct Call {
+        var selector: String
+        var arguments: [ArchivedExpression]
+        var mapping: XCMappingModel.EntityMapping
+        var attribute: String
+        /// The call is the attribute's whole value expression.
+        var isWhole: Bool
+    }
+
+    static func calls(in e: ArchivedExpression, _ m: XCMappingModel.EntityMapping, _ attribute: String, whole: Bool) -> [Call] {
+        switch e {
+        case .function(let operand, let selector, let arguments):
+            let own = operand == .variable("entityPolicy")
+                ? [Call(selector: selector, arguments: arguments, mapping: m, attribute: attribute, isWhole: whole)] : []
+            return own + ([operand].compactMap { $0 } + arguments).flatMap { calls(in: $0, m, attribute, whole: false) }
+        case .fetch(let request):
+            return calls(in: request, m, attribute, whole: false)
+        default:
+            return []
+        }
+    }
+
+    /// The Swift spelling of an expression type (`.string`).
+    static func swift(_ type: ExprType) -> String {
+        switch type {
+        case .integer: return ".integer"
+        case .double: return ".double"
+        case .boolean: return ".boolean"
+        case .date: return ".date"
+        case .binary: return ".binary"
+        default: return ".string"
+        }
+    }
+
+    static func file(_ name: String, _ mappings: [XCMappingModel.EntityMapping], _ mapping: XCMappingModel,
+                     source: Model, destination: Model) -> String {
+        let fileName = URL(fileURLWithPath: mapping.path).lastPathComponent
+        let className = mappings[0].policyClassName ?? name
+        var lines = [
+            "import ETL",
+            "",
+            "/// `\(className)`, the migration policy class of \(fileName), ported to an etl policy.",
+            "/// Register it under the class's name, as the mapping model names it:",
+            "///",
+            "///     ETLCommand.main(policies: [\"\(name)\": \(name).policy])",
+            "///",
+            "/// Its entity mappings (what each declares is in `output` before `create` runs, as",
+            "/// `super` made it in Core Data):",
+        ]
+        for m in mappings {
+            let declared = (m.attributes + m.relationships).map(\.name)
+            lines.append("/// - \(m.name): \(m.source ?? "?") → \(m.destination ?? "?")" + (declared.isEmpty ? "" : ", declaring \(declared.joined(separator: ", "))"))
+        }
+        lines += ["public enum \(name) {", "    public static let policy = Policy(", "        create: { source, output in"]
+        for m in mappings {
+            guard let entity = m.source, source.entity(named: entity) != nil else { continue }
+            let fields = source.attributes(of: entity).map { attribute -> String in
+                switch ExprType(attribute.type) {
+                case .string: return "source.string(\"\(attribute.name)\")"
+                case .integer: return "source.integer(\"\(attribute.name)\")"
+                case .double: return "source.double(\"\(attribute.name)\")"
+                default: return "source[\"\(attribute.name)\"]"
+                }
+            }
+            lines.append("            // \(m.name), a row of \(entity): " + fields.joined(separator: ", "))
+        }
+        lines += [
+            "            // Change output.rows[0].values[\"attribute\"], add rows with output.insert(\"Entity\", [\"attribute\": .string(…)])",
+            "            // (listing the entity in `creates:`), or output.removeAll() to make no row.",
+            "        },",
+        ]
+        var calls: [Call] = []
+        for m in mappings {
+            for p in m.attributes {
+                guard let e = p.expression else { continue }
+                for call in Self.calls(in: e, m, p.name, whole: true) where !calls.contains(where: { $0.selector == call.selector }) {
+                    calls.append(call)
+                }
+            }
+        }
+        if calls.isEmpty {
+            lines.append("        functions: [:])")
+        } else {
+            lines.append("        functions: [")
+            for call in calls {
+                let sourceEntity = call.mapping.source ?? ""
+                let arguments = call.arguments.map { argument -> ExprType in
+                    if let path = argument.sourceKeyPath, let attribute = source.attribute(path, of: sourceEntity) { return ExprType(attribute.type) }
+                    switch argument {
+                    case .constant(.integer): return .integer
+                    case .constant(.real): return .double
+                    case .constant(.bool): return .boolean
+                    default: return .string
+                    }
+                }
+                let result = call.isWhole ? destination.attribute(call.attribute, of: call.mapping.destination ?? "").map { ExprType($0.type) } ?? .string : .string
+                lines += [
+                    "            // \(call.mapping.name).\(call.attribute): FUNCTION($entityPolicy, \"\(call.selector)\", "
+                        + call.arguments.map(\.description).joined(separator: ", ") + ")",
+                    "            \"\(call.selector)\": ExpressionFunction([\(arguments.map(swift).joined(separator: ", "))], returns: \(swift(result))) { arguments in",
+                    "                .null",
+                    "            },",
+                ]
+            }
+            lines.append("        ])")
+        }
+        lines += ["}", ""]
+        return lines.joined(separator: "\n")
+    }
+}
