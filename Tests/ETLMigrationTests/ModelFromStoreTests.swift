@@ -27,7 +27,7 @@ final class ModelFromStoreTests: XCTestCase {
         let bundleRun = Migration(pipeline: try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
                                                                         source: source, destination: byBundle, version: "BookmarksModel 5",
                                                                         extra: drop))
-        XCTAssertEqual(try bundleRun.plan().notices, [], "the bundle and the model V1 keeps agree: nothing to say")
+        XCTAssertFalse(try bundleRun.plan().notes.contains { $0.contains("Z_MODELCACHE") }, "the bundle and the model V1 keeps agree: nothing to say")
         _ = try bundleRun.run()
 
         let byStores = folder.path("by-stores.sqlite")
@@ -217,7 +217,7 @@ final class ModelFromStoreTests: XCTestCase {
         XCTAssertEqual(plan.sourceVersion, "BookmarksModel 5")
         let notice = "the model kept in \(source.path) (Z_MODELCACHE) has the version hashes of BookmarksModel 5 but differs "
             + "from the bundle's in BookmarkEntity (settings the hashes do not cover: defaults, indexes, renaming identifiers): the bundle's is used"
-        XCTAssertEqual(plan.notices, [notice])
+        XCTAssertEqual(plan.notes.filter { $0.contains("Z_MODELCACHE") }, [notice])
         XCTAssertFalse(plan.steps[0].sourceModel.entities[0].fetchIndexes.contains { $0.name == "byIsPendingDeletion" }, "the bundle's version")
         XCTAssertTrue(try migration.run().notes.contains(notice), "the run's summary says it too")
     }
