@@ -126,7 +126,7 @@ final class MappingCommandTests: XCTestCase {
             .first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let swiftc else { throw XCTSkip("no swiftc on PATH to type-check the ported files") }
         let modules = Bundle.main.bundleURL.appendingPathComponent("Modules").path
-        let checked = try ToolProcess.run(["-typecheck", "-I", modules, "-I", repositoryPath("Sources/CSQLite"), "-I", repositoryPath("Sources/CZstd"),
+        let checked = try ToolProcess.run(["-typecheck", "-I", modules, "-I", repositoryPath("Sources/CSQLite"), "-I", repositoryPath("Sources/CZstd"), "-I", repositoryPath("Sources/CZlib"),
                                            out.appendingPathComponent("CDMTopicToTopicMigrationPolicy.swift").path,
                                            out.appendingPathComponent("NotePolicy.swift").path], program: swiftc, in: folder)
         XCTAssertEqual(checked.status, 0, checked.stdout + checked.stderr)
