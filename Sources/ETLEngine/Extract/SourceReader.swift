@@ -16,6 +16,10 @@ struct SourceRows {
     /// Values read from a file of the store's external storage, by row index and slot:
     /// their markers, so a value passed through unchanged keeps its form.
     var externalMarkers: [Int: [Int: [UInt8]]] = [:]
+    /// Externally stored values whose files are too large to read (`ExternalBinaryStorage.maximumBytes`),
+    /// by row index and slot: the path and why. Null in `values`, their markers in
+    /// `externalMarkers`: a row that only passes them through is made, any other use rejects it.
+    var oversized: [Int: [Int: (path: String, reason: String)]] = [:]
 }
 
 /// Runs a `SourceQuery` on one connection, keeping its statements prepared.
@@ -64,6 +68,10 @@ final class SourceReader {
         let rows = try read(fetch)
         var unreadable: [Int64: (path: String, reason: String)] = [:]
         for (index, problem) in rows.unreadable { unreadable[rows.keys[index]] = problem }
+        // An item is no value passed through: a file too large to read makes it unreadable.
+        for (index, problems) in rows.oversized where unreadable[rows.keys[index]] == nil {
+            unreadable[rows.keys[index]] = problems.sorted { $0.key < $1.key }.first?.value
+        }
         return (Dictionary(zip(rows.keys, rows.values), uniquingKeysWith: { a, _ in a }), unreadable)
     }
 
@@ -91,6 +99,11 @@ final class SourceReader {
                         case .unreadable(let why):
                             stored = .null
                             reason = "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)"
+                        case .tooLarge(let why):
+                            stored = .null
+                            rows.externalMarkers[rows.keys.count - 1, default: [:]][slotIndex] = marked
+                            rows.oversized[rows.keys.count - 1, default: [:]][slotIndex] =
+                                ((["$source"] + query.paths[slotIndex]).joined(separator: "."), "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)")
                         }
                     }
                     if let reason {
