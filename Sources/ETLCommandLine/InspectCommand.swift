@@ -50,6 +50,9 @@ struct InspectCommand: ParsableCommand {
         print("store    \(report.path) (\(report.bytes) bytes)")
         print("layout   \(report.layout)")
         print("journal  \(report.journal)" + (report.walBytes.map { ", -wal file of \($0) bytes" + ($0 > 0 ? " (read with the store)" : "") } ?? ""))
+        if let error = report.metadataError {
+            print("metadata unreadable: \(error)")
+        }
         if let metadata = report.metadata {
             print("metadata store UUID \(metadata.storeUUID ?? "none"), type \(metadata.storeType ?? "?")"
                   + (metadata.versionHashes.isEmpty ? ", no version hashes" : ", version hashes for \(metadata.versionHashes.keys.sorted().joined(separator: ", "))")
@@ -107,6 +110,7 @@ struct InspectionJSON: Encodable {
     var journal: String
     var walBytes: Int64?
     var metadata: Metadata?
+    var metadataError: String?
     var version: String?
     var versionEvidence: String?
     var versionError: String?
@@ -122,6 +126,7 @@ struct InspectionJSON: Encodable {
             Metadata(storeUUID: $0.storeUUID, storeType: $0.storeType, versionHashEntities: $0.versionHashes.keys.sorted(),
                      versionIdentifiers: $0.versionIdentifiers)
         }
+        metadataError = report.metadataError
         switch report.version {
         case .success(let detected)?:
             version = detected.version
