@@ -28,6 +28,8 @@ public struct StoreInspection: Sendable {
     public var journal: String
     public var walBytes: Int64?
     public var metadata: CoreDataMetadata?
+    /// Why a Core Data store's metadata (`Z_METADATA`) could not be read, when it could not.
+    public var metadataError: String?
     /// With a bundle: the detected version, or why none fits.
     public var version: Result<DetectedVersion, VersionDetectionError>?
     /// With a bundle and a store that carries version hashes: how they compare with each
@@ -76,8 +78,10 @@ public struct StoreInspection: Sendable {
         let isCoreData = tables.contains { $0.name == "Z_PRIMARYKEY" } && tables.contains { $0.name == "Z_METADATA" }
         var entities: [EntityCount] = []
         var metadata: CoreDataMetadata?
+        var metadataError: String?
         if isCoreData {
-            metadata = try? CoreDataMetadata.read(db)
+            // Said, not hidden: a damaged or hostile Z_PLIST is what fails a run of the store.
+            do { metadata = try CoreDataMetadata.read(db) } catch { metadataError = "\(error)" }
             let rows = try db.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT")
             var parents: [Int64: (name: String, parent: Int64)] = [:]
             for row in rows {
@@ -126,6 +130,7 @@ public struct StoreInspection: Sendable {
         var report = StoreInspection(path: path, bytes: size, layout: isCoreData ? "coredata" : "plain", entities: entities,
                                      journal: journal, walBytes: wal, metadata: metadata, version: version, hashComparisons: comparisons)
         if let metadata { report.modelCache = ModelCacheAgreement.check(db, metadata: metadata) }
+        report.metadataError = metadataError
         let folder = ExternalBinaryStorage.folder(ofStore: path)
         // Its regular files only, reached without a link (`ExternalBinaryStorage.externalFiles`).
         for file in ExternalBinaryStorage.externalFiles(in: folder) {
@@ -147,7 +152,7 @@ public struct StoreInspection: Sendable {
                             guard case .integer(let key) = row[0], case .blob(let marked) = row[1] else { continue }
                             switch ExternalBinaryStorage.read(marked, folder: folder) {
                             case .missing(let why), .unreadable(let why): report.missingExternalFiles.append("\(entity.name) row \(key): \(why)")
-                            case .bytes: continue
+                            case .bytes, .tooLarge: continue  // (there, only too large to read as a value)
                             }
                         }
                     }

@@ -50,6 +50,9 @@ struct InspectCommand: ParsableCommand {
         print("store    \(report.path) (\(report.bytes) bytes)")
         print("layout   \(report.layout)")
         print("journal  \(report.journal)" + (report.walBytes.map { ", -wal file of \($0) bytes" + ($0 > 0 ? " (read with the store)" : "") } ?? ""))
+        if let error = report.metadataError {
+            print("metadata unreadable: \(error)")
+        }
         if let metadata = report.metadata {
             print("metadata store UUID \(metadata.storeUUID ?? "none"), type \(metadata.storeType ?? "?")"
                   + (metadata.versionHashes.isEmpty ? ", no version hashes" : ", version hashes for \(metadata.versionHashes.keys.sorted().joined(separator: ", "))")
@@ -120,6 +123,7 @@ struct InspectionJSON: Encodable {
     var metadata: Metadata?
     /// The model kept in the store: whether it agrees with the metadata's hashes.
     var modelCache: ModelCache?
+    var metadataError: String?
     var version: String?
     var versionEvidence: String?
     var versionError: String?
@@ -139,6 +143,7 @@ struct InspectionJSON: Encodable {
             ModelCache(agrees: $0.agrees, unreadable: $0.unreadable, matching: $0.matching, differing: $0.differing,
                        notComputable: $0.notComputable, unmatched: $0.unmatched)
         }
+        metadataError = report.metadataError
         switch report.version {
         case .success(let detected)?:
             version = detected.version

@@ -101,16 +101,34 @@ extension ExternalStorageTests {
         try assertCanaryUntouched(canary)
     }
 
-    /// A file larger than a value may hold (sparse: no disk used) is rejected by name and
-    /// size before a byte of it is read.
-    func testAnExternalFileBeyondTheValueLimitIsRejectedByNameAndSize() throws {
+    /// A file larger than a value may hold (sparse: no disk used) is never read: passed
+    /// through unchanged, its marker is copied and the file linked; read by an expression,
+    /// the row is rejected naming the file and its size.
+    func testAnExternalFileBeyondTheValueLimitIsPassedThroughUnreadOrRejectedByNameAndSize() throws {
         _ = try writeStore()
         let big = ExternalBinaryStorage.folder(ofStore: folder.path("photos.sqlite")) + "/" + external1
         let size = ExternalBinaryStorage.maximumBytes + 1
         XCTAssertEqual(truncate(big, off_t(size)), 0)
-        let summary = try Migration(pipeline: try tolerantPipeline()).run()
-        let rejects = try RejectFile.read(XCTUnwrap(summary.rejectFile))
-        XCTAssertEqual(rejects.map(\.key), [2], "row 4's marker, whose file is missing, is carried as it is")
+        let copied = try Migration(pipeline: try tolerantPipeline()).run()
+        XCTAssertNil(copied.rejectFile, "passed through: the big file is linked, and row 4's marker without its file carried")
+        let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
+        XCTAssertEqual(try out.rows("SELECT ZDATA FROM ZPHOTO WHERE Z_PK = 2"), [[.blob([0x02] + Array(external1.utf8))]])
+        let arrived = ExternalBinaryStorage.folder(ofStore: folder.path("out.sqlite")) + "/" + external1
+        XCTAssertEqual(try inode(arrived), try inode(big), "linked, not copied")
+        out.close()
+
+        try FileManager.default.removeItem(atPath: folder.path("out.sqlite"))
+        try FileManager.default.removeItem(atPath: ExternalBinaryStorage.supportFolder(ofStore: folder.path("out.sqlite")))
+        let measured = try Migration(pipeline: try folder.pipeline("photos-measured.json", """
+            { "format": 1, "models": "Photos.xcdatamodeld", "options": { "maxRejects": 10 },
+              "source": { "store": "photos.sqlite", "layout": "coredata" },
+              "destination": { "store": "out.sqlite", "layout": "coredata" },
+              "steps": [ { "from": "v1", "to": "v2", "mappings": [ { "source": "Photo", "destination": "Photo",
+                "attributes": { "name": "$source.name", "data": "$source.data", "size": "length($source.data)" } } ] } ] }
+            """)).run()
+        let rejects = try RejectFile.read(XCTUnwrap(measured.rejectFile))
+        XCTAssertEqual(rejects.map(\.key), [2, 4])
+        XCTAssertEqual(rejects.first?.expression, "$source.data")
         XCTAssertTrue(rejects[0].error.contains("\(big) is \(size) bytes, more than the \(ExternalBinaryStorage.maximumBytes) a value may hold"), rejects[0].error)
     }
 }

@@ -165,6 +165,24 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(folderResult.stderr.contains("is a folder, not a reject file"), folderResult.stderr)
     }
 
+    /// A store's Z_PLIST of shared references (999 x 999 to a 10 KB string, 14 KB): inspect
+    /// says why its metadata cannot be read, at once (it ran for minutes, growing).
+    func testInspectSaysWhyAHostileZPlistCannotBeRead() throws {
+        XCTAssertEqual(try etl("sample", "books", "--layout", "coredata", "--rows", "20", "--out", "v1.sqlite").status, 0)
+        var plist = PropertyListBuilder()
+        let text = plist.string(String(repeating: "x", count: 10_000))
+        let inner = plist.array(Array(repeating: text, count: 999))
+        let outer = plist.array(Array(repeating: inner, count: 999))
+        let top = plist.dictionary([(plist.string("NSStoreType"), plist.string("SQLite")), (plist.string("com.example.bomb"), outer)])
+        let db = try Database(path: folder.appendingPathComponent("v1.sqlite").path, mode: .readWrite)
+        try db.run("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(plist.bytes(top: top))])
+        db.close()
+        let inspect = try etl("inspect", "v1.sqlite")
+        XCTAssertEqual(inspect.status, 0, inspect.stderr)
+        XCTAssertTrue(inspect.stdout.contains("metadata unreadable: ") && inspect.stdout.contains("Z_METADATA.Z_PLIST is not a readable binary property list"),
+                      inspect.stdout)
+    }
+
     /// The summary counts, per mapping, what changed: values made null on purpose here.
     func testTheSummaryCountsValuesMadeNullOnPurpose() throws {
         XCTAssertEqual(try etl("sample", "books", "--rows", "50", "--out", "v1.sqlite").status, 0)

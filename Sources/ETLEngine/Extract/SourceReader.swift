@@ -21,6 +21,10 @@ struct SourceRows {
     /// expression, a filter, a policy) is rejected with this reason, a value passed through
     /// keeps its marker (`Transformer`).
     var danglingMarkers: [Int: [Int: (path: String, reason: String)]] = [:]
+    /// Externally stored values whose files are too large to read (`ExternalBinaryStorage.maximumBytes`),
+    /// by row index and slot: the path and why. Null in `values`, their markers in
+    /// `externalMarkers`: a row that only passes them through is made, any other use rejects it.
+    var oversized: [Int: [Int: (path: String, reason: String)]] = [:]
 }
 
 /// Runs a `SourceQuery` on one connection, keeping its statements prepared.
@@ -73,6 +77,10 @@ final class SourceReader {
         for (index, slots) in rows.danglingMarkers where unreadable[rows.keys[index]] == nil {
             unreadable[rows.keys[index]] = slots.sorted { $0.key < $1.key }.first?.value
         }
+        // An item is no value passed through: a file too large to read makes it unreadable.
+        for (index, problems) in rows.oversized where unreadable[rows.keys[index]] == nil {
+            unreadable[rows.keys[index]] = problems.sorted { $0.key < $1.key }.first?.value
+        }
         return (Dictionary(zip(rows.keys, rows.values), uniquingKeysWith: { a, _ in a }), unreadable)
     }
 
@@ -105,6 +113,11 @@ final class SourceReader {
                         case .unreadable(let why):
                             stored = .null
                             reason = "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)"
+                        case .tooLarge(let why):
+                            stored = .null
+                            rows.externalMarkers[rows.keys.count - 1, default: [:]][slotIndex] = marked
+                            rows.oversized[rows.keys.count - 1, default: [:]][slotIndex] =
+                                ((["$source"] + query.paths[slotIndex]).joined(separator: "."), "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)")
                         }
                     }
                     if let reason {

@@ -52,12 +52,35 @@ struct Transformer: Sendable {
     /// `dangling`: its file is missing (`SourceRows.danglingMarkers`), so it is carried without one.
     private func passedThroughMarker(_ expression: CompiledExpression, _ attribute: Attribute, chunk: ExtractedChunk,
                                      row: Int) -> (marker: [UInt8], dangling: Bool)? {
+        guard let position = passThroughPosition(expression, attribute, chunk: chunk),
+              let marker = chunk.rows.externalMarkers[row]?[position] else { return nil }
+        return (marker, chunk.rows.danglingMarkers[row]?[position] != nil)
+    }
+
+    /// The source position `expression` passes through unchanged into `attribute`, when it
+    /// is such a pass-through (see `passedThroughMarker`).
+    private func passThroughPosition(_ expression: CompiledExpression, _ attribute: Attribute, chunk: ExtractedChunk) -> Int? {
         guard marksExternalStorage, attribute.allowsExternalStorage, policy == nil,
               case .path(let path, .binary)? = expression.form, path.root == .source, path.segments.count == 1,
               expression.slotsRead.count == 1, expression.slotsRead[0] < chunk.slotSources.count else { return nil }
         let (root, position) = chunk.slotSources[expression.slotsRead[0]]
-        guard root == .source, let marker = chunk.rows.externalMarkers[row]?[position] else { return nil }
-        return (marker, chunk.rows.danglingMarkers[row]?[position] != nil)
+        return root == .source ? position : nil
+    }
+
+    /// A value too large to read (`SourceRows.oversized`) that the row uses other than by
+    /// passing it through: the filter, the uniqueBy key, forEach, another expression or a
+    /// policy reads it. Its path and why; nil when every use is a pass-through.
+    private func oversizedValueRead(row: Int, chunk: ExtractedChunk) -> (path: String, reason: String)? {
+        guard let oversized = chunk.rows.oversized[row] else { return nil }
+        if policy != nil { return oversized.sorted { $0.key < $1.key }.first?.value }
+        var slots = [mapping.filter, mapping.uniqueBy, mapping.forEach].compactMap { $0 }.flatMap(\.slotsRead)
+        for assignment in mapping.attributes {
+            if case .expression(let expression) = assignment.source, passThroughPosition(expression, assignment.attribute, chunk: chunk) == nil {
+                slots += expression.slotsRead
+            }
+        }
+        let read = Set(slots.compactMap { $0 < chunk.slotSources.count && chunk.slotSources[$0].0 == .source ? chunk.slotSources[$0].1 : nil })
+        return oversized.sorted { $0.key < $1.key }.first { read.contains($0.key) }?.value
     }
 
     /// `value` as the destination column holds it.
@@ -152,7 +175,7 @@ struct Transformer: Sendable {
     }
 
     private func transform(row: Int, key: Int64, chunk: ExtractedChunk, nulls: NullCount, into result: inout Result) throws {
-        if let (path, reason) = chunk.rows.unreadable[row] {
+        if let (path, reason) = chunk.rows.unreadable[row] ?? oversizedValueRead(row: row, chunk: chunk) {
             throw RowFailure(key: key, expression: path, reason: reason)
         }
         try checkDanglingMarkers(row: row, key: key, chunk: chunk)

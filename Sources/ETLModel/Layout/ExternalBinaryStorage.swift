@@ -88,6 +88,9 @@ public enum ExternalBinaryStorage {
         case missing(String)
         /// Why the column's value is not a value of the attribute (no marker, no file name).
         case unreadable(String)
+        /// A file larger than a value may hold: not read, but still there to be linked when
+        /// the value is passed through unchanged. Why it cannot be read as a value.
+        case tooLarge(String)
     }
 
     /// The value a stored column stands for. `folder`: `folder(ofStore:)` of its store.
@@ -108,7 +111,7 @@ public enum ExternalBinaryStorage {
                 case .bytes(let bytes): return .bytes(bytes)
                 case .missing: return .missing("its externally stored bytes are missing: no file \(file)")
                 case .tooLarge(let size):
-                    return .unreadable("its externally stored file \(file) is \(size) bytes, more than the \(maximumBytes) a value may hold")
+                    return .tooLarge("its externally stored file \(file) is \(size) bytes, more than the \(maximumBytes) a value may hold")
                 }
             } catch {
                 return .unreadable("its externally stored bytes cannot be read: \(error)")
