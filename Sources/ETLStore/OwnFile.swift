@@ -168,7 +168,7 @@ extension OwnFile {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            let n = bytes.withUnsafeMutableBytes { Platform.read(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 && errno == EINTR { continue }
             guard n >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno)), code: errno) }
             guard n > 0 else { break }  // shorter than it was: what is there
@@ -232,7 +232,7 @@ extension OwnFile {
         guard output >= 0 else { throw Failure(path: targetPath + ".etl-partial", reason: String(cString: strerror(errno)), code: errno) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress!, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { Platform.read(input, $0.baseAddress!, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n >= 0 else {
                 let code = errno
@@ -254,7 +254,7 @@ extension OwnFile {
     /// The folder `base/components…`, no component followed through a link; nil when one
     /// is missing (made, with `create`).
     static func openFolder(base: String, _ components: [String], create: Bool = false) throws -> Int32? {
-        var fd = Glibc.open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        var fd = Platform.open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw Failure(path: base, reason: String(cString: strerror(errno)), code: errno)

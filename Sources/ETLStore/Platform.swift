@@ -19,6 +19,15 @@ public enum Platform {
         #endif
     }
 
+    /// read(2).
+    public static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.read(fd, buffer, count)
+        #else
+        Darwin.read(fd, buffer, count)
+        #endif
+    }
+
     /// close(2); the result is ignored where nothing can be done about it.
     @discardableResult
     public static func close(_ fd: Int32) -> Int32 {
