@@ -65,4 +65,19 @@ extension HostileMappingModelTests {
         try contents.write(to: bundle.appendingPathComponent("v1.xcdatamodel/contents"))
         XCTAssertTrue(errorText { try ModelBundle.load(path: bundle.path) }.contains("not UTF-8 at byte"))
     }
+
+    /// A processing instruction without data (`<?name?>`, found by the MappingModelFuzzer):
+    /// FoundationXML's parser crashed reading its null data. Refused before it parses.
+    func testAProcessingInstructionIsRefusedNamingThePlace() throws {
+        let folder = try TemporaryFolder()
+        let mapping = folder.url.appendingPathComponent("PI.xcmappingmodel")
+        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
+        try Data("<?xml version=\"1.0\"?>\n<?sourceexpr?>\n<database></database>\n".utf8).write(to: mapping.appendingPathComponent("xcmapping.xml"))
+        let error = errorText { try XCMappingModel.load(path: mapping.path) }
+        XCTAssertEqual(error, mapping.appendingPathComponent("xcmapping.xml").path
+            + ":2:1: /: a processing instruction at byte 22: Xcode writes none but the XML declaration, and this XML reader cannot read one")
+        let bundle = folder.url.appendingPathComponent("PI.xcdatamodeld")
+        try ModelBundleFiles.write(bundle, versions: [("v1", "<?xml version=\"1.0\"?>\n<model><?target?><entity name=\"A\"/></model>")])
+        XCTAssertTrue(errorText { try ModelBundle.load(path: bundle.path) }.contains("a processing instruction at byte"))
+    }
 }

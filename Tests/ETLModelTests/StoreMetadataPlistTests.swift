@@ -58,4 +58,13 @@ final class StoreMetadataPlistTests: XCTestCase {
         let again = try XCTUnwrap(PropertyListSerialization.propertyList(from: metadata.encodePlist(), options: [], format: nil) as? [String: Any])
         XCTAssertEqual((again["com.example.set"] as? [[String: String]]), [["k": "v"], ["k": "v"]])
     }
+
+    /// Core Data writes Z_PLIST as a binary property list; any other form went to
+    /// Foundation's reader, which crashed bridging an XML plist's set of dictionaries (found
+    /// by the PropertyListFuzzer). Refused, naming what it starts with.
+    func testAZPlistThatIsNotBinaryIsRefused() throws {
+        let xml = Data(#"<?xml version="1.0"?><plist version="1.0"><dict><key>NSStoreType</key><string>SQLite</string></dict></plist>"#.utf8)
+        let error = errorText { try CoreDataMetadata.decode(plist: xml) }
+        XCTAssertTrue(error.contains("Z_METADATA.Z_PLIST is not a binary property list (Core Data writes bplist00; its first bytes are 3c3f786d6c207665)"), error)
+    }
 }

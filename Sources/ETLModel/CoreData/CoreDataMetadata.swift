@@ -92,13 +92,17 @@ public struct CoreDataMetadata: Sendable, Equatable {
     public static func decode(plist data: Data) throws -> CoreDataMetadata {
         let object: Any
         do {
-            // A binary property list (what Core Data writes) is read by the bounded reader:
-            // Foundation's expands shared references, trusts offsets and traps on some sets.
-            if data.starts(with: "bplist00".utf8) {
-                object = try BinaryPropertyList.read(Array(data)).foundationValue()
-            } else {
-                object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            // Core Data writes a binary property list (102 of 102 stores), read by the bounded
+            // reader. Anything else is refused: Foundation's reader expands shared references,
+            // trusts offsets and crashes bridging a set of dictionaries (found by fuzzing),
+            // in its XML form too.
+            guard data.starts(with: "bplist00".utf8) else {
+                throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is not a binary property list (Core Data writes bplist00; "
+                    + "its first bytes are \(data.prefix(8).map { String(format: "%02x", $0) }.joined()))")
             }
+            object = try BinaryPropertyList.read(Array(data)).foundationValue()
+        } catch let error as CoreDataStoreError {
+            throw error
         } catch let error as BinaryPropertyList.Malformed {
             throw CoreDataStoreError(store: "", "Z_METADATA.Z_PLIST is \(error)")
         } catch let error as PropertyListValue.NotAFoundationValue {

@@ -74,7 +74,7 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
 
     /// Parses `data` (the bytes of `file`) into a model named `version`.
     static func read(_ data: Data, file: String, version: String) throws -> Model {
-        try XMLEncodingCheck.requireUTF8(data, file: file)
+        try XMLEncodingCheck.requireReadable(data, file: file)
         let reader = XCDataModelReader(file: file, version: version)
         let parser = XMLParser(data: data)
         parser.delegate = reader

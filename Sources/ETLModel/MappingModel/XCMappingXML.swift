@@ -22,7 +22,7 @@ struct XCMappingXML {
     var objects: [String: Object]
 
     static func read(_ data: Data, file: String) throws -> XCMappingXML {
-        try XMLEncodingCheck.requireUTF8(data, file: file)
+        try XMLEncodingCheck.requireReadable(data, file: file)
         let reader = Reader()
         let parser = XMLParser(data: data)
         parser.delegate = reader
