@@ -166,33 +166,9 @@ final class XcodeMappingModelFixtureTests: XCTestCase {
     /// class's name gives the function by selector; without it, the run is refused naming
     /// the class and the selector.
     func testAValueExpressionCallsTheFunctionThePolicyRegistersBySelector() throws {
-        let bundle = folder.url.appendingPathComponent("Notes.xcdatamodeld")
-        let note = #"<entity name="Note"><attribute name="body" optional="YES" attributeType="String"/></entity>"#
-        try ModelBundleFiles.write(bundle, versions: [("n1", ModelBundleFiles.model(note)), ("n2", ModelBundleFiles.model(note))])
-        let mapping = folder.url.appendingPathComponent("n1ToN2.xcmappingmodel")
-        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
-        try """
-            <?xml version="1.0" standalone="no"?>
-            <database>
-            <object type="XDDEVMAPPINGMODEL" id="z1">
-              <attribute name="sourcemodelpath" type="string">App/Notes.xcdatamodeld/n1.xcdatamodel</attribute>
-              <attribute name="destinationmodelpath" type="string">App/Notes.xcdatamodeld/n2.xcdatamodel</attribute>
-              <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship>
-            </object>
-            <object type="XDDEVENTITYMAPPING" id="z2">
-              <attribute name="sourcename" type="string">Note</attribute>
-              <attribute name="destinationname" type="string">Note</attribute>
-              <attribute name="mappingtypename" type="string">Custom</attribute>
-              <attribute name="mappingnumber" type="int16">1</attribute>
-              <attribute name="migrationpolicyclassname" type="string">App.NotePolicy</attribute>
-              <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="z3"></relationship>
-            </object>
-            <object type="XDDEVATTRIBUTEMAPPING" id="z3">
-              <attribute name="name" type="string">body</attribute>
-              <attribute name="valueexpressionstring" type="string">FUNCTION($entityPolicy, "shout:", $source.body)</attribute>
-            </object>
-            </database>
-            """.write(to: mapping.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        let (bundle, mapping) = try NotesMappingModel.write(
+            in: folder.url, note: #"<entity name="Note"><attribute name="body" optional="YES" attributeType="String"/></entity>"#,
+            expressions: [("body", #"FUNCTION($entityPolicy, "shout:", $source.body)"#)])
         let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
         let store = try BuiltStore(n1, at: folder.path("n1.sqlite"))
         try store.insert("Note", 1, ["body": .text("hello")])

@@ -84,37 +84,9 @@ final class MappingCommandTests: XCTestCase {
         XCTAssertTrue(again.stderr.contains("exists: etl does not overwrite a port"), again.stderr)
 
         // A class whose functions the value expressions call.
-        let bundle = folder.appendingPathComponent("Notes.xcdatamodeld")
-        let note = #"<entity name="Note"><attribute name="body" optional="YES" attributeType="String"/><attribute name="rank" optional="YES" attributeType="Integer 64"/></entity>"#
-        try ModelBundleFiles.write(bundle, versions: [("n1", ModelBundleFiles.model(note)), ("n2", ModelBundleFiles.model(note))])
-        let mapping = folder.appendingPathComponent("n1ToN2.xcmappingmodel")
-        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
-        try """
-            <?xml version="1.0" standalone="no"?>
-            <database>
-            <object type="XDDEVMAPPINGMODEL" id="z1">
-              <attribute name="sourcemodelpath" type="string">App/Notes.xcdatamodeld/n1.xcdatamodel</attribute>
-              <attribute name="destinationmodelpath" type="string">App/Notes.xcdatamodeld/n2.xcdatamodel</attribute>
-              <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship>
-            </object>
-            <object type="XDDEVENTITYMAPPING" id="z2">
-              <attribute name="sourcename" type="string">Note</attribute>
-              <attribute name="destinationname" type="string">Note</attribute>
-              <attribute name="mappingtypename" type="string">Custom</attribute>
-              <attribute name="mappingnumber" type="int16">1</attribute>
-              <attribute name="migrationpolicyclassname" type="string">App.NotePolicy</attribute>
-              <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="z3 z4"></relationship>
-            </object>
-            <object type="XDDEVATTRIBUTEMAPPING" id="z3">
-              <attribute name="name" type="string">body</attribute>
-              <attribute name="valueexpressionstring" type="string">FUNCTION($entityPolicy, "shout:times:", $source.body, 2)</attribute>
-            </object>
-            <object type="XDDEVATTRIBUTEMAPPING" id="z4">
-              <attribute name="name" type="string">rank</attribute>
-              <attribute name="valueexpressionstring" type="string">FUNCTION($entityPolicy, "rankOf:", $source.body)</attribute>
-            </object>
-            </database>
-            """.write(to: mapping.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        let (bundle, mapping) = try NotesMappingModel.write(
+            in: folder, note: #"<entity name="Note"><attribute name="body" optional="YES" attributeType="String"/><attribute name="rank" optional="YES" attributeType="Integer 64"/></entity>"#,
+            expressions: [("body", #"FUNCTION($entityPolicy, "shout:times:", $source.body, 2)"#), ("rank", #"FUNCTION($entityPolicy, "rankOf:", $source.body)"#)])
         let notes = try run("etl", ["mapping", "port", mapping.path, "--models", bundle.path, "--swift", out.path])
         XCTAssertEqual(notes.status, 0, notes.stderr)
         let policy = try String(contentsOf: out.appendingPathComponent("NotePolicy.swift"), encoding: .utf8)
