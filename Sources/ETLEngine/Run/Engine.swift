@@ -324,6 +324,12 @@ public struct Engine {
             : try FusionCheck(sourcePath: inputPath, functions: options.policies.functions,
                              smallStoreBytes: options.tuning.smallStoreBytes).start(step)
         defer { fusionCheck?.cancel() }
+        // What validation compares the store with, counted in the source beside the step.
+        let cancellation = options.cancellation
+        let sourceCounts = try SourceCounts.start(step, sourcePath: inputPath, functions: options.policies.functions,
+                                                  busyTimeout: options.lockTimeoutMilliseconds, smallStoreBytes: options.tuning.smallStoreBytes,
+                                                  stop: { cancellation?.isCancelled ?? false })
+        defer { sourceCounts.cancel() }
         if let fusionCheck, fusionCheck.ranInline, let outcome = try? fusionCheck.wait(), outcome.apart {
             db.close()
             return .ended(.apart(outcome.note))
@@ -378,7 +384,7 @@ public struct Engine {
                 if !run.notes.contains(outcome.note) { run.notes.append(outcome.note) }
             }
             try options.beforeValidation?(db)
-            try ValidateStage(context: context, associationsKept: execution.associationsKept).run()
+            try ValidateStage(context: context, associationsKept: execution.associationsKept, sourceCounts: sourceCounts).run()
             try db.transaction {
                 for sql in step.destinationLayout.uniqueIndexSQL { try db.execute(sql) }
             }

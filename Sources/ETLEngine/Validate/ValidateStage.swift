@@ -13,6 +13,8 @@ struct ValidateStage {
     let context: StepContext
     /// Mappings whose rows were recorded in the work database's associations (see `StepOutcome`).
     let associationsKept: Set<MappingID>
+    /// The rows each entity must hold, counted in the source beside the step (`SourceCounts.start`).
+    let sourceCounts: SideWork<SourceCounts.Rows>
 
     /// The expression type that reads a raw SQLite value as itself.
     static func type(of value: SQLValue) -> ExprType {
@@ -111,10 +113,9 @@ struct ValidateStage {
                 problems.append("mapping \(scope.map { plan.targets[$0].name }.joined(separator: ", ")): wrote \(written) rows, but associations point at \(distinct)")
             }
         }
-        // The rows an entity must hold, counted in the source where its mappings allow it:
-        // the run's counters come from a checkpoint anyone can write.
-        let sourceCounts = SourceCounts(step: plan, source: try SourceCounts.open(context.sourcePath, functions: context.policies.functions))
-        defer { sourceCounts.source.close() }
+        // The rows an entity must hold, counted in the source where its mappings allow it
+        // (the run's counters come from a checkpoint anyone can write), beside the step.
+        let fromSource = try sourceCounts.wait()
         let rejected = try workDatabase.rejectCounts()
         for entity in plan.destinationModel.entities where !entity.isAbstract {
             let table = layout.table(of: entity.name)
@@ -124,10 +125,11 @@ struct ValidateStage {
             if rows != expected {
                 problems.append("entity \(entity.name): \(rows) rows in table \(table.name), but the mappings wrote \(expected)")
             }
+            // A rejected row is in the source and not in the store.
             guard writers.allSatisfy({ rejected[plan.targets[$0].mapping.index] == nil }) else { continue }
-            guard let fromSource = try sourceCounts.expected(writers, scopes: { scopes[$0] }) else { continue }
-            if rows != fromSource {
-                problems.append("entity \(entity.name): \(rows) rows in table \(table.name), but the source holds \(fromSource) for "
+            guard let counted = fromSource[entity.name] else { continue }
+            if rows != counted {
+                problems.append("entity \(entity.name): \(rows) rows in table \(table.name), but the source holds \(counted) for "
                     + writers.map { plan.targets[$0].name }.joined(separator: ", ") + " to make (counted in it, not in the run)")
             }
         }
