@@ -28,6 +28,8 @@ struct SourceCounts {
     static func start(_ step: StepPlan, sourcePath: String, functions: [String: ExpressionFunction],
                       busyTimeout: Int32, smallStoreBytes: Int64, stop: @escaping @Sendable () -> Bool) throws -> SideWork<Rows> {
         let db = try Database(path: sourcePath, mode: .readOnly, busyTimeout: busyTimeout, hardened: true)
+        // Scans and sorts beside the run: a small cache keeps the memory they take from the run's small too.
+        try db.execute("PRAGMA cache_size = -256")
         try SQLTranslator.registerValueFunction(on: db)
         try SQLTranslator.register(functions, on: db)
         let counts = SourceCounts(step: step)
