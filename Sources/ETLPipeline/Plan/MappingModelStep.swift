@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLCoreData
 
 extension Planner {
     /// A bundle step that names an Xcode mapping model, `{ "from": "V2", "to": "V3",
