@@ -151,7 +151,7 @@ final class MappingModelImportTests: XCTestCase {
         XCTAssertEqual(first.from, "TestMigrationStore")
         XCTAssertEqual(first.to, "TestMigrationStore 2")
         // `name` is new in version 2: auto-generated from a source that has none, it stays empty.
-        XCTAssertEqual(first.mappings.map(\.attributes), [[.init(property: "date", expression: "$source.date")]])
+        XCTAssertEqual(first.mappings.map { $0.attributes.map { [$0.property, $0.expression] } }, [[["date", "$source.date"]]])
         let second = try step(XCMappingModel.load(path: folder.appendingPathComponent("TestMigrationStore_2_3.xcmappingmodel").path), bundle)
         XCTAssertEqual(second.mappings.map { $0.attributes.map(\.property) }, [["date", "name"]])
     }
@@ -201,6 +201,22 @@ final class MappingModelImportTests: XCTestCase {
     func importPerson(_ folder: URL) throws -> ImportedMapping {
         let (_, bundle) = try sampleModel()
         return try step(XCMappingModel.load(path: folder.path), bundle).mappings[0]
+    }
+
+    /// Every part of an imported mapping keeps where the file says it (the planner's errors
+    /// about it name that place): the entity mapping's object for the mapping and its source
+    /// filter, each attribute mapping's object for its expression.
+    func testEachImportedPartKeepsItsPlaceInTheFile() throws {
+        let folder = try personMapping(filter: "firstName != nil", attributes: ["firstName": "$source.firstName", "lastName": "$source.lastName"])
+        let person = try importPerson(folder)
+        let file = folder.appendingPathComponent("xcmapping.xml").path
+        let lines = try String(contentsOfFile: file, encoding: .utf8).components(separatedBy: "\n")
+        func line(of text: String) throws -> Int { try XCTUnwrap(lines.firstIndex { $0.contains(text) }, text) + 1 }
+        XCTAssertEqual(person.place, MappingModelPlace(file: file, line: try line(of: #"type="XDDEVENTITYMAPPING" id="z2""#), path: "entity mapping PersonToPerson"))
+        XCTAssertEqual(person.filterPlace, MappingModelPlace(file: file, line: person.place.line, path: "entity mapping PersonToPerson, source filter"))
+        XCTAssertEqual(person.attributes.map(\.place), try ["firstName", "lastName"].map {
+            MappingModelPlace(file: file, line: try line(of: ">\($0)</attribute>"), path: "entity mapping PersonToPerson, attribute \($0)")
+        })
     }
 
     func testArithmeticStringFunctionsAndConstantsTranslate() throws {

@@ -1,6 +1,8 @@
 import ETLDocument
-/// A mapping model translated into a pipeline step: what `etl mapping show` prints, and
-/// what a bundle pipeline's `{ "from", "to", "mappingModel" }` step runs.
+/// A mapping model translated into a pipeline step: what a bundle pipeline's `{ "from",
+/// "to", "mappingModel" }` step runs (the planner takes its mappings as they are, each part
+/// with its place in the mapping model, `MappingModelPlace`), and what `etl mapping show`
+/// prints (`json()`).
 public struct ImportedStep: Sendable, Equatable {
     /// The step's name in progress and summary: the mapping model's file name.
     public var name: String
@@ -12,7 +14,8 @@ public struct ImportedStep: Sendable, Equatable {
     /// set from their inverse side, user info): said by `etl mapping show` on stderr.
     public var notes: [String]
 
-    /// The step as pipeline JSON (format 1, a bundle pipeline's step).
+    /// The step as pipeline JSON (format 1, a bundle pipeline's step), for the user to read
+    /// or to take over: what `etl mapping show` prints. A run does not read it back.
     public func json() -> String {
         var text = "{ \"name\": \(Self.quote(name)), \"from\": \(Self.quote(from)), \"to\": \(Self.quote(to)),\n  \"mappings\": ["
         text += mappings.map { "\n" + $0.json(indent: "    ") }.joined(separator: ",")
@@ -41,7 +44,7 @@ public struct ImportedStep: Sendable, Equatable {
             }
             for var m in pass.mappings {
                 m.name = names[m.name]!
-                m.relationships = m.relationships.map { .init(property: $0.property, expression: renamed($0.expression)) }
+                m.relationships = m.relationships.map { .init(property: $0.property, expression: renamed($0.expression), place: $0.place) }
                 step.mappings.append(m)
             }
             step.notes += pass.notes.map { "\(pass.name): \($0)" }
@@ -60,14 +63,23 @@ public struct ImportedMapping: Sendable, Equatable {
     public var relationships: [Assignment]
     /// The etl policy the mapping model's `migrationpolicyclassname` names.
     public var policy: String?
+    /// The entity mapping in the file.
+    public var place: MappingModelPlace
+
+    /// Where the filter comes from: the entity mapping's source fetch.
+    public var filterPlace: MappingModelPlace { place.part("source filter") }
 
     public struct Assignment: Sendable, Equatable {
         public var property: String
         public var expression: String
+        /// The property mapping in the file (of an auto-generated value too: the mapping
+        /// Xcode wrote without an expression).
+        public var place: MappingModelPlace
 
-        public init(property: String, expression: String) {
+        public init(property: String, expression: String, place: MappingModelPlace) {
             self.property = property
             self.expression = expression
+            self.place = place
         }
     }
 

@@ -7,6 +7,9 @@ import ETLModel
 ///     let step = try MappingModelImport.step(mapping, source: v2, destination: v3)
 ///     print(step.json())
 ///
+/// Each mapping and expression of the step keeps its place in the file
+/// (`MappingModelPlace`), for what the planner refuses in it later.
+///
 /// What is translated:
 ///
 /// - Entity mappings in `mappingnumber` order. One with no source entity (Add: a new entity,
@@ -73,8 +76,7 @@ private struct Translation {
 
     func refuse(_ m: XCMappingModel.EntityMapping, _ property: XCMappingModel.PropertyMapping?, kind: String = "",
                 _ message: String) -> DocumentError {
-        let place = "entity mapping \(m.name)" + (property.map { ", \(kind) \($0.name)" } ?? "")
-        return DocumentError(file: mapping.file, line: property?.line ?? m.line, column: 1, path: place, message: message)
+        MappingModelPlace(mapping, m, property, kind: kind).error(message)
     }
 
     /// The mappings that make rows, and their entities.
@@ -105,11 +107,11 @@ private struct Translation {
             }
         }
 
-        var lookups: [String: [(relationship: Relationship, lookup: Lookup)]] = [:]
+        var lookups: [String: [(relationship: Relationship, lookup: Lookup, place: MappingModelPlace)]] = [:]
         var mappings: [ImportedMapping] = []
         for m in kept {
             var imported = ImportedMapping(name: m.name, source: m.source!, destination: m.destination!, filter: nil,
-                                           attributes: [], relationships: [], policy: m.policyName)
+                                           attributes: [], relationships: [], policy: m.policyName, place: MappingModelPlace(mapping, m))
             if let custom = m.sourceExpression {
                 throw refuse(m, nil, "source expression \(custom) is not Core Data's default fetch: write the step as pipeline JSON "
                     + "with a \"filter\" of your own (etl mapping show prints the rest of it)")
@@ -132,21 +134,21 @@ private struct Translation {
                     throw refuse(m, p, kind: "attribute", "\(m.destination!) has no attribute \(p.name) in model \(destination.version)")
                 }
                 guard let text = try attributeValue(m, p) else { continue }
-                imported.attributes.append(.init(property: p.name, expression: text))
+                imported.attributes.append(.init(property: p.name, expression: text, place: MappingModelPlace(mapping, m, p, kind: "attribute")))
             }
             for p in m.relationships {
                 guard let r = destination.relationship(p.name, of: m.destination!) else {
                     throw refuse(m, p, kind: "relationship", "\(m.destination!) has no relationship \(p.name) in model \(destination.version)")
                 }
                 guard let lookup = try relationshipValue(m, p, r, kept: kept) else { continue }
-                lookups[m.name, default: []].append((r, lookup))
+                lookups[m.name, default: []].append((r, lookup, MappingModelPlace(mapping, m, p, kind: "relationship")))
             }
             mappings.append(imported)
         }
 
         // Lookups as expressions, now that every mapping's are known (for inverse sides).
         for (index, m) in kept.enumerated() {
-            for (r, lookup) in lookups[m.name] ?? [] {
+            for (r, lookup, place) in lookups[m.name] ?? [] {
                 let path = lookup.path.isEmpty ? "$source" : "$source.\(lookup.path)"
                 if let through = toManyBeforeEnd(lookup.path, from: m.source!) {
                     // A key path through a to-many (`countries.@distinctUnionOfSets.moods`):
@@ -163,9 +165,10 @@ private struct Translation {
                 }
                 if !r.isToMany {
                     let calls = lookup.mappings.map { "destination('\($0)', \(path))" }
-                    mappings[index].relationships.append(.init(property: r.name, expression: calls.count == 1 ? calls[0] : "coalesce(\(calls.joined(separator: ", ")))"))
+                    mappings[index].relationships.append(.init(property: r.name, expression: calls.count == 1 ? calls[0] : "coalesce(\(calls.joined(separator: ", ")))",
+                                                               place: place))
                 } else if lookup.mappings.count == 1 {
-                    mappings[index].relationships.append(.init(property: r.name, expression: "destinations('\(lookup.mappings[0])', \(path))"))
+                    mappings[index].relationships.append(.init(property: r.name, expression: "destinations('\(lookup.mappings[0])', \(path))", place: place))
                 } else if isSetFromInverse(m, r, lookup, lookups: lookups) {
                     notes.append("\(m.name): \(m.destination!).\(r.name) links rows of several mappings (\(lookup.mappings.joined(separator: ", "))); "
                         + "each of them sets the inverse \(r.destination).\(r.inverse ?? "") to the same links, so it is left out (setting one side sets both)")
@@ -185,7 +188,7 @@ private struct Translation {
     /// mirror of its inverse: every one of those mappings sets `r`'s inverse through `m`,
     /// from the inverse of the source relationship `lookup` follows.
     func isSetFromInverse(_ m: XCMappingModel.EntityMapping, _ r: Relationship, _ lookup: Lookup,
-                          lookups: [String: [(relationship: Relationship, lookup: Lookup)]]) -> Bool {
+                          lookups: [String: [(relationship: Relationship, lookup: Lookup, place: MappingModelPlace)]]) -> Bool {
         guard let inverse = r.inverse, let sourceInverse = inversePath(lookup.path, from: m.source!) else { return false }
         return lookup.mappings.allSatisfy { other in
             (lookups[other] ?? []).contains { $0.relationship.name == inverse && $0.lookup.mappings.contains(m.name) && $0.lookup.path == sourceInverse }
