@@ -631,6 +631,9 @@ public struct Planner {
         do {
             return try CompiledExpression.compile(spec.text, scope: scope, slots: slots)
         } catch {
+            if spec.isTranslation {
+                throw spec.cursor.error("in expression \"\(spec.text)\" (etl's translation of it), at character \(error.column): \(error.message)")
+            }
             throw spec.cursor.error("in expression \"\(spec.text)\": \(error.message)", atColumnInString: error.column)
         }
     }
