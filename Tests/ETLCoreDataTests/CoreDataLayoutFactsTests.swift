@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import ETLStore
-@testable import ETLModel
+import ETLModel
 @testable import ETLCoreData
 import ETLTestSupport
 

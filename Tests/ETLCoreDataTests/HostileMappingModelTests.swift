@@ -1,6 +1,6 @@
 import XCTest
 import Foundation
-@testable import ETLModel
+import ETLModel
 @testable import ETLCoreData
 import ETLTestSupport
 
