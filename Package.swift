@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: CSQLite/CZstd/CZlib → ETLStore, ETLDocument → ETLModel → ETLPipeline
+// Dependencies point one way: CSQLite/CZstd/CZlib → ETLStore, ETLDocument → ETLModel → ETLCoreData → ETLPipeline
 // → ETLEngine → ETL → ETLBatch → ETLCommandLine → etl. A module never imports one listed after it.
 let package = Package(
     name: "etl",
@@ -27,8 +27,11 @@ let package = Package(
         .target(name: "ETLStore", dependencies: ["CSQLite"]),
         // JSON documents with the line, column and path of every value, for errors that point.
         .target(name: "ETLDocument"),
-        .target(name: "ETLModel", dependencies: ["ETLStore", "ETLDocument", "CZlib"]),
-        .target(name: "ETLPipeline", dependencies: ["ETLModel"]),
+        .target(name: "ETLModel", dependencies: ["ETLStore", "ETLDocument"]),
+        // What is Core Data's own: Xcode models and bundles, version hashes, the Z-table
+        // layout, property lists and keyed archives, Xcode mapping models.
+        .target(name: "ETLCoreData", dependencies: ["ETLModel", "ETLStore", "ETLDocument", "CZlib"]),
+        .target(name: "ETLPipeline", dependencies: ["ETLModel", "ETLCoreData"]),
         .target(name: "ETLEngine", dependencies: ["ETLPipeline", "CZstd"]),
         .target(name: "ETL", dependencies: ["ETLEngine"]),
         // `etl batch`: many stores through one pipeline (scheduler, manifest, shards, report, metrics).
@@ -56,6 +59,7 @@ let package = Package(
         .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore", "ETLTestSupport"]),
         .testTarget(name: "ETLDocumentTests", dependencies: ["ETLDocument"]),
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
+        .testTarget(name: "ETLCoreDataTests", dependencies: ["ETLCoreData", "ETLTestSupport"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline", "ETLTestSupport"]),
         .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "ETLTestSupport"]),
         .testTarget(name: "ETLBatchTests", dependencies: ["ETL", "ETLBatch", "ETLTestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import ETLCoreData
 
 /// `etl mapping port`: for each migration policy class a mapping model names, a Swift file
 /// holding an etl `Policy` to fill in, which compiles against the `ETL` library as written:

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLCoreData
 import ETLEngine
 
 /// What `etl inspect` reports about a store: its layout, entities and row counts, WAL

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLCoreData
 import ETLEngine
 
 /// The model of an existing store (`etl model from-store`), to start a pipeline from.

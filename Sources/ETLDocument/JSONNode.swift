@@ -16,6 +16,12 @@ public struct JSONNode: Sendable {
     public var line: Int
     public var column: Int
 
+    public init(value: Value, line: Int, column: Int) {
+        self.value = value
+        self.line = line
+        self.column = column
+    }
+
     public var kindName: String {
         switch value {
         case .null: return "null"

@@ -191,6 +191,34 @@ final class XcodeMappingModelFixtureTests: XCTestCase {
         XCTAssertEqual(try out.rows("Note", ["body"]), [[.integer(1), .text("HELLO!")], [.integer(2), .null]])
     }
 
+    /// An imported expression the plan refuses (here the policy's function takes an integer,
+    /// and the mapping model calls it with a string) is named where the mapping model says
+    /// it: the xcmapping.xml, the line of the attribute mapping, the entity mapping and the
+    /// attribute, with etl's translation of the expression.
+    func testAnImportedExpressionThePlanRefusesIsNamedWhereTheMappingModelSaysIt() throws {
+        let (bundle, mapping) = try NotesMappingModel.write(
+            in: folder.url, note: #"<entity name="Note"><attribute name="body" optional="YES" attributeType="String"/></entity>"#,
+            expressions: [("body", #"FUNCTION($entityPolicy, "shout:", $source.body)"#)])
+        let n1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "n1"))
+        try BuiltStore(n1, at: folder.path("n1.sqlite")).close()
+        let path = try pipeline(bundle: bundle, source: "n1.sqlite", from: "n1", to: "n2", out: "n2.sqlite", steps: """
+            { "from": "n1", "to": "n2", "mappingModel": "\(mapping.path)" }
+            """)
+        let shout = ExpressionFunction([.integer], returns: .string) { _ in .null }
+        let xml = mapping.appendingPathComponent("xcmapping.xml").path
+        let attributeLine = try XCTUnwrap(String(contentsOfFile: xml, encoding: .utf8).components(separatedBy: "\n")
+            .firstIndex { $0.contains("XDDEVATTRIBUTEMAPPING\" id=") }) + 1
+        XCTAssertThrowsError(try Migration(pipeline: path, policies: ["NotePolicy": Policy(functions: ["shout:": shout])]).run()) { error in
+            guard let error = error as? DocumentError else { return XCTFail("\(error)") }
+            XCTAssertEqual(error.file, xml)
+            XCTAssertEqual(error.line, attributeLine, "\(error)")
+            XCTAssertEqual(error.path, "entity mapping NoteToNote, attribute body")
+            // The character is the translation's: no column of the XML says where in it.
+            XCTAssertEqual(error.message, "in expression \"NotePolicy_shout_($source.body)\" (etl's translation of it), at character 19: "
+                           + "NotePolicy_shout_: argument 1 must be integer, found string")
+        }
+    }
+
     // MARK: mioke-helper
 
     /// `messageID \u3c00 10000` is `messageID < 10000`: the other messages are not migrated.

@@ -318,8 +318,7 @@ final class PlainLayoutTests: XCTestCase {
     func testLayoutKindAndPlainNaming() throws {
         let model = try PackageFiles.books(2)
         XCTAssertEqual(LayoutKind(rawValue: "plain"), .plain)
-        let layout = LayoutKind.plain.layout(for: model)
-        XCTAssertTrue(layout is PlainLayout)
+        let layout: any StoreLayout = PlainLayout(model: model)
         XCTAssertEqual(layout.kind, .plain)
         XCTAssertEqual(layout.dateEpoch, 0)
         XCTAssertEqual(layout.model, model)

@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLCoreData
 
 /// The inputs of a mapping model that are untrusted bytes: binary property lists and keyed
 /// archives (valueexpressiondata, sourcemodeldata, a store's Z_PLIST), and the

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLCoreData
 
 /// The files a run works in. All of them sit beside the destination and are named after
 /// it, so they never leave its folder and a second look at the folder explains them:

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLCoreData
 
 /// A Core Data source's bookkeeping, checked rather than believed, before a row is read:
 /// the entity numbers come from `Z_PRIMARYKEY`, and rows are read by their `Z_ENT`, so a

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLCoreData
 import ETLPipeline
 
 /// Rows of one chunk: keys and, per row, the value of every path.

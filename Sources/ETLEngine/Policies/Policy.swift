@@ -1,5 +1,6 @@
 import ETLPipeline
 import ETLModel
+import ETLCoreData
 
 /// Custom logic for an entity mapping, as named Swift closures: Core Data's
 /// `NSEntityMigrationPolicy`, without the class. Every hook is optional; a missing hook

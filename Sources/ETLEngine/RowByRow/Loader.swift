@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLCoreData
 import ETLPipeline
 
 /// The load stage of one entity mapping: the single writer. Inserts a chunk's rows in

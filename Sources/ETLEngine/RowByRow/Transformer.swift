@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLCoreData
 import ETLPipeline
 
 /// The transform stage of one entity mapping: per source row (and forEach item), the

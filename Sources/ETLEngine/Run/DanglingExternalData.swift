@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLCoreData
 import ETLPipeline
 
 /// Values of a Core Data store whose external-data marker names a file the store already

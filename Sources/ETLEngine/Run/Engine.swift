@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLCoreData
 import ETLPipeline
 
 /// Runs a plan: each step's stages in order, then the atomic replacement; continues an

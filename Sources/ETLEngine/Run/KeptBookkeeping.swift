@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLCoreData
 import ETLPipeline
 
 /// What Core Data's own migration keeps of its bookkeeping columns, and a step from a Core

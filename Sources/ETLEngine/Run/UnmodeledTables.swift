@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLCoreData
 import ETLPipeline
 
 /// The source's tables that belong to no entity (`UnmodeledTable`), its triggers, views and

@@ -23,11 +23,3 @@ public struct TemplatedLayout: StoreLayout {
     public func schemaSQL() -> [String] { schema }
     public func finish(_ database: Database) throws { try base.finish(database) }
 }
-
-extension CoreDataLayout {
-    /// The Core Data layout of `layout`, itself or under a template's table definitions; nil
-    /// for any other layout.
-    public static func of(_ layout: any StoreLayout) -> CoreDataLayout? {
-        (layout as? CoreDataLayout) ?? ((layout as? TemplatedLayout)?.base as? CoreDataLayout)
-    }
-}

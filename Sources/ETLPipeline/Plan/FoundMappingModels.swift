@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLCoreData
 
 /// A bundle pipeline's hops without an explicit step, given the mapping model Core Data
 /// would find for them: one in the pipeline's mapping models folder (by default the

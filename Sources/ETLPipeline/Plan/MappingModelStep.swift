@@ -1,12 +1,14 @@
-import Foundation
 import ETLModel
+import ETLCoreData
 
 extension Planner {
     /// A bundle step that names an Xcode mapping model, `{ "from": "V2", "to": "V3",
     /// "mappingModel": "V2toV3.xcmappingmodel" }`: its entity mappings imported against the
-    /// hop's two versions, as the same step written in JSON (what `etl mapping show` prints)
-    /// read by the same decoder. So a mapping model and its printed step plan alike, and an
-    /// error in the translation points at that printed step.
+    /// hop's two versions, as the step's mappings, each part (filter, attribute,
+    /// relationship) at its place in the mapping model (`MappingModelPlace`). So an error the
+    /// plan finds in an imported expression names the `xcmapping.xml`, the line of the
+    /// property mapping, the entity mapping and the property. `etl mapping show` prints the
+    /// same step as JSON (`ImportedStep.json()`), which plans alike.
     ///
     /// Several mapping models for the hop (`"mappingModel": [ "A", "B", "C" ]`) are Core
     /// Data's multi-pass migration: one step holding every pass's mappings, in the order of
@@ -25,15 +27,38 @@ extension Planner {
             passes.append(try importedPass(path, cursor: cursor, from: from, to: to))
         }
         let imported = passes.count == 1 ? passes[0] : ImportedStep.passes(passes)
-        let files = step.mappingModels.joined(separator: " + ")
-        let root = try JSONCursor.parse(Array(imported.json().utf8), file: "\(files) (as the pipeline step etl mapping show prints)")
-        var decoded = try PipelineSpec.decodeStep(root, index: 0, isLast: false, destinationModel: nil,
-                                                  folder: URL(fileURLWithPath: step.mappingModels[0]).deletingLastPathComponent().path, bundle: true)
-        decoded.name = step.name
-        decoded.drop = step.drop
-        decoded.mappingModels = step.mappingModels
-        decoded.isFound = step.isFound
-        return decoded
+        var result = step
+        result.mappings = []
+        var names: Set<String> = []
+        for m in imported.mappings {
+            guard names.insert(m.name).inserted else {
+                throw m.place.error("duplicate mapping name '\(m.name)' in \(step.name): is a mapping model named twice in \"mappingModel\"?")
+            }
+            result.mappings.append(Self.mappingSpec(m))
+        }
+        guard !result.mappings.isEmpty else {
+            throw cursor.error("\(step.mappingModels.joined(separator: " + ")) makes no rows (no entity mapping has both a source and a destination "
+                + "entity): a step needs at least one mapping")
+        }
+        return result
+    }
+
+    /// An imported entity mapping as the planner takes a mapping: its places as cursors over
+    /// the translated text, so the planner's errors name the mapping model's file, line and object.
+    static func mappingSpec(_ m: ImportedMapping) -> MappingSpec {
+        func cursor(_ place: MappingModelPlace, _ text: String) -> JSONCursor {
+            JSONCursor(node: JSONNode(value: .string(text), line: place.line, column: 1), path: place.path, file: place.file)
+        }
+        func expression(_ text: String, _ place: MappingModelPlace) -> ExpressionSpec {
+            ExpressionSpec(text: text, cursor: cursor(place, text), isTranslation: true)
+        }
+        let at = cursor(m.place, m.name)
+        return MappingSpec(name: m.name, source: m.source, destination: m.destination,
+                           filter: m.filter.map { expression($0, m.filterPlace) },
+                           attributes: m.attributes.map { ($0.property, expression($0.expression, $0.place)) },
+                           relationships: m.relationships.map { ($0.property, expression($0.expression, $0.place)) },
+                           uniqueBy: nil, forEach: nil, policy: m.policy,
+                           cursor: at, sourceCursor: at, destinationCursor: at, policyCursor: m.policy.map { cursor(m.place, $0) })
     }
 
     /// One mapping model of the step, checked against the hop and imported.

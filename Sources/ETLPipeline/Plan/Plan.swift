@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLCoreData
 
 /// A pipeline checked against its models, ready to run: every name resolved, every
 /// expression parsed and type-checked, before a single row is read.

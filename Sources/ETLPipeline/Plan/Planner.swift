@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLCoreData
 
 /// Turns a pipeline spec into a `Plan`, or fails with the first problem, named by file,
 /// line, column and JSON path.
@@ -630,6 +631,9 @@ public struct Planner {
         do {
             return try CompiledExpression.compile(spec.text, scope: scope, slots: slots)
         } catch {
+            if spec.isTranslation {
+                throw spec.cursor.error("in expression \"\(spec.text)\" (etl's translation of it), at character \(error.column): \(error.message)")
+            }
             throw spec.cursor.error("in expression \"\(spec.text)\": \(error.message)", atColumnInString: error.column)
         }
     }

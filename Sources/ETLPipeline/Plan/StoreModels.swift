@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLCoreData
 
 /// Models taken from stores instead of model files or a bundle: a Core Data store keeps the
 /// model that wrote it (`ModelCache`). A Core Data source without a `model` brings its own; a

@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLCoreData
 
 extension PipelineSpec {
     /// Reads and checks the shape of a pipeline file. Errors name the file, line, column

@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLCoreData
 
 /// A pipeline file, version 1 of the format, as written — before any model is read.
 ///
@@ -136,6 +137,10 @@ public struct MappingSpec: Sendable {
 public struct ExpressionSpec: Sendable {
     public var text: String
     public var cursor: JSONCursor
+    /// The text is etl's translation of what the file says (an Xcode mapping model's
+    /// expression), not the file's own: a column in it is no column of the file, so an
+    /// error names the place and the character of the translation.
+    public var isTranslation = false
 }
 
 /// What a pipeline says to do with tables that belong to no entity.

@@ -1,0 +1,96 @@
+import ETLDocument
+/// A mapping model translated into a pipeline step: what a bundle pipeline's `{ "from",
+/// "to", "mappingModel" }` step runs (the planner takes its mappings as they are, each part
+/// with its place in the mapping model, `MappingModelPlace`), and what `etl mapping show`
+/// prints (`json()`).
+public struct ImportedStep: Sendable, Equatable {
+    /// The step's name in progress and summary: the mapping model's file name.
+    public var name: String
+    /// The bundle versions the step goes between.
+    public var from: String
+    public var to: String
+    public var mappings: [ImportedMapping]
+    /// What the translation left out, and why (mappings that make no rows, relationships
+    /// set from their inverse side, user info): said by `etl mapping show` on stderr.
+    public var notes: [String]
+
+    /// The step as pipeline JSON (format 1, a bundle pipeline's step), for the user to read
+    /// or to take over: what `etl mapping show` prints. A run does not read it back.
+    public func json() -> String {
+        var text = "{ \"name\": \(Self.quote(name)), \"from\": \(Self.quote(from)), \"to\": \(Self.quote(to)),\n  \"mappings\": ["
+        text += mappings.map { "\n" + $0.json(indent: "    ") }.joined(separator: ",")
+        return text + "\n  ] }\n"
+    }
+
+    static func quote(_ text: String) -> String { jsonStringLiteral(text) }
+
+    /// Several mapping models of one hop (Core Data's multi-pass migration) as one step:
+    /// every pass's mappings, in pass order, each named `Mapping (File)` and its lookups
+    /// renamed with it, so a pass links only rows its own mappings made, as in Core Data,
+    /// where each pass is a migration of its own into the same store.
+    public static func passes(_ passes: [ImportedStep]) -> ImportedStep {
+        var step = ImportedStep(name: passes.map(\.name).joined(separator: " + "), from: passes[0].from, to: passes[0].to,
+                                mappings: [], notes: [])
+        for pass in passes {
+            let names = Dictionary(uniqueKeysWithValues: pass.mappings.map { ($0.name, "\($0.name) (\(pass.name))") })
+            func renamed(_ expression: String) -> String {
+                var text = expression
+                for (old, new) in names {
+                    for call in ["destination", "destinations"] {
+                        text = text.replacingOccurrences(of: "\(call)('\(old)', ", with: "\(call)('\(new)', ")
+                    }
+                }
+                return text
+            }
+            for var m in pass.mappings {
+                m.name = names[m.name]!
+                m.relationships = m.relationships.map { .init(property: $0.property, expression: renamed($0.expression), place: $0.place) }
+                step.mappings.append(m)
+            }
+            step.notes += pass.notes.map { "\(pass.name): \($0)" }
+        }
+        return step
+    }
+}
+
+/// One entity mapping of an imported step, its expressions in the pipeline language.
+public struct ImportedMapping: Sendable, Equatable {
+    public var name: String
+    public var source: String
+    public var destination: String
+    public var filter: String?
+    public var attributes: [Assignment]
+    public var relationships: [Assignment]
+    /// The etl policy the mapping model's `migrationpolicyclassname` names.
+    public var policy: String?
+    /// The entity mapping in the file.
+    public var place: MappingModelPlace
+
+    /// Where the filter comes from: the entity mapping's source fetch.
+    public var filterPlace: MappingModelPlace { place.part("source filter") }
+
+    public struct Assignment: Sendable, Equatable {
+        public var property: String
+        public var expression: String
+        /// The property mapping in the file (of an auto-generated value too: the mapping
+        /// Xcode wrote without an expression).
+        public var place: MappingModelPlace
+
+        public init(property: String, expression: String, place: MappingModelPlace) {
+            self.property = property
+            self.expression = expression
+            self.place = place
+        }
+    }
+
+    func json(indent: String) -> String {
+        let q = ImportedStep.quote
+        var lines = ["\(indent){ \"name\": \(q(name)), \"source\": \(q(source)), \"destination\": \(q(destination))"]
+        if let policy { lines.append("\(indent)  \"policy\": \(q(policy))") }
+        if let filter { lines.append("\(indent)  \"filter\": \(q(filter))") }
+        for (key, list) in [("attributes", attributes), ("relationships", relationships)] where !list.isEmpty {
+            lines.append("\(indent)  \"\(key)\": {\n" + list.map { "\(indent)    \(q($0.property)): \(q($0.expression))" }.joined(separator: ",\n") + " }")
+        }
+        return lines.joined(separator: ",\n") + " }"
+    }
+}
