@@ -134,6 +134,52 @@ final class CoreDataModelImportTests: XCTestCase {
         }
     }
 
+    /// `.xccurrentversion` comes with the bundle from whoever sent it: read as Xcode writes it
+    /// (XML, with a DOCTYPE and whitespace, or binary) by etl's own readers, never by
+    /// Foundation's property-list reader; a file they cannot read is refused, naming it.
+    func testTheCurrentVersionFileIsReadByEtlsOwnReaders() throws {
+        let folder = try SharedFixtures.temporaryFolder(for: self).appendingPathComponent("Notes.xcdatamodeld")
+        for name in ["Notes", "Notes 2"] {
+            _ = try LibraryModelXML.write(#"<model><entity name="Note"/></model>"#, version: name, in: folder)
+        }
+        let marker = folder.appendingPathComponent(".xccurrentversion")
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            	<key>_XCCurrentVersionName</key>
+            	<string>Notes 2.xcdatamodel</string>
+            	<key>other</key>
+            	<dict><key>_XCCurrentVersionName</key><string>Notes.xcdatamodel</string></dict>
+            </dict>
+            </plist>
+            """.utf8).write(to: marker)
+        XCTAssertEqual(try ModelBundle.load(path: folder.path).currentVersion, "Notes 2")
+
+        var plist = PropertyListBuilder()
+        let top = plist.dictionary([(plist.string("_XCCurrentVersionName"), plist.string("Notes.xcdatamodel"))])
+        try Data(plist.bytes(top: top)).write(to: marker)
+        XCTAssertEqual(try ModelBundle.load(path: folder.path).currentVersion, "Notes", "a binary property list")
+
+        let refused: [(String, [UInt8])] = [
+            ("a processing instruction", Array("<?xml version=\"1.0\"?><?x?><plist><dict></dict></plist>".utf8)),
+            ("not UTF-8", Array("<plist><dict><key>_XCCurrentVersionName</key><string>".utf8) + [0xFF, 0xFE] + Array("</string></dict></plist>".utf8)),
+            ("not well-formed", Array("<plist><dict></plist></dict>".utf8)),
+            ("no <plist> element", Array("<dict><key>_XCCurrentVersionName</key><string>Notes</string></dict>".utf8)),
+            ("no _XCCurrentVersionName string", Array("<plist><array><string>Notes.xcdatamodel</string></array></plist>".utf8)),
+            ("not a property list", Array("bplist00".utf8) + [UInt8](repeating: 0, count: 40)),
+            ("more than any .xccurrentversion holds", [UInt8](repeating: 0x20, count: 65 * 1024)),
+        ]
+        for (reason, bytes) in refused {
+            try Data(bytes).write(to: marker)
+            XCTAssertThrowsError(try ModelBundle.load(path: folder.path), reason) { error in
+                XCTAssertEqual((error as? DocumentError)?.file, marker.path, reason)
+                XCTAssertTrue("\(error)".contains(reason), "\(reason): \(error)")
+            }
+        }
+    }
+
     func testMissingBundleAndEmptyBundleAreDocumentErrors() throws {
         let folder = try SharedFixtures.temporaryFolder(for: self)
         let missing = folder.appendingPathComponent("Nope.xcdatamodeld").path

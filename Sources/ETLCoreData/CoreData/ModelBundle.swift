@@ -93,7 +93,7 @@ public struct ModelBundle: Sendable {
         var current: String?
         let marker = root.appendingPathComponent(".xccurrentversion").path
         if fm.fileExists(atPath: marker) {
-            let name = try currentVersionName(file: marker)
+            let name = try CurrentVersionFile.versionName(file: marker)
             let bare = stripExtension(name)
             guard versionNames.contains(bare) else {
                 throw DocumentError(file: marker, line: 0, column: 0, path: "/",
@@ -125,24 +125,6 @@ public struct ModelBundle: Sendable {
             ? stripExtension(folder.lastPathComponent)
             : contents.deletingPathExtension().lastPathComponent
         return try XCDataModelReader.read(data, file: contents.path, version: version)
-    }
-
-    /// `_XCCurrentVersionName` of a `.xccurrentversion` property list.
-    static func currentVersionName(file: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw DocumentError(file: file, line: 0, column: 0, path: "/", message: "cannot read .xccurrentversion")
-        }
-        let plist: Any
-        do {
-            plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
-            throw DocumentError(file: file, line: 0, column: 0, path: "/", message: "not a property list: \(error.localizedDescription)")
-        }
-        guard let dictionary = plist as? [String: Any], let name = dictionary["_XCCurrentVersionName"] as? String, !name.isEmpty else {
-            throw DocumentError(file: file, line: 0, column: 0, path: "/_XCCurrentVersionName",
-                                message: "the property list has no _XCCurrentVersionName string")
-        }
-        return name
     }
 
     static func stripExtension(_ name: String) -> String {
