@@ -409,24 +409,26 @@ private struct StatementBuilder {
                 return false
             }
         }
-        // A forEach mapping's pairs in key order, as the loader hands out keys: the source key, then the item's.
-        let numbered = pairs.map { "?3 - 1 + row_number() OVER (ORDER BY \(key), \($0.item))" }
-        let pairsInRange = pairs.map { rows.filtered(passing + inKeys).ordered(by: [key, $0.item]) }
+        // A forEach mapping's passing pairs in key order, as the loader hands out keys: the
+        // source key, then the item's; numbered so from ?3.
+        let numberedPairs = pairs.map { pairs in
+            (inRange: rows.filtered(passing + inKeys).ordered(by: [key, pairs.item]),
+             numbered: "?3 - 1 + row_number() OVER (ORDER BY \(key), \(pairs.item))")
+        }
         var create = try self.create(index, kind: kind(index), into: into, columns: columns, values: values, source: sourceTable, rows: rows, key: key,
                                      passing: passing, unique: unique, readsSource: readsSource,
-                                     count: count, passed: passed, bound: bound,
-                                     pairs: pairsInRange.map { ($0, numbered!) })
+                                     count: count, passed: passed, bound: bound, pairs: numberedPairs)
         create.rejects = rejects
         if policiesInSQLite.contains(index) {
             // (Never a forEach mapping: no pairs, no links written with the rows.)
             create.insert = try PolicyInSQLite.insert(step, index, into: into, columns: columns, key: key, values: values,
                                                       attributes: mapping.attributes.count, from: sourceTable, conditions: passing + inKeys)
         }
-        if let pairs, let numbered, let pairsInRange {
+        if let pairs, let numberedPairs {
             create.links = links
             if try pairsAreLookedUp(index) {
-                create.associate = WorkDatabase.associate(target: mapping.targets[0], destination: numbered, source: key, item: pairs.item,
-                                                          of: pairsInRange)
+                create.associate = WorkDatabase.associate(target: mapping.targets[0], destination: numberedPairs.numbered, source: key,
+                                                          item: pairs.item, of: numberedPairs.inRange)
             }
             if !links.isEmpty {
                 let key = into.column(destination.keyColumn)
