@@ -63,6 +63,9 @@ let package = Package(
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline", "ETLTestSupport"]),
         .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "ETLTestSupport"]),
         .testTarget(name: "ETLBatchTests", dependencies: ["ETL", "ETLBatch", "ETLTestSupport"]),
+        // The command line's parts: flags, tables, progress lines, error endings (no `etl` process).
+        .testTarget(name: "ETLCommandLineTests", dependencies: ["ETLCommandLine", "ETL", "ETLBatch", "ETLTestSupport",
+                                                                .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // End-to-end level (`make test` runs both): whole migrations in the process (every kind
         // of step, resume, damaged and hostile stores), and the `etl` executable itself
         // (command line, kills, batches).

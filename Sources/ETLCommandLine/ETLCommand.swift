@@ -61,13 +61,9 @@ public struct ETLCommand: ParsableCommand {
         }
         // An unknown command is an error, even with --help after it: ArgumentParser would
         // print the top-level help and exit 0, as if `etl validate --help` had worked.
-        if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-") {
-            let names = configuration.subcommands.map { $0._commandName } + ["help"]
-            if !names.contains(first) {
-                let hint = closestName(to: first, among: names).map { " (did you mean '\($0)'?)" } ?? ""
-                printError("error: unknown command '\(first)'\(hint); the commands are \(names.dropLast().joined(separator: ", ")). See 'etl --help'.")
-                Foundation.exit(ExitStatus.badInput)
-            }
+        if let message = unknownCommand(Array(CommandLine.arguments.dropFirst())) {
+            printError(message)
+            Foundation.exit(ExitStatus.badInput)
         }
         do {
             var command = try parseAsRoot()
@@ -77,35 +73,47 @@ public struct ETLCommand: ParsableCommand {
         }
     }
 
-    /// Prints an error and exits with the documented code.
-    static func exit(with error: Error) -> Never {
-        let code: Int32
+    /// The error for arguments whose first word names no command, or nil.
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(first) else { return nil }
+        let hint = closestName(to: first, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+        return "error: unknown command '\(first)'\(hint); the commands are \(names.dropLast().joined(separator: ", ")). See 'etl --help'."
+    }
+
+    /// What `etl` says of an error that ended a command, and its documented exit code.
+    struct Ending: Equatable {
+        var message: String
+        var code: Int32
+        /// `--help` and `--version`: the answer, on standard output.
+        var isAnswer: Bool { code == ExitStatus.done }
+    }
+
+    static func ending(for error: Error) -> Ending {
         switch error {
         case is DocumentError:
-            printError("error: \(error)")
-            code = ExitStatus.badInput
+            return Ending(message: "error: \(error)", code: ExitStatus.badInput)
         // Errors of a store or of the run: each already names the file and the place.
         // A source that does not exist: nothing was read, like a bad pipeline.
         case MigrationError.badSource(_, SourceStore.noSuchFile):
-            printError("error: \(error)")
-            code = ExitStatus.badInput
+            return Ending(message: "error: \(error)", code: ExitStatus.badInput)
         case is MigrationError, is VersionDetectionError, is CoreDataStoreError:
-            printError("error: \(error)")
-            code = ExitStatus.failed
+            return Ending(message: "error: \(error)", code: ExitStatus.failed)
         case let error as CLIFailure:
-            printError("error: \(error.message)")
-            code = error.code
+            return Ending(message: "error: \(error.message)", code: error.code)
         default:
             let argumentCode = exitCode(for: error)
-            if argumentCode == .success {
-                // --help and --version.
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            printError(fullMessage(for: error))
-            code = argumentCode == .validationFailure ? ExitStatus.badInput : ExitStatus.failed
+            let code = argumentCode == .success ? ExitStatus.done : argumentCode == .validationFailure ? ExitStatus.badInput : ExitStatus.failed
+            return Ending(message: fullMessage(for: error), code: code)
         }
-        Foundation.exit(code)
+    }
+
+    /// Prints an error and exits with the documented code.
+    static func exit(with error: Error) -> Never {
+        let ending = ending(for: error)
+        if ending.isAnswer { print(ending.message) } else { printError(ending.message) }
+        Foundation.exit(ending.code)
     }
 }
 

@@ -19,14 +19,21 @@ enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
 /// Shows the engine's progress on standard error.
 final class ProgressDisplay: @unchecked Sendable {
     private let style: ProgressStyle
-    private var stageStarted = Date()
+    private var stageStarted: Date
     private var lastDraw = Date.distantPast
     private var drawn = false
     private let encoder = JSONEncoder()
+    /// Where the text goes (standard error), and the time (tests give their own).
+    private let output: (String) -> Void
+    private let now: () -> Date
 
-    init(style: ProgressStyle) {
+    init(style: ProgressStyle, output: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
+         now: @escaping () -> Date = Date.init) {
         self.style = style == .auto ? (isatty(STDERR_FILENO) == 1 ? .bar : .lines) : style
+        self.output = output
+        self.now = now
         encoder.outputFormatting = [.sortedKeys]
+        stageStarted = now()
     }
 
     func show(_ event: ProgressEvent) {
@@ -47,12 +54,12 @@ final class ProgressDisplay: @unchecked Sendable {
         case (.none, _):
             break
         case (_, .started):
-            stageStarted = Date()
+            stageStarted = now()
             if style == .bar { draw(label, event, force: true) }
         case (_, .advanced):
             if style == .bar { draw(label, event, force: false) }
         case (_, .finished):
-            let seconds = Date().timeIntervalSince(stageStarted)
+            let seconds = now().timeIntervalSince(stageStarted)
             if style == .bar {
                 draw(label, event, force: true)
                 write("\n")
@@ -77,7 +84,7 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     private func draw(_ label: String, _ event: ProgressEvent, force: Bool) {
-        let now = Date()
+        let now = now()
         guard force || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
         lastDraw = now
         let elapsed = max(now.timeIntervalSince(stageStarted), 0.001)
@@ -86,7 +93,7 @@ final class ProgressDisplay: @unchecked Sendable {
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let rate = Double(event.done) / elapsed
-        let eta = rate > 0 && event.total > event.done ? " ETA \(clock(Double(event.total - event.done) / rate))" : ""
+        let eta = rate > 0 && event.total > event.done ? " ETA \(Self.clock(Double(event.total - event.done) / rate))" : ""
         // While running: rate and ETA; once finished: how long it took.
         let tail = event.kind == .finished ? "in \(format(elapsed)) s" : "\(Int(rate))/s\(eta)"
         let text = "\(label.padding(toLength: 34, withPad: " ", startingAt: 0)) \(bar) \(event.done)/\(event.total) \(tail)"
@@ -94,18 +101,17 @@ final class ProgressDisplay: @unchecked Sendable {
         drawn = true
     }
 
-    private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
-    }
+    private func write(_ text: String) { output(text) }
 
     private func format(_ seconds: Double) -> String { String(format: "%.2f", seconds) }
 
-    private func clock(_ seconds: Double) -> String {
+    /// `m:ss`, for an ETA.
+    static func clock(_ seconds: Double) -> String {
         let s = Int(min(max(seconds.rounded(.up), 0), 1e9))
         return String(format: "%d:%02d", s / 60, s % 60)
     }
 
     private func timestamp() -> String {
-        ISO8601DateFormatter().string(from: Date())
+        ISO8601DateFormatter().string(from: now())
     }
 }

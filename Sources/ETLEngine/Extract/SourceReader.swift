@@ -17,15 +17,28 @@ struct SourceRows {
     /// Values read from a file of the store's external storage, by row index and slot:
     /// their markers, so a value passed through unchanged keeps its form.
     var externalMarkers: [Int: [Int: [UInt8]]] = [:]
-    /// Markers whose file is missing (`ExternalBinaryStorage.Read.missing`), by row index and
-    /// slot: the path and why. Their value is null; a row whose value must be read (an
-    /// expression, a filter, a policy) is rejected with this reason, a value passed through
-    /// keeps its marker (`Transformer`).
-    var danglingMarkers: [Int: [Int: (path: String, reason: String)]] = [:]
-    /// Externally stored values whose files are too large to read (`ExternalBinaryStorage.maximumBytes`),
-    /// by row index and slot: the path and why. Null in `values`, their markers in
-    /// `externalMarkers`: a row that only passes them through is made, any other use rejects it.
-    var oversized: [Int: [Int: (path: String, reason: String)]] = [:]
+    /// Externally stored values whose file was not read, by row index and slot (`UnreadMarker`).
+    /// Null in `values`, their markers in `externalMarkers`: a row that only passes them
+    /// through is made (`Transformer`), any other use rejects it with the marker's reason.
+    var unreadMarkers: [Int: [Int: UnreadMarker]] = [:]
+}
+
+/// A marker of an externally stored value whose value is not read, and why.
+struct UnreadMarker {
+    enum Cause {
+        /// Its file is missing (`ExternalBinaryStorage.Read.missing`): passed through, the
+        /// value is carried as a marker without a file (`DanglingExternalData`).
+        case missingFile
+        /// Its file is too large to read (`ExternalBinaryStorage.maximumBytes`): passed
+        /// through, the file is linked as it is.
+        case fileTooLarge
+    }
+
+    let cause: Cause
+    /// `$source.attribute`.
+    let path: String
+    /// The store, the row and what is wrong.
+    let reason: String
 }
 
 /// Runs a `SourceQuery` on one connection, keeping its statements prepared.
@@ -74,15 +87,17 @@ final class SourceReader {
         let rows = try read(fetch)
         var unreadable: [Int64: (path: String, reason: String)] = [:]
         for (index, problem) in rows.unreadable { unreadable[rows.keys[index]] = problem }
-        // An item's value is read, never passed through: a missing file makes it unreadable.
-        for (index, slots) in rows.danglingMarkers where unreadable[rows.keys[index]] == nil {
-            unreadable[rows.keys[index]] = slots.sorted { $0.key < $1.key }.first?.value
-        }
-        // An item is no value passed through: a file too large to read makes it unreadable.
-        for (index, problems) in rows.oversized where unreadable[rows.keys[index]] == nil {
-            unreadable[rows.keys[index]] = problems.sorted { $0.key < $1.key }.first?.value
+        // An item's value is read, never passed through: a file missing or too large makes it unreadable.
+        for (index, slots) in rows.unreadMarkers where unreadable[rows.keys[index]] == nil {
+            unreadable[rows.keys[index]] = slots.min { $0.key < $1.key }.map { ($0.value.path, $0.value.reason) }
         }
         return (Dictionary(zip(rows.keys, rows.values), uniquingKeysWith: { a, _ in a }), unreadable)
+    }
+
+    /// The marker of slot `slot` of the last row read, not read for `why`.
+    private func unreadMarker(_ cause: UnreadMarker.Cause, slot: Int, why: String, in rows: SourceRows) -> UnreadMarker {
+        UnreadMarker(cause: cause, path: (["$source"] + query.paths[slot]).joined(separator: "."),
+                     reason: "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)")
     }
 
     private func read(_ statement: Statement) throws -> SourceRows {
@@ -109,16 +124,14 @@ final class SourceReader {
                         case .missing(let why):
                             stored = .null
                             rows.externalMarkers[rows.keys.count - 1, default: [:]][slotIndex] = marked
-                            rows.danglingMarkers[rows.keys.count - 1, default: [:]][slotIndex] =
-                                ((["$source"] + query.paths[slotIndex]).joined(separator: "."), "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)")
+                            rows.unreadMarkers[rows.keys.count - 1, default: [:]][slotIndex] = unreadMarker(.missingFile, slot: slotIndex, why: why, in: rows)
                         case .unreadable(let why):
                             stored = .null
                             reason = "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)"
                         case .tooLarge(let why):
                             stored = .null
                             rows.externalMarkers[rows.keys.count - 1, default: [:]][slotIndex] = marked
-                            rows.oversized[rows.keys.count - 1, default: [:]][slotIndex] =
-                                ((["$source"] + query.paths[slotIndex]).joined(separator: "."), "store \(database.path), \(query.entity) row \(rows.keys.last!): \(why)")
+                            rows.unreadMarkers[rows.keys.count - 1, default: [:]][slotIndex] = unreadMarker(.fileTooLarge, slot: slotIndex, why: why, in: rows)
                         }
                     }
                     if let reason {

@@ -44,7 +44,7 @@ import ETLPipeline
 final class AheadWork: @unchecked Sendable {
     private struct Keys {
         let mapping: MappingID
-        let fill: String
+        let fill: SQLInsert
         /// The first key the mapping's rows get, bound to `fill` as ?1.
         let first: Int64
     }
@@ -276,8 +276,9 @@ final class AheadWork: @unchecked Sendable {
             try db.execute(WorkDatabase.creation)
             for item in keys where !stop() {
                 do {
-                    try tuning.beforeAheadStatement?(item.fill)
-                    try db.transaction { try db.run(item.fill, [.integer(item.first)]) }
+                    let fill = item.fill.sql
+                    try tuning.beforeAheadStatement?(fill)
+                    try db.transaction { try db.run(fill, [.integer(item.first)]) }
                     done[item.mapping] = item.first
                 } catch {
                     // Run again by the run's connection, which reports what is wrong.

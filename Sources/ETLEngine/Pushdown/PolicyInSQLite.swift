@@ -80,7 +80,7 @@ enum PolicyInSQLite {
     /// column order, the last `attributes` of them the attributes') are handed to the hook
     /// with the source fields, and the attributes' columns take what it returns.
     static func insert(_ step: StepPlan, _ index: MappingID, into: SQLTable, columns: [String], key: String, values: [String], attributes: Int,
-                       from source: SQLTable, conditions: [String]) throws(PushdownPlan.NotPushable) -> String {
+                       from source: SQLTable, conditions: [String]) throws(PushdownPlan.NotPushable) -> SQLInsert {
         let fields = try sourceFields(step, index, alias: "s").map(\.sql)
         let defaults = values.dropLast(attributes)
         let declared = values.suffix(attributes)
@@ -89,7 +89,7 @@ enum PolicyInSQLite {
         // LIMIT -1 OFFSET 0 keeps SQLite from flattening the inner query: the hook is called
         // once per row, in key order.
         let calls = SQLSelect(["\(key) AS k", "\(call) AS p"], from: source, where: conditions, orderBy: [key], limit: "-1", offset: "0")
-        return SQLInsert(into: into, columns: columns, SQLSelect(["k"] + defaults + returned, from: .select(calls, alias: nil))).sql
+        return SQLInsert(into: into, columns: columns, SQLSelect(["k"] + defaults + returned, from: .select(calls, alias: nil)))
     }
 
     /// The row a hook made last, between its function's call and its field functions'.

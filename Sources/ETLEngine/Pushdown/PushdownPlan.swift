@@ -44,23 +44,24 @@ struct PushdownPlan {
         case forEach
     }
 
+    /// A mapping's statements, as parts (`SQLStatement`): rendered where they run.
     struct Create {
         let mapping: MappingID
         let kind: Kind
         let table: String
         /// The source rows of the mapping (`s`), before the filter: for counts.
-        let count: String
+        let count: SQLSelect
         /// `.unique`: the passing rows (each counted in its key's `rows`).
-        let passed: String
+        let passed: SQLSelect
         /// `.sourceKeys`/`.nextKeys`: the key ending a chunk: bind (first key, offset).
-        let bound: String
-        /// `.sourceKeys`/`.nextKeys`: rows of keys in [?1, ?2] (`SourceKeyRange`); `.nextKeys` numbers them from ?3.
-        /// `.unique`: rows of keys ≥ ?1.
-        var insert: String
+        let bound: SQLSelect
+        /// `.sourceKeys`/`.nextKeys`/`.forEach`: rows of keys in [?1, ?2] (`SourceKeyRange`);
+        /// `.nextKeys`/`.forEach` number them from ?3. `.unique`: rows of keys ≥ ?1.
+        var insert: SQLInsert
         /// `.unique`: fills the work database's uniqueBy keys, keys from ?1 on.
-        let fillKeys: String?
+        let fillKeys: SQLInsert?
         /// `.unique`: finds a passing row whose uniqueBy key is null (a reason not to push down).
-        let nullKey: String?
+        let nullKey: SQLSelect?
         /// Evaluates every value of every passing row, and fails as soon as one is a value
         /// the row-by-row engine rejects (a conversion that cannot convert, a blob in a
         /// string attribute that is not UTF-8): then the mapping runs row by row, which
@@ -69,22 +70,22 @@ struct PushdownPlan {
         /// insert of a uniqueBy mapping evaluates first rows only). Nil when no value can
         /// be rejected or made null. Over the source keys in [?1, ?2] (`RejectScan` splits
         /// them between two connections).
-        var rejects: String? = nil
+        var rejects: SQLSelect? = nil
         /// When `rejects` is there only for string attributes read: finds a blob in one of
         /// their columns, a cheap scan without which `rejects` need not run.
-        var blobs: String? = nil
+        var blobs: SQLSelect? = nil
         /// `.forEach`: the pairs of source keys in (?1, ?2], before the filter: for counts.
-        var pairs: String? = nil
+        var pairs: SQLSelect? = nil
         /// `.forEach` over a join table of a table with no rows of other entities: `pairs`
         /// counted in the join table alone (in its key's order, no source row read), for a
         /// range in which every key is a source row.
-        var pairsOfEveryKey: String? = nil
+        var pairsOfEveryKey: SQLSelect? = nil
         /// `.forEach`: records the rows `insert` made in the work database's associations, bound
         /// alike; nil when nothing reads them (`pairsAreLookedUp`).
-        var associate: String? = nil
+        var associate: SQLInsert? = nil
         /// `.forEach` with links written by `insert` (`inlineLinks`): counts those set in the
         /// rows of keys in [?1, ?2], for the mapping's `related`.
-        var linksSet: String? = nil
+        var linksSet: SQLSelect? = nil
         /// `.forEach`: the links `insert` writes, in the order of their bound ranges (`InlineLink.value`).
         var links: [InlineLink] = []
         /// `.nextKeys`/`.forEach`: `insert` without the key column, for when the table's
@@ -92,7 +93,7 @@ struct PushdownPlan {
         /// row, in the order of the SELECT, one more than the highest key: the keys `insert`
         /// numbers with row_number(), without the window, which buffers every row it numbers
         /// (it took two thirds of the Files pairs' statement at 1M books).
-        var append: String? = nil
+        var append: SQLInsert? = nil
     }
 
     struct Relate {
@@ -408,44 +409,44 @@ private struct StatementBuilder {
                 return false
             }
         }
+        // A forEach mapping's passing pairs in key order, as the loader hands out keys: the
+        // source key, then the item's; numbered so from ?3.
+        let numberedPairs = pairs.map { pairs in
+            (inRange: rows.filtered(passing + inKeys).ordered(by: [key, pairs.item]),
+             numbered: "?3 - 1 + row_number() OVER (ORDER BY \(key), \(pairs.item))")
+        }
         var create = try self.create(index, kind: kind(index), into: into, columns: columns, values: values, source: sourceTable, rows: rows, key: key,
                                      passing: passing, unique: unique, readsSource: readsSource,
-                                     count: count.sql, passed: passed, bound: bound.sql)
-        create.rejects = rejects?.sql
+                                     count: count, passed: passed, bound: bound, pairs: numberedPairs)
+        create.rejects = rejects
         if policiesInSQLite.contains(index) {
             // (Never a forEach mapping: no pairs, no links written with the rows.)
             create.insert = try PolicyInSQLite.insert(step, index, into: into, columns: columns, key: key, values: values,
                                                       attributes: mapping.attributes.count, from: sourceTable, conditions: passing + inKeys)
         }
-        if let pairs {
-            // Pairs in key order, as the loader hands out keys: the source key, then the item's.
-            let order = [key, pairs.item]
-            let numbered = "?3 - 1 + row_number() OVER (ORDER BY \(order.joined(separator: ", ")))"
-            let inRange = rows.filtered(passing + inKeys).ordered(by: order)
-            create.insert = SQLInsert(into: into, columns: columns, inRange.selecting([numbered] + values)).sql
-            create.append = SQLInsert(into: into, columns: Array(columns.dropFirst()), inRange.selecting(values)).sql
+        if let pairs, let numberedPairs {
             create.links = links
             if try pairsAreLookedUp(index) {
-                create.associate = WorkDatabase.associate(target: mapping.targets[0], destination: numbered, source: key, item: pairs.item,
-                                                          of: inRange).sql
+                create.associate = WorkDatabase.associate(target: mapping.targets[0], destination: numberedPairs.numbered, source: key,
+                                                          item: pairs.item, of: numberedPairs.inRange)
             }
             if !links.isEmpty {
                 let key = into.column(destination.keyColumn)
                 create.linksSet = SQLSelect([links.map { "count(\(q($0.column)))" }.joined(separator: " + ")], from: into,
-                                            where: ["\(key) >= ?1", "\(key) <= ?2"]).sql
+                                            where: ["\(key) >= ?1", "\(key) <= ?2"])
             }
-            create.pairs = rows.selecting(["count(*)"]).filtered(all + inKeys).sql
+            create.pairs = rows.selecting(["count(*)"]).filtered(all + inKeys)
             if let listed = pairs.listedIn, all.isEmpty {
                 // The pairs the join finds: each listed key equal to a source key (as `=` compares).
                 let listing = SQLTable.source(listed.table, alias: "p")
                 let own = listing.column(listed.own)
                 create.pairsOfEveryKey = SQLSelect(["count(*)"], from: listing,
-                                                   where: ["\(own) >= ?1", "\(own) <= ?2", "\(own) = CAST(\(own) AS INTEGER)"]).sql
+                                                   where: ["\(own) >= ?1", "\(own) <= ?2", "\(own) = CAST(\(own) AS INTEGER)"])
             }
             // The string columns found above are the source entity's; the item's are not among them.
             create.blobs = nil
         } else if rejects != nil, !converts, !strings.isEmpty {
-            create.blobs = rows.selecting(["1"]).filtered([strings.sorted().map { "\($0) >= x''" }.joined(separator: " OR ")]).limited("1").sql
+            create.blobs = rows.selecting(["1"]).filtered([strings.sorted().map { "\($0) >= x''" }.joined(separator: " OR ")]).limited("1")
         }
         return create
     }
@@ -463,9 +464,12 @@ private struct StatementBuilder {
     }
 
     /// - Parameter rows: the mapping's source rows (`source`, `s`), with the joins to its forEach pairs.
+    /// - Parameter pairs: `.forEach`: the passing pairs of a range of source keys, in the order
+    ///   their rows are numbered, and that number (from ?3).
     private func create(_ index: MappingID, kind: PushdownPlan.Kind, into: SQLTable, columns: [String], values: [String],
                         source: SQLTable, rows: SQLSelect, key: String, passing: [String], unique: String?, readsSource: Bool,
-                        count: String, passed: String, bound: String) throws(NotPushable) -> PushdownPlan.Create {
+                        count: SQLSelect, passed: SQLSelect, bound: SQLSelect,
+                        pairs: (inRange: SQLSelect, numbered: String)?) throws(NotPushable) -> PushdownPlan.Create {
         let mapping = step.mappings[index]
         switch kind {
         case .sourceKeys, .nextKeys:
@@ -473,10 +477,10 @@ private struct StatementBuilder {
             // every kept key of the table (`StepPlan.firstNewKeys`), whatever ran before.
             let newKey = kind == .sourceKeys ? key : "?3 - 1 + row_number() OVER (ORDER BY \(key))"
             let select = rows.filtered(passing + ["\(key) >= ?1", "\(key) <= ?2"]).ordered(by: [key])
-            let insert = SQLInsert(into: into, columns: columns, select.selecting([newKey] + values)).sql
+            let insert = SQLInsert(into: into, columns: columns, select.selecting([newKey] + values))
             var create = PushdownPlan.Create(mapping: index, kind: kind, table: into.name, count: count, passed: passed,
                                              bound: bound, insert: insert, fillKeys: nil, nullKey: nil)
-            if kind == .nextKeys { create.append = SQLInsert(into: into, columns: Array(columns.dropFirst()), select.selecting(values)).sql }
+            if kind == .nextKeys { create.append = SQLInsert(into: into, columns: Array(columns.dropFirst()), select.selecting(values)) }
             return create
         case .unique:
             let unique = unique!
@@ -497,13 +501,16 @@ private struct StatementBuilder {
             // A null key is not deduplicated (each such row is its own), which GROUP BY cannot say:
             // the engine looks for one first, unless the filter already excludes it.
             let excluded = mapping.filter?.form?.conjuncts.contains(.isNull(mapping.uniqueBy!.form!, false)) ?? false
-            let nullKey = excluded ? nil : rows.selecting(["1"]).filtered(passing + ["\(unique) IS NULL"]).limited("1").sql
+            let nullKey = excluded ? nil : rows.selecting(["1"]).filtered(passing + ["\(unique) IS NULL"]).limited("1")
             return .init(mapping: index, kind: .unique, table: into.name, count: count, passed: passed,
-                         bound: bound, insert: insert.sql, fillKeys: fill.sql, nullKey: nullKey)
+                         bound: bound, insert: insert, fillKeys: fill, nullKey: nullKey)
         case .forEach:
-            // Its statements are the pairs' (set by the caller).
-            return .init(mapping: index, kind: .forEach, table: into.name, count: count, passed: passed,
-                         bound: bound, insert: "", fillKeys: nil, nullKey: nil)
+            let pairs = pairs!
+            var create = PushdownPlan.Create(mapping: index, kind: .forEach, table: into.name, count: count, passed: passed, bound: bound,
+                                             insert: SQLInsert(into: into, columns: columns, pairs.inRange.selecting([pairs.numbered] + values)),
+                                             fillKeys: nil, nullKey: nil)
+            create.append = SQLInsert(into: into, columns: Array(columns.dropFirst()), pairs.inRange.selecting(values))
+            return create
         case .rowByRow:
             preconditionFailure("mapping \(mapping.name) is created row by row")
         }

@@ -70,7 +70,7 @@ struct PushdownStage {
         try db.execute(PageCache.pragmas("src", "main", "work"))
         var nullsOnPurpose: [MappingID: Int] = [:]
         for create in plan.creates {
-            if let query = create.nullKey, try !db.rows(query).isEmpty {
+            if let query = create.nullKey, try !db.rows(query.sql).isEmpty {
                 try detach(db)
                 let mapping = context.plan.mappings[create.mapping]
                 return (nil, .nullUniqueKey(mapping: mapping.name))
@@ -78,7 +78,7 @@ struct PushdownStage {
             // Other kinds evaluate every value in their insert, which finds the rejected ones.
             if create.rejects != nil, create.kind == .unique {
                 // Blobs in text columns are rare: when there is none, no value can be rejected.
-                if let blobs = create.blobs, try db.rows(blobs).isEmpty { continue }
+                if let blobs = create.blobs, try db.rows(blobs.sql).isEmpty { continue }
                 do {
                     let scan = RejectScan(create: create, sourcePath: context.sourcePath, functions: context.policies.functions)
                     nullsOnPurpose[create.mapping] = try scan.run(on: db, nulls: nulls)
@@ -238,15 +238,15 @@ struct PushdownStage {
         let step = context.plan
         let mapping = step.mappings[index]
         let own = mapping.ownTarget
-        let total = Int(try db.scalarInt(create.count))
+        let total = Int(try db.scalarInt(create.count.sql))
         context.event(.started, .create, mapping: mapping.name, total: total)
         var done = context.counters[own].read
         switch create.kind {
         case .sourceKeys, .nextKeys:
             var next = SourceKeyRange.first(after: context.lastSourceKeyLoaded(mapping: index))
-            let bound = try db.prepare(create.bound)
-            let insert = try db.prepare(create.insert)
-            let append = try create.append.map(db.prepare)
+            let bound = try db.prepare(create.bound.sql)
+            let insert = try db.prepare(create.insert.sql)
+            let append = try create.append.map { try db.prepare($0.sql) }
             let table = step.destinationLayout.table(of: mapping.destinationEntity)
             let maxKey = try db.prepare("SELECT max(\(Database.quote(table.keyColumn))) FROM main.\(Database.quote(table.name))")
             while let from = next {
@@ -286,11 +286,11 @@ struct PushdownStage {
                 if keysAhead {
                     try db.run(AheadWork.copyKeys(scope: mapping.targets[0]))
                 } else {
-                    try db.run(create.fillKeys!, [.integer(first)])
+                    try db.run(create.fillKeys!.sql, [.integer(first)])
                 }
-                try db.run(create.insert, [.integer(first)])
+                try db.run(create.insert.sql, [.integer(first)])
                 let written = db.changes
-                return (Int(try db.scalarInt(create.passed, [.integer(first)])), written)
+                return (Int(try db.scalarInt(create.passed.sql, [.integer(first)])), written)
             }
             context.nextKey[table] = first + Int64(written)
             context.counters[own].read += total
@@ -321,15 +321,15 @@ struct PushdownStage {
         let own = mapping.ownTarget
         let table = step.destinationLayout.table(of: mapping.destinationEntity).name
         var next = SourceKeyRange.first(after: context.lastSourceKeyLoaded(mapping: index))
-        let bound = try db.prepare(create.bound)
-        let pairsOfAnyKeys = try db.prepare(create.pairs!)
-        let pairsOfEveryKey = try create.pairsOfEveryKey.map(db.prepare)
+        let bound = try db.prepare(create.bound.sql)
+        let pairsOfAnyKeys = try db.prepare(create.pairs!.sql)
+        let pairsOfEveryKey = try create.pairsOfEveryKey.map { try db.prepare($0.sql) }
         let source = step.sourceLayout.table(of: mapping.sourceEntity)
         let sourceKeys = try pairsOfEveryKey == nil ? nil : db.contiguousKeys(ofTable: source.name, key: source.keyColumn, schema: "src")
-        let insert = try db.prepare(create.insert)
-        let append = try create.append.map(db.prepare)
-        let associate = try create.associate.map(db.prepare)
-        let linksSet = try create.linksSet.map(db.prepare)
+        let insert = try db.prepare(create.insert.sql)
+        let append = try create.append.map { try db.prepare($0.sql) }
+        let associate = try create.associate.map { try db.prepare($0.sql) }
+        let linksSet = try create.linksSet.map { try db.prepare($0.sql) }
         let keyColumn = step.destinationLayout.table(of: mapping.destinationEntity).keyColumn
         let maxKey = try db.prepare("SELECT max(\(Database.quote(keyColumn))) FROM main.\(Database.quote(table))")
         // Each link's target range (`PushdownPlan.InlineLink`): the targets are complete, so a

@@ -22,11 +22,11 @@ struct RejectScan {
 
     /// The values `orNull` made null; throws the `StoreError` of the first rejected value.
     func run(on db: Database, nulls: NullCount) throws -> Int {
-        guard let query = create.rejects else { return 0 }
+        guard let query = create.rejects?.sql else { return 0 }
         nulls.count = 0
-        let total = try db.scalarInt(create.count)
+        let total = try db.scalarInt(create.count.sql)
         // The first key of the upper half.
-        let middle = total > Self.wholeUpTo ? try db.rows(create.bound, [.integer(.min), .integer(total / 2)]).first?.first : nil
+        let middle = total > Self.wholeUpTo ? try db.rows(create.bound.sql, [.integer(.min), .integer(total / 2)]).first?.first : nil
         guard case .integer(let split)? = middle, split > .min else {
             _ = try db.rows(query, [.integer(.min), .integer(.max)])
             return nulls.count

@@ -50,12 +50,12 @@ struct Transformer: Sendable {
     /// The source's marker when `expression` passes an externally stored value through
     /// unchanged (`$source.attribute`) into an attribute that allows external storage, and
     /// no policy sees the row: the value keeps its form, its file is linked, not re-read.
-    /// `dangling`: its file is missing (`SourceRows.danglingMarkers`), so it is carried without one.
+    /// `dangling`: its file is missing (`UnreadMarker.Cause.missingFile`), so it is carried without one.
     private func passedThroughMarker(_ expression: CompiledExpression, _ attribute: Attribute, chunk: ExtractedChunk,
                                      row: Int) -> (marker: [UInt8], dangling: Bool)? {
         guard let position = passThroughPosition(expression, attribute, chunk: chunk),
               let marker = chunk.rows.externalMarkers[row]?[position] else { return nil }
-        return (marker, chunk.rows.danglingMarkers[row]?[position] != nil)
+        return (marker, chunk.rows.unreadMarkers[row]?[position]?.cause == .missingFile)
     }
 
     /// The source position `expression` passes through unchanged into `attribute`, when it
@@ -68,12 +68,14 @@ struct Transformer: Sendable {
         return root == .source ? position : nil
     }
 
-    /// A value too large to read (`SourceRows.oversized`) that the row uses other than by
-    /// passing it through: the filter, the uniqueBy key, forEach, another expression or a
-    /// policy reads it. Its path and why; nil when every use is a pass-through.
-    private func oversizedValueRead(row: Int, chunk: ExtractedChunk) -> (path: String, reason: String)? {
-        guard let oversized = chunk.rows.oversized[row] else { return nil }
-        if policy != nil { return oversized.sorted { $0.key < $1.key }.first?.value }
+    /// A value whose file was not read (missing or too large: `SourceRows.unreadMarkers`)
+    /// that the row uses other than by passing it through (which keeps its marker): the
+    /// filter, the uniqueBy key, forEach, another expression or a policy reads it. The first
+    /// such, by position: its path and why; nil when every use is a pass-through.
+    private func unreadValueRead(row: Int, chunk: ExtractedChunk) -> (path: String, reason: String)? {
+        guard let unread = chunk.rows.unreadMarkers[row] else { return nil }
+        let byPosition = unread.sorted { $0.key < $1.key }
+        if policy != nil { return byPosition.first.map { ($0.value.path, $0.value.reason) } }
         var slots = [mapping.filter, mapping.uniqueBy, mapping.forEach].compactMap { $0 }.flatMap(\.slotsRead)
         for assignment in mapping.attributes {
             if case .expression(let expression) = assignment.source, passThroughPosition(expression, assignment.attribute, chunk: chunk) == nil {
@@ -81,7 +83,7 @@ struct Transformer: Sendable {
             }
         }
         let read = Set(slots.compactMap { $0 < chunk.slotSources.count && chunk.slotSources[$0].0 == .source ? chunk.slotSources[$0].1 : nil })
-        return oversized.sorted { $0.key < $1.key }.first { read.contains($0.key) }?.value
+        return byPosition.first { read.contains($0.key) }.map { ($0.value.path, $0.value.reason) }
     }
 
     /// `value` as the destination column holds it.
@@ -153,33 +155,10 @@ struct Transformer: Sendable {
         return result
     }
 
-    /// A marker whose file is missing may only be passed through (it keeps its marker): a row
-    /// in which anything reads that value (a filter, a uniqueBy, a forEach, an expression
-    /// that is not `$source.attribute`, a policy) is rejected with the reason.
-    private func checkDanglingMarkers(row: Int, key: Int64, chunk: ExtractedChunk) throws {
-        guard let dangling = chunk.rows.danglingMarkers[row] else { return }
-        var read = Set<Int>()
-        func reads(_ expression: CompiledExpression) {
-            for slot in expression.slotsRead where slot < chunk.slotSources.count && chunk.slotSources[slot].0 == .source {
-                read.insert(chunk.slotSources[slot].1)
-            }
-        }
-        [mapping.filter, mapping.uniqueBy, mapping.forEach].compactMap { $0 }.forEach(reads)
-        for assignment in mapping.attributes {
-            guard case .expression(let expression) = assignment.source,
-                  passedThroughMarker(expression, assignment.attribute, chunk: chunk, row: row) == nil else { continue }
-            reads(expression)
-        }
-        for (position, problem) in dangling.sorted(by: { $0.key < $1.key }) where policy != nil || read.contains(position) {
-            throw RowFailure(key: key, expression: problem.path, reason: problem.reason)
-        }
-    }
-
     private func transform(row: Int, key: Int64, chunk: ExtractedChunk, nulls: NullCount, into result: inout Result) throws {
-        if let (path, reason) = chunk.rows.unreadable[row] ?? oversizedValueRead(row: row, chunk: chunk) {
+        if let (path, reason) = chunk.rows.unreadable[row] ?? unreadValueRead(row: row, chunk: chunk) {
             throw RowFailure(key: key, expression: path, reason: reason)
         }
-        try checkDanglingMarkers(row: row, key: key, chunk: chunk)
         var items: [Int64?] = [nil]
         if let forEach = mapping.forEach {
             let context = EvaluationContext(slots: chunk.slots(row: row, item: nil), lookup: noLookup, nullsOnPurpose: nulls)

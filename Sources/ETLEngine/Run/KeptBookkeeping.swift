@@ -22,13 +22,12 @@ struct KeptBookkeeping {
 
     /// The statements, over the source attached as `kept_src`, and the ordered relationships
     /// whose order could not be copied (for the run's notes).
-    func statements() -> (sql: [String], uncopied: [String]) {
+    func statements() -> (sql: [SQLUpdate], uncopied: [String]) {
         guard let source = CoreDataLayout.of(step.sourceLayout), let destination = CoreDataLayout.of(step.destinationLayout) else {
             return ([], [])
         }
-        let q = Database.quote
         let kept = step.sourceKeyTargets
-        var sql: [String] = []
+        var sql: [SQLUpdate] = []
         var uncopied: [String] = []
 
         // Z_OPT of the rows kept, table by table (the kept rows of one table come from one
@@ -42,15 +41,11 @@ struct KeptBookkeeping {
             keptEntities[table, default: (from, [])].numbers.append(number)
         }
         for (table, kept) in keptEntities.sorted(by: { $0.key < $1.key }) {
-            let t = "main.\(q(table))"
-            sql.append("UPDATE \(t) SET Z_OPT = s.Z_OPT FROM kept_src.\(q(kept.source)) AS s "
-                + "WHERE s.Z_PK = \(t).Z_PK AND \(t).Z_ENT IN (\(kept.numbers.sorted().map(String.init).joined(separator: ", "))) "
-                + "AND s.Z_OPT IS NOT \(t).Z_OPT")
+            sql.append(Self.keptSaveCounts(table: table, entities: kept.numbers, from: kept.source))
         }
 
         // Z_FOK_: each relationship assignment `destination(s)('M', $source.r)` carries r's
         // links; where r's ordered side maps onto the destination's, its values come along.
-        var seen = Set<String>()
         for index in step.mappingIDs {
             let mapping = step.mappings[index]
             for assignment in mapping.relationships {
@@ -74,11 +69,8 @@ struct KeptBookkeeping {
                         uncopied.append(what)
                         continue
                     }
-                    let t = "main.\(q(into.table))"
-                    let statement = "UPDATE \(t) SET \(q(into.order)) = s.v FROM (SELECT \(q(from.owner)) AS o, \(q(from.member)) AS m, \(q(from.order)) AS v "
-                        + "FROM kept_src.\(q(from.table)) WHERE \(q(from.order)) IS NOT NULL AND \(q(from.owner)) IS NOT NULL) AS s "
-                        + "WHERE \(t).\(q(into.owner)) = s.o AND \(t).\(q(into.member)) = s.m AND \(t).\(q(into.order)) IS NOT s.v"
-                    if seen.insert(statement).inserted { sql.append(statement) }
+                    let statement = Self.keptOrder(from: from, into: into)
+                    if !sql.contains(statement) { sql.append(statement) }
                 }
             }
         }
@@ -93,12 +85,36 @@ struct KeptBookkeeping {
         try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.readOnlyURI(sourcePath)).sqlLiteral) AS kept_src")
         defer { try? db.execute("DETACH DATABASE kept_src") }
         try db.transaction {
-            for statement in sql { try db.execute(statement) }
+            for statement in sql { try db.execute(statement.sql) }
         }
         return uncopied.map {
             "step \(step.name): the order of \($0) was numbered anew in key order (2048, 3072, …), "
                 + "its rows not keeping their source keys: the source's order is not carried"
         }
+    }
+
+    /// The source's table as the statements read it.
+    static func source(_ table: String, alias: String? = nil) -> SQLTable { SQLTable(schema: "kept_src", name: table, alias: alias) }
+
+    /// `table`'s rows of entities `entities` (their `Z_ENT`s) take the `Z_OPT` of the source
+    /// row of their key in `source`, where it differs.
+    static func keptSaveCounts(table: String, entities: [Int], from source: String) -> SQLUpdate {
+        let t = SQLTable.main(table), s = Self.source(source, alias: "s")
+        return SQLUpdate(t, set: [(column: "Z_OPT", value: s.column("Z_OPT"))], from: .table(s),
+                         where: ["\(s.column("Z_PK")) = \(t.column("Z_PK"))",
+                                 "\(t.column("Z_ENT")) IN (\(entities.sorted().map(String.init).joined(separator: ", ")))",
+                                 "\(s.column("Z_OPT")) IS NOT \(t.column("Z_OPT"))"])
+    }
+
+    /// The positions of an ordered to-many's members copied from the source's (owner, member)
+    /// pairs `from` onto the same pairs in `into`, where they differ; a source pair without a
+    /// position or an owner is not copied (`CoreDataLayout.finish` numbers what is left).
+    static func keptOrder(from: OrderedList, into: OrderedList) -> SQLUpdate {
+        let t = SQLTable.main(into.table), listed = Self.source(from.table)
+        let positions = SQLSelect(["\(listed.column(from.owner)) AS o", "\(listed.column(from.member)) AS m", "\(listed.column(from.order)) AS v"],
+                                  from: listed, where: ["\(listed.column(from.order)) IS NOT NULL", "\(listed.column(from.owner)) IS NOT NULL"])
+        return SQLUpdate(t, set: [(column: into.order, value: "s.v")], from: .select(positions, alias: "s"),
+                         where: ["\(t.column(into.owner)) = s.o", "\(t.column(into.member)) = s.m", "\(t.column(into.order)) IS NOT s.v"])
     }
 
     /// An ordered to-many seen from one relationship of a pair: the ordered relationship
@@ -119,14 +135,21 @@ struct KeptBookkeeping {
         return sides
     }
 
-    /// Where an ordered to-many's (owner, member, position) triples are: table and columns.
-    static func pairs(of side: OrderedSide, in layout: CoreDataLayout) -> (table: String, owner: String, member: String, order: String)? {
+    /// Where an ordered to-many's (owner, member, position) triples are: a table and its columns.
+    struct OrderedList {
+        let table: String
+        let owner: String
+        let member: String
+        let order: String
+    }
+
+    static func pairs(of side: OrderedSide, in layout: CoreDataLayout) -> OrderedList? {
         guard let order = layout.orderColumn(ofRelationship: side.relationship.name, entity: side.entity) else { return nil }
         switch layout.storage(ofRelationship: side.relationship.name, entity: side.entity) {
         case .inverseForeignKey(let table, let column):
-            return (table, column, "Z_PK", order)
+            return OrderedList(table: table, owner: column, member: "Z_PK", order: order)
         case .joinTable(let table, let own, let other):
-            return (table, own, other, order)
+            return OrderedList(table: table, owner: own, member: other, order: order)
         case .foreignKey:
             return nil
         }

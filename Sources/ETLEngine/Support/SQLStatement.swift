@@ -12,7 +12,7 @@ import ETLStore
 ///     // INSERT INTO main."ZBOOK" ("Z_PK", "ZTITLE") SELECT s."Z_PK", s."ZTITLE" FROM src."ZBOOK" s WHERE s."Z_PK" >= ?1
 ///
 /// Values and conditions are SQL expressions already (from `SQLTranslator`); names are quoted here.
-struct SQLTable: Equatable {
+struct SQLTable: Equatable, Sendable {
     /// `main` (the step's store), `src` (its input), `work` (the work database), `ahead`…
     var schema: String
     var name: String
@@ -48,8 +48,8 @@ struct SQLTable: Equatable {
 /// `CROSS JOIN table ON …` (CROSS: SQLite keeps the order of the tables as written, so the
 /// rows come out in the order of the first) or `LEFT JOIN table ON …` (a missing row reads
 /// as nulls).
-struct SQLJoin: Equatable {
-    enum Kind: String, Equatable { case cross = "CROSS JOIN", inner = "JOIN", left = "LEFT JOIN" }
+struct SQLJoin: Equatable, Sendable {
+    enum Kind: String, Equatable, Sendable { case cross = "CROSS JOIN", inner = "JOIN", left = "LEFT JOIN" }
 
     var kind: Kind
     var table: SQLTable
@@ -64,7 +64,7 @@ struct SQLJoin: Equatable {
 }
 
 /// What a select reads: a table, or the rows of another select (`(SELECT …) AS x`).
-indirect enum SQLSource: Equatable {
+indirect enum SQLSource: Equatable, Sendable {
     case table(SQLTable)
     case select(SQLSelect, alias: String?)
 
@@ -77,7 +77,7 @@ indirect enum SQLSource: Equatable {
 }
 
 /// `SELECT … FROM … [joins] [WHERE … AND …] [GROUP BY …] [ORDER BY …] [LIMIT … [OFFSET …]]`.
-struct SQLSelect: Equatable {
+struct SQLSelect: Equatable, Sendable {
     var columns: [String]
     var from: SQLSource
     /// Joins, in order after the table.
@@ -162,8 +162,8 @@ struct SQLSelect: Equatable {
 }
 
 /// `INSERT [OR IGNORE] INTO table (columns) SELECT …`.
-struct SQLInsert: Equatable {
-    enum Conflict: Equatable { case fail, ignore }
+struct SQLInsert: Equatable, Sendable {
+    enum Conflict: Equatable, Sendable { case fail, ignore }
 
     var table: SQLTable
     var columns: [String]
@@ -189,7 +189,7 @@ struct SQLInsert: Equatable {
 }
 
 /// `UPDATE table SET column = value, … [FROM other] [WHERE …]` (SQLite 3.33's UPDATE … FROM).
-struct SQLUpdate: Equatable {
+struct SQLUpdate: Equatable, Sendable {
     var table: SQLTable
     var assignments: [(column: String, value: String)]
     var from: SQLSource?

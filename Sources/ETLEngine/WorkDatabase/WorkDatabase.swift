@@ -194,8 +194,8 @@ struct WorkDatabase {
     // MARK: SQL for the push-down (the destination's connection, `work` attached)
 
     /// A query of how many source rows have the keys of scope `scope` whose rows are keyed from `from` on.
-    static func rowsWithUniqueKeys(scope: TargetID, from: String) -> String {
-        "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = \(scope.index) AND destination >= \(from)"
+    static func rowsWithUniqueKeys(scope: TargetID, from: String) -> SQLSelect {
+        SQLSelect(["coalesce(sum(rows), 0)"], from: .work("unique_key"), where: ["mapping = \(scope.index)", "destination >= \(from)"])
     }
 
     /// An INSERT … SELECT of target `target`'s associations, one per row of `rows` (its columns are set here).

@@ -1,0 +1,140 @@
+import XCTest
+import ETLTestSupport
+import ETLStore
+import ETLPipeline
+@testable import ETLEngine
+
+/// A pushed-down mapping's statements (`PushdownPlan.Create`) are parts, rendered where
+/// they run: each kind's text, on its own, for the books pipeline and variants of it.
+final class PushdownPlanTests: XCTestCase {
+    /// `pipelines/books.json` (v1 → v2 → v3) planned, with `replacements` made; mapping
+    /// policy `tidy` is registered (a create hook SQLite can call).
+    func plan(_ replacements: [(String, String)] = []) throws -> Plan {
+        var text = try String(contentsOfFile: repositoryPath("pipelines/books.json"), encoding: .utf8)
+            .replacingOccurrences(of: "\"models/", with: "\"" + repositoryPath("pipelines/models") + "/")
+        for (old, new) in replacements {
+            XCTAssertTrue(text.contains(old), old)
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        return try Planner(policies: [PolicySignature(name: "tidy")]).plan(try PipelineSpec.decode(Array(text.utf8), file: "/tmp/books.json"))
+    }
+
+    /// Mapping `name` of step `step` pushed down.
+    func create(_ name: String, step: Int, of plan: Plan) throws -> PushdownPlan.Create {
+        let step = plan.steps[step]
+        // The join tables' primary keys: the owner's column first.
+        let pushdown = try PushdownPlan.make(step, policy: { $0.policy == nil ? nil : Policy() }) { _ in ["source_id", "target_id"] }
+        return try XCTUnwrap(pushdown.creates.first { step.mappings[$0.mapping].name == name })
+    }
+
+    /// How `SQLTranslator` reads a stored string (a blob in it goes to Swift) and an integer.
+    func string(_ column: String) -> String {
+        #"(CASE WHEN s."\#(column)" >= '' AND s."\#(column)" < x'' THEN s."\#(column)" WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_string(s."\#(column)") END)"#
+    }
+    func integer(_ column: String) -> String {
+        #"(CASE WHEN s."\#(column)" < '' THEN CAST(s."\#(column)" AS INTEGER) WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_integer(s."\#(column)") END)"#
+    }
+
+    func testAMappingKeepingSourceKeysInsertsAKeyRangeUnderThoseKeys() throws {
+        let users = try create("Users", step: 0, of: plan())
+        XCTAssertEqual(users.kind, .sourceKeys)
+        XCTAssertEqual(users.count.sql, #"SELECT count(*) FROM src."User" s"#)
+        XCTAssertEqual(users.bound.sql, #"SELECT s."id" FROM src."User" s WHERE s."id" >= ?1 ORDER BY s."id" LIMIT 1 OFFSET ?2"#)
+        XCTAssertEqual(users.insert.sql, #"INSERT INTO main."User" ("id", "userId", "name") SELECT s."id", "#
+                       + integer("userId") + ", " + string("name") + #" FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
+        XCTAssertEqual(users.rejects?.sql, #"SELECT count(*) FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 AND ("#
+                       + "(\(integer("userId")) IS NULL) + (\(string("name")) IS NULL)) >= 0")
+        XCTAssertEqual(users.blobs?.sql, #"SELECT 1 FROM src."User" s WHERE s."name" >= x'' LIMIT 1"#)
+        XCTAssertNil(users.append, "kept keys are never numbered")
+        XCTAssertNil(users.fillKeys)
+    }
+
+    func testAUniqueByMappingFillsItsKeysThenInsertsOneRowPerKey() throws {
+        let authors = try create("Authors", step: 0, of: plan())
+        XCTAssertEqual(authors.kind, .unique)
+        XCTAssertEqual(authors.fillKeys?.sql, #"INSERT INTO work.unique_key ("mapping", "key", "destination", "source", "rows") "#
+                       + "SELECT 2, k, ?1 - 1 + row_number() OVER (ORDER BY first), first, n FROM (SELECT \(string("authorName")) AS k, "
+                       + #"min(s."id") AS first, count(*) AS n FROM src."Book" s WHERE (s."authorName" IS NOT NULL) GROUP BY k) ORDER BY k"#)
+        XCTAssertEqual(authors.insert.sql, #"INSERT INTO main."Author" ("id", "name") SELECT u.destination, u.key FROM work.unique_key u "#
+                       + "WHERE u.mapping = 2 AND u.destination >= ?1 ORDER BY u.destination", "the name is the key: no source row read")
+        XCTAssertEqual(authors.passed.sql, "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = 2 AND destination >= ?1")
+        XCTAssertNil(authors.nullKey, "the filter excludes a null key")
+
+        let unfiltered = try create("Authors", step: 0, of: plan([(#"          "filter": "$source.authorName != null",\#n"#, "")]))
+        XCTAssertEqual(unfiltered.nullKey?.sql, #"SELECT 1 FROM src."Book" s WHERE \#(string("authorName")) IS NULL LIMIT 1"#)
+    }
+
+    func testAMappingSharingItsTableNumbersItsRowsOrAppendsThem() throws {
+        // Authors without uniqueBy and Writers both write Author: neither keeps source keys.
+        let shared = try plan([(#"          "uniqueBy": "$source.authorName",\#n"#, ""),
+                               (#",\#n            "authors": "destinations('Authors', $source)""#, ""),
+                               (#"{ "name": "$source.authorName" }\#n        }"#, #"{ "name": "$source.authorName" }\#n        },\#n"#
+                                + #"        { "name": "Writers", "source": "User", "destination": "Author", "attributes": { "name": "$source.name" } }"#)])
+        let writers = try create("Writers", step: 0, of: shared)
+        XCTAssertEqual(writers.kind, .nextKeys)
+        XCTAssertEqual(writers.insert.sql, #"INSERT INTO main."Author" ("id", "name") SELECT ?3 - 1 + row_number() OVER (ORDER BY s."id"), "#
+                       + string("name") + #" FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
+        XCTAssertEqual(writers.append?.sql, #"INSERT INTO main."Author" ("name") SELECT \#(string("name")) FROM src."User" s "#
+                       + #"WHERE s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
+    }
+
+    func testAForEachMappingInsertsItsPairsWithTheirLinks() throws {
+        let files = try create("Files", step: 1, of: plan())
+        XCTAssertEqual(files.kind, .forEach)
+        let pairs = #"FROM src."Book" s CROSS JOIN src."Book_users" p ON p."source_id" = s."id""#
+        let book = #"CASE WHEN s."id" BETWEEN ?4 AND ?5 THEN s."id" ELSE (SELECT t."id" FROM main."Book" t WHERE t."id" = s."id") END"#
+        let user = #"CASE WHEN p."target_id" BETWEEN ?6 AND ?7 THEN p."target_id" ELSE (SELECT t."id" FROM main."User" t WHERE t."id" = p."target_id") END"#
+        let inRange = #"WHERE (s."fileURL" IS NOT NULL) AND s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id", p."target_id""#
+        XCTAssertEqual(files.links.map(\.value), [book, user])
+        XCTAssertEqual(files.insert.sql, #"INSERT INTO main."File" ("id", "fileURL", "book_id", "user_id") "#
+                       + #"SELECT ?3 - 1 + row_number() OVER (ORDER BY s."id", p."target_id"), \#(string("fileURL")), \#(book), \#(user) \#(pairs) \#(inRange)"#)
+        XCTAssertEqual(files.append?.sql, #"INSERT INTO main."File" ("fileURL", "book_id", "user_id") SELECT \#(string("fileURL")), \#(book), \#(user) \#(pairs) \#(inRange)"#)
+        XCTAssertEqual(files.pairs?.sql, #"SELECT count(*) \#(pairs) WHERE s."id" >= ?1 AND s."id" <= ?2"#)
+        XCTAssertEqual(files.pairsOfEveryKey?.sql, #"SELECT count(*) FROM src."Book_users" p WHERE p."source_id" >= ?1 AND p."source_id" <= ?2 "#
+                       + #"AND p."source_id" = CAST(p."source_id" AS INTEGER)"#)
+        XCTAssertEqual(files.linksSet?.sql, #"SELECT count("book_id") + count("user_id") FROM main."File" WHERE main."File"."id" >= ?1 AND main."File"."id" <= ?2"#)
+        XCTAssertNil(files.associate, "nothing reads the pairs' associations")
+
+        // A relationship pointing at the pairs' rows finds them through the associations.
+        let pointedAt = try create("Files", step: 1, of: plan([(#""name": "$source.name" }\#n        },\#n        {\#n          "name": "Authors", "source": "Author""#,
+                                                                #""name": "$source.name" }, "relationships": { "files": "destinations('Files', $source.books)" }\#n"#
+                                                                + #"        },\#n        {\#n          "name": "Authors", "source": "Author""#)]))
+        XCTAssertEqual(pointedAt.associate?.sql, #"INSERT INTO work.association ("mapping", "destination", "source", "item") "#
+                       + #"SELECT 3, ?3 - 1 + row_number() OVER (ORDER BY s."id", p."target_id"), s."id", p."target_id" \#(pairs) \#(inRange)"#)
+    }
+
+    func testAPolicySQLiteCallsIsCalledOncePerRowInsideTheInsert() throws {
+        let users = try create("Users", step: 0, of: plan([(#""name": "Users", "source": "User", "destination": "User","#,
+                                                             #""name": "Users", "source": "User", "destination": "User", "policy": "tidy","#)]))
+        XCTAssertEqual(users.insert.sql, #"INSERT INTO main."User" ("id", "userId", "name") SELECT k, etl_policy_field_0(p, 0), etl_policy_field_0(p, 1) "#
+                       + #"FROM (SELECT s."id" AS k, etl_policy_0(s."id", \#(integer("userId")), \#(string("name")), s."userId", s."name") AS p "#
+                       + #"FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id" LIMIT -1 OFFSET 0)"#)
+    }
+
+    /// And SQLite takes every statement as rendered, over the step's tables.
+    func testSQLitePreparesEveryStatement() throws {
+        let folder = try TemporaryFolder.forTest(self)
+        let plan = try plan()
+        for step in plan.steps {
+            let source = folder.appendingPathComponent("source-\(step.index).sqlite").path
+            do {
+                let db = try Database(path: source, mode: .create)
+                for sql in step.sourceLayout.tableSQL { try db.execute(sql) }
+            }
+            let db = try Database(path: ":memory:", mode: .create)
+            for sql in step.destinationLayout.tableSQL { try db.execute(sql) }
+            try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS src; ATTACH DATABASE ':memory:' AS work")
+            try db.execute(WorkDatabase.creation)
+            try SQLTranslator.registerValueFunction(on: db)
+            let pushdown = try PushdownPlan.make(step, policy: { _ in nil }) { _ in ["source_id", "target_id"] }
+            for create in pushdown.creates {
+                let statements: [SQLInsert?] = [create.insert, create.fillKeys, create.associate, create.append]
+                let queries: [SQLSelect?] = [create.count, create.passed, create.bound, create.nullKey, create.rejects, create.blobs,
+                                             create.pairs, create.pairsOfEveryKey, create.linksSet]
+                for sql in statements.compactMap({ $0?.sql }) + queries.compactMap({ $0?.sql }) {
+                    XCTAssertNoThrow(try db.prepare(sql), sql)
+                }
+            }
+        }
+    }
+}
