@@ -94,8 +94,11 @@ struct SourceCounts {
             let itemRow = SQLTable(schema: "main", name: items.name, alias: "i")
             switch layout.storage(ofRelationship: r.name, entity: m.sourceEntity) {
             case .joinTable(let join, let own, let other):
+                // CROSS: the source rows in key order, each one's pairs found by the join table's
+                // index on them; SQLite's own choice scanned the pairs by their other side and
+                // looked a source row up at random for each (1M books: 2.2 s against 0.27 s).
                 let pairs = SQLTable(schema: "main", name: join, alias: "j")
-                joins.append(.inner(pairs, on: ["j.\(Database.quote(own)) = \(rows.column(table.keyColumn))"]))
+                joins.append(.cross(pairs, on: ["j.\(Database.quote(own)) = \(rows.column(table.keyColumn))"]))
                 if readsItem {
                     joins.append(.left(itemRow, on: ["i.\(Database.quote(items.keyColumn)) = j.\(Database.quote(other))"]
                         + [items.condition(alias: "i")].compactMap { $0 }))
