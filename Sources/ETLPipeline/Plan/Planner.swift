@@ -434,10 +434,9 @@ public struct Planner {
             for r in m.relationships {
                 let text: String
                 if r.isToMany {
-                    guard r.mappings.count == 1 else {
-                        throw origin.error("version \(from.version) → \(to.version): relationship \(m.destination).\(r.destination) points at rows of several mappings (\(r.mappings.joined(separator: ", "))); add an explicit step for this hop")
-                    }
-                    text = "destinations('\(r.mappings[0])', $source.\(r.source))"
+                    // Rows of several mappings (the sub-entities of a hierarchy): the links of each.
+                    let lookups = r.mappings.map { "destinations('\($0)', $source.\(r.source))" }
+                    text = lookups.count == 1 ? lookups[0] : "union(\(lookups.joined(separator: ", ")))"
                 } else {
                     let lookups = r.mappings.map { "destination('\($0)', $source.\(r.source))" }
                     text = lookups.count == 1 ? lookups[0] : "coalesce(\(lookups.joined(separator: ", ")))"

@@ -1,0 +1,218 @@
+import XCTest
+import Foundation
+import ETLStore
+import ETLModel
+import ETLPipeline
+import ETL
+import ETLTestSupport
+
+/// Relationships into entity hierarchies whose rows several mappings make (one per
+/// sub-entity): a to-one into a hierarchy (`Note.about` → Discussion: Forum, Thread), a
+/// to-many filled by both sub-entities' mappings (`Discussion.messages` → Message: Sent,
+/// Received), and a many-to-many between two hierarchies (`Message.tags` ↔ `Tag.messages`,
+/// Tag: Label, Topic). Inferred, as an explicit step and as a mapping model, pushed down and
+/// row by row: six runs, one store, with every link the source had.
+final class HierarchyToManyTests: XCTestCase {
+    var folder: TemporaryFolder!
+
+    override func setUpWithError() throws { folder = try TemporaryFolder() }
+    override func tearDown() { folder = nil }
+
+    static func model(_ extra: String) -> String {
+        ModelBundleFiles.model("""
+            <entity name="Discussion" isAbstract="YES">
+                <attribute name="title" optional="YES" attributeType="String"/>
+                <relationship name="messages" optional="YES" toMany="YES" destinationEntity="Message" inverseName="discussion"/>
+                <relationship name="notes" optional="YES" toMany="YES" destinationEntity="Note" inverseName="about"/>
+            </entity>
+            <entity name="Forum" parentEntity="Discussion"/>
+            <entity name="Thread" parentEntity="Discussion"/>
+            <entity name="Message" isAbstract="YES">
+                <attribute name="text" optional="YES" attributeType="String"/>\(extra)
+                <relationship name="discussion" optional="YES" maxCount="1" destinationEntity="Discussion" inverseName="messages"/>
+                <relationship name="tags" optional="YES" toMany="YES" destinationEntity="Tag" inverseName="messages"/>
+            </entity>
+            <entity name="Sent" parentEntity="Message"/>
+            <entity name="Received" parentEntity="Message"/>
+            <entity name="Tag" isAbstract="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="messages" optional="YES" toMany="YES" destinationEntity="Message" inverseName="tags"/>
+            </entity>
+            <entity name="Label" parentEntity="Tag"/>
+            <entity name="Topic" parentEntity="Tag"/>
+            <entity name="Note">
+                <attribute name="body" optional="YES" attributeType="String"/>
+                <relationship name="about" optional="YES" maxCount="1" destinationEntity="Discussion" inverseName="notes"/>
+            </entity>
+            """)
+    }
+
+    /// Each entity mapping of the test: its entity (same in both versions), its attribute,
+    /// and the relationships it sets.
+    static let entityMappings = [("Forum", "title", ["messages"]), ("Thread", "title", ["messages"]),
+                                 ("Sent", "text", ["tags"]), ("Received", "text", ["tags"]),
+                                 ("Label", "name", ["messages"]), ("Topic", "name", ["messages"]), ("Note", "body", ["about"])]
+
+    /// The mapping model Xcode would write for h1 → h2, relationships auto-generated: the
+    /// messages' mappings leave `discussion` out, so `Discussion.messages` is set from the
+    /// discussions' side, by rows of both message mappings.
+    func writeMappingModel(_ url: URL) throws {
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        var objects = "", ids: [String] = []
+        for (index, (entity, attribute, relationships)) in Self.entityMappings.enumerated() {
+            ids.append("e\(index)")
+            let relationshipIDs = relationships.indices.map { "r\(index)_\($0)" }
+            objects += """
+                <object type="XDDEVENTITYMAPPING" id="e\(index)">
+                  <attribute name="sourcename" type="string">\(entity)</attribute>
+                  <attribute name="destinationname" type="string">\(entity)</attribute>
+                  <attribute name="mappingtypename" type="string">Undefined</attribute>
+                  <attribute name="mappingnumber" type="int16">\(index + 1)</attribute>
+                  <attribute name="autogenerateexpression" type="bool">1</attribute>
+                  <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="a\(index)"></relationship>
+                  <relationship name="relationshipmappings" type="0/0" destination="XDDEVRELATIONSHIPMAPPING" idrefs="\(relationshipIDs.joined(separator: " "))"></relationship>
+                </object>
+                <object type="XDDEVATTRIBUTEMAPPING" id="a\(index)">
+                  <attribute name="name" type="string">\(attribute)</attribute>
+                  <attribute name="autogenerateexpression" type="bool">1</attribute>
+                </object>
+
+                """
+            for (id, relationship) in zip(relationshipIDs, relationships) {
+                objects += """
+                    <object type="XDDEVRELATIONSHIPMAPPING" id="\(id)">
+                      <attribute name="name" type="string">\(relationship)</attribute>
+                      <attribute name="autogenerateexpression" type="bool">1</attribute>
+                    </object>
+
+                    """
+            }
+        }
+        try """
+            <?xml version="1.0" standalone="no"?>
+            <database>
+            <object type="XDDEVMAPPINGMODEL" id="z1">
+              <attribute name="sourcemodelpath" type="string">App/Chat.xcdatamodeld/h1.xcdatamodel</attribute>
+              <attribute name="destinationmodelpath" type="string">App/Chat.xcdatamodeld/h2.xcdatamodel</attribute>
+              <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="\(ids.joined(separator: " "))"></relationship>
+            </object>
+            \(objects)
+            </database>
+            """.write(to: url.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+    }
+
+    /// The explicit step a person writes: `union` for the to-manies, `coalesce` for the to-one.
+    static let explicitStep: String = {
+        let discussions = "union(destinations('SentToSent', $source.messages), destinations('ReceivedToReceived', $source.messages))"
+        let tags = "union(destinations('LabelToLabel', $source.tags), destinations('TopicToTopic', $source.tags))"
+        let about = "coalesce(destination('ForumToForum', $source.about), destination('ThreadToThread', $source.about))"
+        let relationships = ["messages": discussions, "tags": tags, "about": about]
+        let mappings = entityMappings.map { entity, attribute, names in
+            let links = names.map { name in
+                // Tag.messages: the messages' side of the many-to-many, from both message mappings.
+                "\"\(name)\": \"\(entity == "Label" || entity == "Topic" ? discussions : relationships[name]!)\""
+            }
+            return "{ \"name\": \"\(entity)To\(entity)\", \"source\": \"\(entity)\", \"destination\": \"\(entity)\", "
+                + "\"attributes\": { \"\(attribute)\": \"$source.\(attribute)\" }, \"relationships\": { \(links.joined(separator: ", ")) } }"
+        }
+        return #", "steps": [ { "from": "h1", "to": "h2", "mappings": [ "# + mappings.joined(separator: ",\n") + " ] } ]"
+    }()
+
+    func testAToOneAndToManiesIntoHierarchiesMigrateToOneStoreByInferenceExplicitStepAndMappingModel() throws {
+        let bundle = folder.url.appendingPathComponent("Chat.xcdatamodeld")
+        try ModelBundleFiles.write(bundle, versions: [("h1", Self.model("")), ("h2", Self.model(#"<attribute name="read" optional="YES" attributeType="Boolean"/>"#))])
+        let mapping = folder.url.appendingPathComponent("mapping/h1ToH2.xcmappingmodel")
+        try writeMappingModel(mapping)
+        let models = try ModelBundle.load(path: bundle.path)
+        let h1 = try XCTUnwrap(models.version(named: "h1")), h2 = try XCTUnwrap(models.version(named: "h2"))
+
+        let store = try BuiltStore(h1, at: folder.path("h1.sqlite"))
+        for (key, entity, title) in [(Int64(1), "Forum", "f1"), (2, "Thread", "t2"), (3, "Forum", "f3"), (4, "Thread", "t4")] {
+            try store.insert(entity, key, ["title": .text(title)])
+        }
+        let discussion: [Int64: Int64?] = [1: 1, 2: 2, 3: 2, 4: nil, 5: 3, 6: 1, 7: 4]
+        for key in discussion.keys.sorted() {
+            try store.insert(key % 2 == 0 ? "Received" : "Sent", key, ["text": .text("m\(key)"), "discussion": discussion[key]!.map(SQLValue.integer) ?? .null])
+        }
+        for (key, entity) in [(Int64(1), "Label"), (2, "Topic"), (3, "Label"), (4, "Topic")] { try store.insert(entity, key, ["name": .text("tag\(key)")]) }
+        for (key, about) in [(Int64(1), Int64(2)), (2, 1), (3, nil), (4, 4), (5, 2)] {
+            try store.insert("Note", key, ["body": .text("n\(key)"), "about": about.map(SQLValue.integer) ?? .null])
+        }
+        guard case .joinTable(let joinTable, let own, let other) = store.layout.storage(ofRelationship: "tags", entity: "Message") else {
+            return XCTFail("Message.tags is stored in a join table")
+        }
+        let tagged: [(Int64, Int64)] = [(1, 1), (1, 2), (2, 2), (3, 3), (3, 4), (5, 1), (6, 4), (7, 2), (7, 3)]
+        for (message, tag) in tagged {
+            _ = try store.db.rows("INSERT INTO \(Database.quote(joinTable)) (\(Database.quote(own)), \(Database.quote(other))) VALUES (?, ?)", [.integer(message), .integer(tag)])
+        }
+        store.close()
+
+        let source = URL(fileURLWithPath: folder.path("h1.sqlite"))
+        let forms = [("inferred", #", "mappingModels": false"#), ("explicit", #", "mappingModels": false"# + Self.explicitStep),
+                     ("mapping-model", #", "mappingModels": false, "steps": [ { "from": "h1", "to": "h2", "mappingModel": "\#(mapping.path)" } ]"#)]
+        var outputs: [String] = []
+        for (form, extra) in forms {
+            for pushdown in [true, false] {
+                let out = folder.path("\(form)-\(pushdown ? "pushed" : "row-by-row").sqlite")
+                var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: source, destination: out, version: "h2", extra: extra))
+                migration.options.pushdown = pushdown
+                let execution = try StepExecution.of(try migration.plan().steps[0], policies: PolicyRegistry(), pushdown: pushdown)
+                XCTAssertEqual(execution.insideSQLite, pushdown, "\(form): \(execution.reason ?? "")")
+                _ = try migration.run()
+                outputs.append(out)
+
+                let read = try ReadStore(h2, at: out)
+                var titles: [SQLValue: String] = [:]
+                for entity in ["Forum", "Thread"] { for row in try read.rows(entity, ["title"]) { titles[row[0]] = "\(row[1])" } }
+                let messages = try ["Sent", "Received"].flatMap { try read.rows($0, ["discussion"]) }.sorted { "\($0[0])" < "\($1[0])" }
+                XCTAssertEqual(messages.map { $0[1] == .null ? nil : titles[$0[1]] },
+                               discussion.keys.sorted().map { discussion[$0]!.map { titles[.integer($0)]! } }, "\(form) \(pushdown): every message in its discussion")
+                XCTAssertEqual(try read.rows("Note", ["about"]).map { $0[1] }, [.integer(2), .integer(1), .null, .integer(4), .integer(2)], "\(form) \(pushdown)")
+                let pairs = try read.db.rows("SELECT \(Database.quote(own)), \(Database.quote(other)) FROM \(Database.quote(joinTable)) ORDER BY 1, 2")
+                XCTAssertEqual(pairs, tagged.map { [.integer($0.0), .integer($0.1)] }, "\(form) \(pushdown): every message's tags")
+            }
+        }
+        for out in outputs.dropFirst() { try assertSameStore(outputs[0], out, excluding: ["Z_METADATA"]) }
+    }
+
+    /// SampleModel2's `Page.book` points at Book, whose sub-entity GraphicNovel has a mapping
+    /// of its own: the inferred hop links each page to its book with
+    /// `coalesce(destination('BookToBook', …), destination('GraphicNovelToGraphicNovel', …))`,
+    /// pushed down and row by row, each page to the row (and entity) it pointed at.
+    func testSampleModel2sPageBookIntoBookAndGraphicNovelIsInferred() throws {
+        let source = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel2/SampleModel2_V1.sqlite", into: folder.url)
+        let v1 = try XCTUnwrap(try ModelCache.read(try Database(path: source.path, mode: .readOnly), version: "V1"))
+        var v2 = v1
+        v2.entities.append(Entity(name: "Award", attributes: [Attribute(name: "name", type: .string)]))
+        v2.version = "V2"
+        let bundle = folder.url.appendingPathComponent("SampleModel2.xcdatamodeld")
+        try ModelBundleFiles.write(bundle, versions: [("V1", XCDataModelWriter.xml(v1)), ("V2", XCDataModelWriter.xml(v2))], current: "V2")
+        // The entity column's name has the entity's number, which Award moves up by one.
+        func pages(_ model: Model) throws -> String {
+            "SELECT Z_PK, ZBOOK, \(try XCTUnwrap(CoreDataLayout(model: model).entityColumn(ofRelationship: "book", entity: "Page"))) FROM ZPAGE ORDER BY Z_PK"
+        }
+        let before = try Database(path: source.path, mode: .readOnly).rows(try pages(v1))
+        let books = try Database(path: source.path, mode: .readOnly).rows("SELECT Z_PK, Z_ENT FROM ZBOOK ORDER BY Z_PK")
+        XCTAssertEqual(Set(books.map { $0[1] }).count, 2, "Book and GraphicNovel rows")
+        var outputs: [String] = []
+        for pushdown in [true, false] {
+            let out = folder.path(pushdown ? "pushed.sqlite" : "row-by-row.sqlite")
+            var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: source, destination: out, version: "V2",
+                                                                            extra: #", "history": "drop", "mappingModels": false"#))
+            migration.options.pushdown = pushdown
+            let step = try migration.plan().steps[0]
+            XCTAssertTrue(step.name.hasSuffix("(inferred)"), step.name)
+            XCTAssertEqual(try StepExecution.of(step, policies: PolicyRegistry(), pushdown: pushdown).insideSQLite, pushdown)
+            _ = try migration.run()
+            let db = try Database(path: out, mode: .readOnly)
+            let entities = Dictionary(uniqueKeysWithValues: try db.rows("SELECT Z_PK, Z_ENT FROM ZBOOK").map { ($0[0], $0[1]) })
+            let after = try db.rows(try pages(v2))
+            XCTAssertEqual(after.count, before.count)
+            XCTAssertEqual(after.map { [$0[0], $0[1]] }, before.map { [$0[0], $0[1]] }, "every page with its book")
+            XCTAssertTrue(after.allSatisfy { $0[1] == .null ? $0[2] == .null : entities[$0[1]] == $0[2] }, "each link names its row's entity")
+            db.close()
+            outputs.append(out)
+        }
+        try assertSameStore(outputs[0], outputs[1], excluding: ["Z_METADATA"])
+    }
+}
