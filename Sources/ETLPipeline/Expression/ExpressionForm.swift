@@ -6,7 +6,7 @@
 /// `! && ||`, comparisons, `== null`, double arithmetic, `if`, `coalesce`,
 /// `destination(s)`, `union`, the program's own functions (`ExpressionFunction`), the conversions
 /// (`integer`, `double`, `boolean`, `date`, alone or in `orNull`) and `trim`, `normalize`,
-/// `casefold`, `matches` (the engine registers the Swift code of these last kinds in SQLite). A
+/// `casefold`, `diacriticfold`, `matches` (the engine registers the Swift code of these last kinds in SQLite). A
 /// conversion can fail on a row: the engine looks for such a row before it pushes a
 /// mapping down. Integer arithmetic has no form (the evaluator rejects an overflowing row
 /// where SQLite would switch to REAL), nor have the other text and date functions; an

@@ -6,7 +6,7 @@ import ETLModel
 enum FunctionLibrary {
     static let names = [
         "coalesce", "if", "concat", "substring", "prefix", "upper", "lower", "trim", "normalize", "casefold",
-        "replace", "length", "matches", "integer", "double", "string", "boolean", "orNull",
+        "diacriticfold", "replace", "length", "matches", "integer", "double", "string", "boolean", "orNull",
         "date", "epoch", "iso8601", "year", "month", "day",
         "count", "destination", "destinations", "union",
     ]
@@ -35,7 +35,7 @@ enum FunctionLibrary {
                 guard case .string(let s) = value else { return .null }
                 return .string(operation(s))
             }
-        case "trim", "normalize", "casefold":
+        case "trim", "normalize", "casefold", "diacriticfold":
             try call.arity(1...1)
             try call.require(0, "a string") { $0 == .string }
             let function = TextFunction(rawValue: name)!
