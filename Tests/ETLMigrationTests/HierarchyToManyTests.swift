@@ -125,28 +125,7 @@ final class HierarchyToManyTests: XCTestCase {
         try writeMappingModel(mapping)
         let models = try ModelBundle.load(path: bundle.path)
         let h1 = try XCTUnwrap(models.version(named: "h1")), h2 = try XCTUnwrap(models.version(named: "h2"))
-
-        let store = try BuiltStore(h1, at: folder.path("h1.sqlite"))
-        for (key, entity, title) in [(Int64(1), "Forum", "f1"), (2, "Thread", "t2"), (3, "Forum", "f3"), (4, "Thread", "t4")] {
-            try store.insert(entity, key, ["title": .text(title)])
-        }
-        let discussion: [Int64: Int64?] = [1: 1, 2: 2, 3: 2, 4: nil, 5: 3, 6: 1, 7: 4]
-        for key in discussion.keys.sorted() {
-            try store.insert(key % 2 == 0 ? "Received" : "Sent", key, ["text": .text("m\(key)"), "discussion": discussion[key]!.map(SQLValue.integer) ?? .null])
-        }
-        for (key, entity) in [(Int64(1), "Label"), (2, "Topic"), (3, "Label"), (4, "Topic")] { try store.insert(entity, key, ["name": .text("tag\(key)")]) }
-        for (key, about) in [(Int64(1), Int64(2)), (2, 1), (3, nil), (4, 4), (5, 2)] {
-            try store.insert("Note", key, ["body": .text("n\(key)"), "about": about.map(SQLValue.integer) ?? .null])
-        }
-        guard case .joinTable(let joinTable, let own, let other) = store.layout.storage(ofRelationship: "tags", entity: "Message") else {
-            return XCTFail("Message.tags is stored in a join table")
-        }
-        let tagged: [(Int64, Int64)] = [(1, 1), (1, 2), (2, 2), (3, 3), (3, 4), (5, 1), (6, 4), (7, 2), (7, 3)]
-        for (message, tag) in tagged {
-            _ = try store.db.rows("INSERT INTO \(Database.quote(joinTable)) (\(Database.quote(own)), \(Database.quote(other))) VALUES (?, ?)", [.integer(message), .integer(tag)])
-        }
-        store.close()
-
+        let (discussion, tagged, joinTable, own, other) = try buildSource(h1)
         let source = URL(fileURLWithPath: folder.path("h1.sqlite"))
         let forms = [("inferred", #", "mappingModels": false"#), ("explicit", #", "mappingModels": false"# + Self.explicitStep),
                      ("mapping-model", #", "mappingModels": false, "steps": [ { "from": "h1", "to": "h2", "mappingModel": "\#(mapping.path)" } ]"#)]
@@ -160,19 +139,79 @@ final class HierarchyToManyTests: XCTestCase {
                 XCTAssertEqual(execution.insideSQLite, pushdown, "\(form): \(execution.reason ?? "")")
                 _ = try migration.run()
                 outputs.append(out)
-
-                let read = try ReadStore(h2, at: out)
-                var titles: [SQLValue: String] = [:]
-                for entity in ["Forum", "Thread"] { for row in try read.rows(entity, ["title"]) { titles[row[0]] = "\(row[1])" } }
-                let messages = try ["Sent", "Received"].flatMap { try read.rows($0, ["discussion"]) }.sorted { "\($0[0])" < "\($1[0])" }
-                XCTAssertEqual(messages.map { $0[1] == .null ? nil : titles[$0[1]] },
-                               discussion.keys.sorted().map { discussion[$0]!.map { titles[.integer($0)]! } }, "\(form) \(pushdown): every message in its discussion")
-                XCTAssertEqual(try read.rows("Note", ["about"]).map { $0[1] }, [.integer(2), .integer(1), .null, .integer(4), .integer(2)], "\(form) \(pushdown)")
-                let pairs = try read.db.rows("SELECT \(Database.quote(own)), \(Database.quote(other)) FROM \(Database.quote(joinTable)) ORDER BY 1, 2")
-                XCTAssertEqual(pairs, tagged.map { [.integer($0.0), .integer($0.1)] }, "\(form) \(pushdown): every message's tags")
+                try assertLinks(out, model: h2, discussion: discussion, tagged: tagged, joinTable: joinTable, own: own, other: other, "\(form) \(pushdown)")
             }
         }
         for out in outputs.dropFirst() { try assertSameStore(outputs[0], out, excluding: ["Z_METADATA"]) }
+    }
+
+    /// Through two inferred hops (h1 → h2 → h3, run one after the other: steps over an
+    /// inheritance hierarchy are not fused), pushed down or row by row: one store, with the
+    /// source's links.
+    func testTwoInferredHopsWithToManiesIntoHierarchies() throws {
+        let bundle = folder.url.appendingPathComponent("Chat.xcdatamodeld")
+        let read = #"<attribute name="read" optional="YES" attributeType="Boolean"/>"#
+        try ModelBundleFiles.write(bundle, versions: [("h1", Self.model("")), ("h2", Self.model(read)),
+                                                      ("h3", Self.model(read + #"<attribute name="flag" optional="YES" attributeType="Integer 16"/>"#))])
+        let models = try ModelBundle.load(path: bundle.path)
+        let h3 = try XCTUnwrap(models.version(named: "h3"))
+        let (discussion, tagged, joinTable, own, other) = try buildSource(try XCTUnwrap(models.version(named: "h1")))
+        var outputs: [String] = []
+        for pushdown in [true, false] {
+            let out = folder.path("h3-\(pushdown).sqlite")
+            var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: URL(fileURLWithPath: folder.path("h1.sqlite")),
+                                                                            destination: out, version: "h3", extra: #", "mappingModels": false"#))
+            migration.options.pushdown = pushdown
+            let plan = try migration.plan()
+            XCTAssertEqual(plan.steps.count, 2)
+            for step in plan.steps {
+                XCTAssertEqual(try StepExecution.of(step, policies: PolicyRegistry(), pushdown: pushdown).insideSQLite, pushdown, step.name)
+            }
+            _ = try migration.run()
+            outputs.append(out)
+            try assertLinks(out, model: h3, discussion: discussion, tagged: tagged, joinTable: joinTable, own: own, other: other, "pushdown \(pushdown)")
+        }
+        try assertSameStore(outputs[0], outputs[1], excluding: ["Z_METADATA"])
+    }
+
+    /// Every message in its discussion, every note about its discussion, every message with its tags, as in the source.
+    func assertLinks(_ out: String, model: Model, discussion: [Int64: Int64?], tagged: [(Int64, Int64)], joinTable: String, own: String, other: String,
+                     _ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let read = try ReadStore(model, at: out)
+        var titles: [SQLValue: String] = [:]
+        for entity in ["Forum", "Thread"] { for row in try read.rows(entity, ["title"]) { titles[row[0]] = "\(row[1])" } }
+        let messages = try ["Sent", "Received"].flatMap { try read.rows($0, ["discussion"]) }.sorted { "\($0[0])" < "\($1[0])" }
+        XCTAssertEqual(messages.map { $0[1] == .null ? nil : titles[$0[1]] },
+                       discussion.keys.sorted().map { discussion[$0]!.map { titles[.integer($0)]! } }, "\(what): every message in its discussion", file: file, line: line)
+        XCTAssertEqual(try read.rows("Note", ["about"]).map { $0[1] }, [.integer(2), .integer(1), .null, .integer(4), .integer(2)], what, file: file, line: line)
+        let pairs = try read.db.rows("SELECT \(Database.quote(own)), \(Database.quote(other)) FROM \(Database.quote(joinTable)) ORDER BY 1, 2")
+        XCTAssertEqual(pairs, tagged.map { [.integer($0.0), .integer($0.1)] }, "\(what): every message's tags", file: file, line: line)
+    }
+
+    /// The h1 store: discussions, messages of both kinds in them, tags of both kinds on them, notes.
+    func buildSource(_ h1: Model) throws -> (discussion: [Int64: Int64?], tagged: [(Int64, Int64)], joinTable: String, own: String, other: String) {
+        let store = try BuiltStore(h1, at: folder.path("h1.sqlite"))
+        for (key, entity, title) in [(Int64(1), "Forum", "f1"), (2, "Thread", "t2"), (3, "Forum", "f3"), (4, "Thread", "t4")] {
+            try store.insert(entity, key, ["title": .text(title)])
+        }
+        let discussion: [Int64: Int64?] = [1: 1, 2: 2, 3: 2, 4: nil, 5: 3, 6: 1, 7: 4]
+        for key in discussion.keys.sorted() {
+            try store.insert(key % 2 == 0 ? "Received" : "Sent", key, ["text": .text("m\(key)"), "discussion": discussion[key]!.map(SQLValue.integer) ?? .null])
+        }
+        for (key, entity) in [(Int64(1), "Label"), (2, "Topic"), (3, "Label"), (4, "Topic")] { try store.insert(entity, key, ["name": .text("tag\(key)")]) }
+        for (key, about) in [(Int64(1), Int64(2)), (2, 1), (3, nil), (4, 4), (5, 2)] {
+            try store.insert("Note", key, ["body": .text("n\(key)"), "about": about.map(SQLValue.integer) ?? .null])
+        }
+        guard case .joinTable(let joinTable, let own, let other) = store.layout.storage(ofRelationship: "tags", entity: "Message") else {
+            XCTFail("Message.tags is stored in a join table")
+            throw CocoaError(.featureUnsupported)
+        }
+        let tagged: [(Int64, Int64)] = [(1, 1), (1, 2), (2, 2), (3, 3), (3, 4), (5, 1), (6, 4), (7, 2), (7, 3)]
+        for (message, tag) in tagged {
+            _ = try store.db.rows("INSERT INTO \(Database.quote(joinTable)) (\(Database.quote(own)), \(Database.quote(other))) VALUES (?, ?)", [.integer(message), .integer(tag)])
+        }
+        store.close()
+        return (discussion, tagged, joinTable, own, other)
     }
 
     /// SampleModel2's `Page.book` points at Book, whose sub-entity GraphicNovel has a mapping
