@@ -51,7 +51,10 @@ enum PredicateTranslation {
                 options = String(characters[characters.index(after: i)..<close])
                 i = characters.index(after: close)
             }
-            guard pending == nil, let left = out.popLast(), left.hasPrefix("$source.") || left.hasPrefix("'") else {
+            // The left operand: a key path or a literal; for == and != any operand (`count(…)`, a number).
+            let operators: Set<String> = ["(", ")", "!", "&&", "||", "==", "!=", "<", "<=", ">", ">="]
+            guard pending == nil, let left = out.popLast(), left.hasPrefix("$source.") || left.hasPrefix("'")
+                    || (["==", "!="].contains(operation) && !operators.contains(left)) else {
                 throw Untranslatable(word: operation)
             }
             pending = (try StringComparison(operation, options: options), left)

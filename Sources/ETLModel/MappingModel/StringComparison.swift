@@ -61,6 +61,11 @@ struct StringComparison {
     func expression(left: String, right: String, literal: String?) throws -> String {
         switch operation {
         case "==", "!=":
+            // Options change only how texts compare: with null, a number or a boolean
+            // (`name ==[c] nil`, `tags.@count ==[c] 2`) the comparison is the plain one.
+            guard [left, right].allSatisfy({ $0.hasPrefix("$source.") || $0.hasPrefix("'") }) else {
+                return "\(left) \(operation) \(right)"
+            }
             return "\(folded(left)) \(operation) \(folded(right))"
         case "MATCHES":
             guard isCaseInsensitive else { return "matches(\(left), \(right))" }
