@@ -135,6 +135,61 @@ final class HierarchyToManyTests: XCTestCase {
         return (discussion, tagged, joinTable, own, other)
     }
 
+    /// An ordered to-many into a hierarchy (`Playlist.items` → Item: Song, Video), set from
+    /// its inverse to-one (inferred) or by union() of both item mappings (written out): each
+    /// list keeps the source's order and `Z_FOK_` values, pushed down and row by row, as a
+    /// list into one entity does.
+    func testAnOrderedToManyIntoAHierarchyKeepsItsOrder() throws {
+        func model(_ extra: String) -> String {
+            ModelBundleFiles.model("""
+                <entity name="Playlist">
+                    <attribute name="name" optional="YES" attributeType="String"/>\(extra)
+                    <relationship name="items" optional="YES" toMany="YES" ordered="YES" destinationEntity="Item" inverseName="playlist"/>
+                </entity>
+                <entity name="Item" isAbstract="YES">
+                    <attribute name="title" optional="YES" attributeType="String"/>
+                    <relationship name="playlist" optional="YES" maxCount="1" destinationEntity="Playlist" inverseName="items"/>
+                </entity>
+                <entity name="Song" parentEntity="Item"/>
+                <entity name="Video" parentEntity="Item"/>
+                """)
+        }
+        let bundle = folder.url.appendingPathComponent("Music.xcdatamodeld")
+        try ModelBundleFiles.write(bundle, versions: [("p1", model("")), ("p2", model(#"<attribute name="shared" optional="YES" attributeType="Boolean"/>"#))])
+        let models = try ModelBundle.load(path: bundle.path)
+        let p1 = try XCTUnwrap(models.version(named: "p1")), p2 = try XCTUnwrap(models.version(named: "p2"))
+        let store = try BuiltStore(p1, at: folder.path("p1.sqlite"))
+        for key in Int64(1)...2 { try store.insert("Playlist", key, ["name": .text("list\(key)")]) }
+        for key in Int64(1)...7 { try store.insert(key % 3 == 0 ? "Video" : "Song", key, ["title": .text("i\(key)"), "playlist": .integer(key % 2 + 1)]) }
+        let order = try XCTUnwrap(store.layout.orderColumn(ofRelationship: "items", entity: "Playlist"))
+        // Each list in an order of its own, against the keys: 7000 - 1000 × key.
+        _ = try store.db.rows("UPDATE ZITEM SET \(Database.quote(order)) = 7000 - 1000 * Z_PK")
+        store.close()
+        func positions(_ path: String, _ model: Model) throws -> [[SQLValue]] {
+            let column = try XCTUnwrap(CoreDataLayout(model: model).orderColumn(ofRelationship: "items", entity: "Playlist"))
+            return try Database(path: path, mode: .readOnly).rows("SELECT Z_PK, ZPLAYLIST, \(Database.quote(column)) FROM ZITEM ORDER BY Z_PK")
+        }
+        let before = try positions(folder.path("p1.sqlite"), p1)
+        // Inferred, the to-one side sets the links; written out, the list's own side does.
+        let items = "union(destinations('SongToSong', $source.items), destinations('VideoToVideo', $source.items))"
+        let explicit = #", "steps": [ { "from": "p1", "to": "p2", "mappings": [ "#
+            + #"{ "name": "PlaylistToPlaylist", "source": "Playlist", "destination": "Playlist", "attributes": { "name": "$source.name" }, "#
+            + #""relationships": { "items": "\#(items)" } }, "#
+            + #"{ "name": "SongToSong", "source": "Song", "destination": "Song", "attributes": { "title": "$source.title" } }, "#
+            + #"{ "name": "VideoToVideo", "source": "Video", "destination": "Video", "attributes": { "title": "$source.title" } } ] } ]"#
+        for (form, steps) in [("inferred", ""), ("explicit", explicit)] {
+            for pushdown in [true, false] {
+                let out = folder.path("p2-\(form)-\(pushdown).sqlite")
+                var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: URL(fileURLWithPath: folder.path("p1.sqlite")),
+                                                                                destination: out, version: "p2", extra: #", "mappingModels": false"# + steps))
+                migration.options.pushdown = pushdown
+                let summary = try migration.run()
+                XCTAssertEqual(try positions(out, p2), before, "\(form), pushdown \(pushdown): every item in its list, at its place")
+                XCTAssertFalse(summary.notes.contains { $0.contains("numbered anew") }, "\(summary.notes)")
+            }
+        }
+    }
+
     /// SampleModel2's `Page.book` points at Book, whose sub-entity GraphicNovel has a mapping
     /// of its own: the inferred hop links each page to its book with
     /// `coalesce(destination('BookToBook', …), destination('GraphicNovelToGraphicNovel', …))`,
