@@ -676,7 +676,7 @@ private struct StatementBuilder {
         let inline = try inlineLinks(index)
         let assignments = mapping.relationships.filter { assignment in !inline.contains(where: { $0.relationship == assignment.relationship.name }) }
         // A relationship into a hierarchy is one statement per mapping it finds rows of (`LookupParts`).
-        for (assignment, lookup) in assignments.flatMap({ a in LookupParts.of(a, layout: layout, entity: mapping.destinationEntity).map { (a, $0) } }) {
+        for (assignment, lookup) in assignments.flatMap({ a in LookupParts.of(a, layout: layout, entity: mapping.destinationEntity, grouped: kind(index) == .unique).map { (a, $0) } }) {
             let relationship = assignment.relationship
             let what = "the relationship \(mapping.destinationEntity).\(relationship.name) in mapping \(mapping.name)"
             let ownerIsPair = kind(index) == .forEach
