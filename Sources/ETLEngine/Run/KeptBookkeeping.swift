@@ -109,11 +109,10 @@ struct KeptBookkeeping {
             guard case .destinations(let name, .path(let path, _), _) = form else { return nil }
             return (name, path)
         }
+        guard let form else { return nil }
+        if let (name, path) = lookup(form) { return ([name], path) }
         switch form {
-        case let form? where lookup(form) != nil:
-            let (name, path) = lookup(form)!
-            return ([name], path)
-        case .union(let parts)?, .coalesce(let parts)?:
+        case .union(let parts), .coalesce(let parts):
             let lookups = parts.compactMap(lookup)
             guard lookups.count == parts.count, let path = lookups.first?.1, lookups.allSatisfy({ $0.1 == path }) else { return nil }
             return (lookups.map(\.0), path)
