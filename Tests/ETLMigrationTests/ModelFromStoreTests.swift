@@ -122,7 +122,7 @@ final class ModelFromStoreTests: XCTestCase {
         let v1 = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel2/SampleModel2_V1.sqlite", into: folderURL)
         let v2 = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel2/SampleModel2_V2.sqlite", into: folderURL.appendingPathComponent("reference"))
         let out = folder.path("out.sqlite")
-        // An explicit step (the inferred one cannot yet link Page.book to a Book or a GraphicNovel).
+        // An explicit step: the model kept in V2 renames Book.cover frontCover without a renaming identifier.
         let books = #""uniqueID": "$source.uniqueID", "title": "$source.title", "price": "$source.price", "frontCover": "$source.cover", "publishedAt": "$source.publishedAt""#
         let links = #""author": "destination('Authors', $source.author)", "pages": "destinations('Pages', $source.pages)""#
         let pipeline = try folder.pipeline("code-model.json", """

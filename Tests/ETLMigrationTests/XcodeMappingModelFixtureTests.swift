@@ -74,21 +74,32 @@ final class XcodeMappingModelFixtureTests: XCTestCase {
     /// lists (and their topics) of some first letters. Every topic arrives exactly once, with
     /// its list; a topic without a list, or with a list of another first letter, in none of
     /// them (as in Core Data).
-    func testTheThreePassesOfModel4ToModel5GiveEveryTopicExactlyOnce() throws {
-        let (dir, bundlePath) = try billmoss()
+    /// A Model4 store of the topic lists and 30 topics (one without a list, one in a list of
+    /// no pass's letters), and the pipeline running the three passes of 4 → 5 into `out`.
+    func model4Passes(out: String = "model5.sqlite") throws -> (pipeline: String, bundle: ModelBundle) {
+        let copied = folder.url.appendingPathComponent("fixtures/billmoss-hybrid/CoreDataMigration")
+        let (dir, bundlePath) = FileManager.default.fileExists(atPath: copied.path)
+            ? (copied, copied.appendingPathComponent("Model.xcdatamodeld")) : try billmoss()
         let bundle = try ModelBundle.load(path: bundlePath.path)
-        let store = try BuiltStore(try XCTUnwrap(bundle.version(named: "Model4")), at: folder.path("model4.sqlite"))
-        for list in Self.lists { try store.insert("TopicList", list.key, ["title": .text(list.title)]) }
-        try store.insert("TopicList", 7, ["title": .text("1990s")])
-        for key in Int64(1)...30 {
-            try store.insert("Topic", key, ["title": .text("T\(key)"), "presenterName": .text("P\(key)"), "timeBudget": .integer(key),
-                                            "topicList": key == 30 ? .null : .integer((key - 1) % 7 + 1)])
+        if !FileManager.default.fileExists(atPath: folder.path("model4.sqlite")) {
+            let store = try BuiltStore(try XCTUnwrap(bundle.version(named: "Model4")), at: folder.path("model4.sqlite"))
+            for list in Self.lists { try store.insert("TopicList", list.key, ["title": .text(list.title)]) }
+            try store.insert("TopicList", 7, ["title": .text("1990s")])
+            for key in Int64(1)...30 {
+                try store.insert("Topic", key, ["title": .text("T\(key)"), "presenterName": .text("P\(key)"), "timeBudget": .integer(key),
+                                                "topicList": key == 30 ? .null : .integer((key - 1) % 7 + 1)])
+            }
+            store.close()
         }
-        store.close()
-        let path = try pipeline(bundle: bundlePath, source: "model4.sqlite", from: "Model4", to: "Model5", out: "model5.sqlite", steps: """
+        let path = try pipeline(bundle: bundlePath, source: "model4.sqlite", from: "Model4", to: "Model5", out: out, steps: """
             { "from": "Model4", "to": "Model5", "mappingModel": [
                 "\(dir.path)/Model4ToModel5-1.xcmappingmodel", "\(dir.path)/Model4ToModel5-2.xcmappingmodel", "\(dir.path)/Model4ToModel5-3.xcmappingmodel" ] }
             """)
+        return (path, bundle)
+    }
+
+    func testTheThreePassesOfModel4ToModel5GiveEveryTopicExactlyOnce() throws {
+        let (path, bundle) = try model4Passes()
         // The passes' policy (its source is not in the fixture) makes presenters; without it
         // registered the run is refused, naming it. Registered as the declared mapping, it runs.
         XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
@@ -112,6 +123,46 @@ final class XcodeMappingModelFixtureTests: XCTestCase {
         XCTAssertEqual(Set(listTitles.values), Set(Self.lists.map { SQLValue.text($0.title) }))
         XCTAssertEqual(topics.map { listTitles[$0[3]] }, kept.map { .text(Self.lists[Int(($0 - 1) % 7)].title) })
         XCTAssertEqual(try out.count("Member"), 0, "the Member mapping adds rows only its policy's code makes")
+    }
+
+    /// The passes run in order, each pass's mappings checkpointed as they go: a run stopped
+    /// in the second pass resumes there, the first pass's rows kept (at most the chunk after
+    /// the last checkpoint redone), and ends with the store of a run never stopped. Pushed
+    /// down (a mapping's rows one statement) and row by row (one source row a chunk).
+    func testARunStoppedInTheSecondPassResumesThereWithTheFirstPassDone() throws {
+        let policies = ["CDMTopicToTopicMigrationPolicy": Policy()]
+        let whole = try model4Passes(out: "whole.sqlite")
+        _ = try Migration(pipeline: whole.pipeline, policies: policies).run()
+        let second = "TopicToTopic (Model4ToModel5-2)"
+        for pushdown in [true, false] {
+            let out = "stopped-\(pushdown).sqlite"
+            var migration = Migration(pipeline: try model4Passes(out: out).pipeline, policies: policies)
+            migration.options.pushdown = pushdown
+            migration.chunkSize = 1
+            migration.workers = 1
+            let cancellation = Cancellation()
+            migration.cancellation = cancellation
+            var firstPassDone = false
+            XCTAssertThrowsError(try migration.run { event in
+                if event.kind == .finished, event.stage == .create, event.mapping == "TopicListToTopicList (Model4ToModel5-1)" { firstPassDone = true }
+                if event.kind == .advanced || event.kind == .finished, event.stage == .create, event.mapping == second { cancellation.cancel() }
+            })
+            XCTAssertTrue(firstPassDone, "the first pass's rows were made before the second's")
+            let checkpoint = try XCTUnwrap(CheckpointFile(destination: folder.path(out)).read())
+            XCTAssertEqual(checkpoint.mappingName, second, "stopped in the second pass")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path(out)))
+
+            migration.cancellation = nil
+            var redone: [String] = []
+            let summary = try migration.run { event in
+                if event.kind == .started, event.stage == .create { redone.append(event.mapping ?? "") }
+            }
+            XCTAssertNotNil(summary.resumed)
+            XCTAssertFalse(redone.contains { $0.hasSuffix("(Model4ToModel5-1)") }, "the first pass is not made again: \(redone)")
+            XCTAssertLessThanOrEqual(summary.redoneRows, 1)
+            XCTAssertEqual(summary.mappings.map(\.written), [9, 2, 8, 2, 8, 2])
+            try assertSameStore(folder.path("whole.sqlite"), folder.path(out))
+        }
     }
 
     static func number(_ value: SQLValue) -> Int64 {

@@ -199,6 +199,15 @@ final class FunctionExpressionTests: XCTestCase {
         XCTAssertEqual(try evaluate("casefold(null)"), .null)
     }
 
+    /// `diacriticfold`: NSPredicate's `[d]`, Foundation's folding then NFC; case is kept.
+    func testDiacriticfold() throws {
+        XCTAssertEqual(try evaluate("diacriticfold('Crème Brûlée')"), .string("Creme Brulee"))
+        XCTAssertEqual(try evaluate("diacriticfold('e\u{301}tude')"), .string("etude"), "a combining mark too")
+        XCTAssertEqual(try evaluate("diacriticfold('ÉCOLE')"), .string("ECOLE"))
+        XCTAssertEqual(try evaluate("diacriticfold('plain')"), .string("plain"))
+        XCTAssertEqual(try evaluate("diacriticfold(null)"), .null)
+    }
+
     func testCount() throws {
         XCTAssertEqual(try type(of: "count($source.users)"), .integer)
         XCTAssertEqual(try evaluate("count($source.users)", row: ["$source.users": .rows([1, 2, 3])]), .integer(3))

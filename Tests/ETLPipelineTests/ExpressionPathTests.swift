@@ -181,6 +181,18 @@ final class DestinationExpressionTests: XCTestCase {
                        .row(50))
     }
 
+    /// `union()` of destinations: every row once, in key order; its arguments must be
+    /// destination rows of one hierarchy.
+    func testUnionOfDestinations() throws {
+        let twice = "union(destinations('Users', $source.users), destinations('Users', $source.users))"
+        XCTAssertEqual(try type(of: twice, scope: scope), .destinationRows("Person"))
+        XCTAssertEqual(try evaluate(twice, row: ["$source.users": .rows([3, 1])], scope: scope, lookup: lookup), .rows([10, 30]))
+        XCTAssertEqual(compileError("union(destination('Authors', $source.author), destinations('Users', $source.users))", scope: scope)?.message,
+                       "union: argument 1 is Writer (destination row), but union() joins destinations('Mapping', …) of several mappings")
+        XCTAssertEqual(compileError("union(destinations('Users', $source.users), destinations('Authors', $source.author))", scope: scope)?.message,
+                       "union: argument 2 gives rows of Writer, which shares no entity hierarchy with Person")
+    }
+
     func testDestinationLookupErrorsPropagate() throws {
         struct Broken: Error {}
         XCTAssertThrowsError(try evaluate("destination('Books', $source)", row: ["$source": .row(5)], scope: scope,

@@ -62,6 +62,36 @@ final class MappingCommandTests: XCTestCase {
         XCTAssertEqual(try out.scalarInt("SELECT count(*) FROM ZMAKER"), 10)
     }
 
+    /// A mapping model between two entity hierarchies: `etl mapping show` prints a to-one
+    /// into a hierarchy as coalesce() and a to-many filled by several mappings as union(),
+    /// and `etl plan` takes the printed step as it is.
+    func testTheStepShownForRelationshipsIntoHierarchiesPlans() throws {
+        let bundle = folder.appendingPathComponent("Chat.xcdatamodeld")
+        try ModelBundleFiles.write(bundle, versions: [("h1", ChatHierarchy.model("")),
+                                                      ("h2", ChatHierarchy.model(#"<attribute name="read" optional="YES" attributeType="Boolean"/>"#))])
+        let mapping = folder.appendingPathComponent("h1ToH2.xcmappingmodel")
+        try ChatHierarchy.writeMappingModel(mapping)
+        let shown = try run("etl", ["mapping", "show", mapping.path, "--models", bundle.path])
+        XCTAssertEqual(shown.status, 0, shown.stderr)
+        XCTAssertTrue(shown.stdout.contains("\"messages\": \"union(destinations('SentToSent', $source.messages), destinations('ReceivedToReceived', $source.messages))\""), shown.stdout)
+        XCTAssertTrue(shown.stdout.contains("\"about\": \"coalesce(destination('ForumToForum', $source.about), destination('ThreadToThread', $source.about))\""), shown.stdout)
+
+        let store = try Database(path: folder.appendingPathComponent("h1.sqlite").path, mode: .create)
+        let layout = CoreDataLayout(model: try XCTUnwrap(try ModelBundle.load(path: bundle.path).version(named: "h1")))
+        for sql in layout.schemaSQL() { try store.execute(sql) }
+        try layout.finish(store)
+        store.close()
+        let pipeline = folder.appendingPathComponent("shown.json")
+        try """
+            { "format": 1, "models": "\(bundle.path)", "mappingModels": false,
+              "source": { "store": "\(folder.appendingPathComponent("h1.sqlite").path)", "layout": "coredata" },
+              "destination": { "store": "\(folder.appendingPathComponent("h2.sqlite").path)", "layout": "coredata", "version": "h2" },
+              "steps": [ \(shown.stdout) ] }
+            """.write(to: pipeline, atomically: true, encoding: .utf8)
+        let planned = try run("etl", ["plan", pipeline.path])
+        XCTAssertEqual(planned.status, 0, planned.stdout + planned.stderr)
+    }
+
     func testAMappingModelWithoutItsBundleNearbyAsksForModels() throws {
         let copy = try FixtureSet.copy("coredata-corpus/ctdatastoremanager/TestMigrationStore_1_2.xcmappingmodel", into: folder)
         let shown = try run("etl", ["mapping", "show", copy.path])

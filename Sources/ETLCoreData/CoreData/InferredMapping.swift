@@ -270,7 +270,9 @@ private struct Inference {
             }
             let names = all.filter { allowed.contains($0.destination) && source.descendants(of: from.destination).contains($0.source) }.map(\.name)
             let call = r.isToMany ? "destinations" : "destination"
-            let expression = "\(call)('\(names.first ?? "…")', $source.\(sName))"
+            // Rows of several mappings (a hierarchy's sub-entities): a to-one takes the one found, a to-many all.
+            let lookups = (names.isEmpty ? ["…"] : names).map { "\(call)('\($0)', $source.\(sName))" }
+            let expression = lookups.count == 1 ? lookups[0] : "\(r.isToMany ? "union" : "coalesce")(\(lookups.joined(separator: ", ")))"
             relationshipExpressions[index].append((r.name, expression))
             if ok {
                 mapping.relationships.append(InferredRelationshipAssignment(destination: r.name, source: sName, mappings: names, isToMany: r.isToMany))

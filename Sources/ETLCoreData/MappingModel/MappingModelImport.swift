@@ -34,9 +34,10 @@ import ETLModel
 ///   and `destinationInstancesForSourceRelationshipNamed:sourceInstances:` on `$manager`,
 ///   as `destination(…)` (to-one) or `destinations(…)` (to-many). Source rows of several
 ///   mappings (sub-entities, each with its own mapping): a to-one takes the first found
-///   (`coalesce`); a to-many is left out when each of those mappings sets its inverse from
-///   the inverse source path (the same links, from the other side: setting one side sets
-///   both), and refused otherwise. So is a to-many whose key path goes through a to-many.
+///   (`coalesce`); a to-many takes them all (`union`), or is left out when each of those
+///   mappings writes its inverse from the inverse source path (the same links, from the
+///   other side: setting one side sets both). A to-many whose key path goes through a
+///   to-many is left out in that case too, and refused otherwise.
 public enum MappingModelImport {
     public static func step(_ mapping: XCMappingModel, source: Model, destination: Model) throws -> ImportedStep {
         var translation = Translation(mapping: mapping, source: source, destination: destination)
@@ -173,10 +174,10 @@ private struct Translation {
                     notes.append("\(m.name): \(m.destination!).\(r.name) links rows of several mappings (\(lookup.mappings.joined(separator: ", "))); "
                         + "each of them sets the inverse \(r.destination).\(r.inverse ?? "") to the same links, so it is left out (setting one side sets both)")
                 } else {
-                    let p = m.relationships.first { $0.name == r.name }!
-                    throw refuse(m, p, kind: "relationship", "links rows of several mappings (\(lookup.mappings.joined(separator: ", "))), which a pipeline "
-                        + "expression cannot name at once: set the inverse \(r.destination).\(r.inverse ?? "?") in each of those mappings instead, "
-                        + "e.g. \"\(r.inverse ?? "inverse")\": \"destination('\(m.name)', $source.…)\"")
+                    // The links to each mapping's rows (a many-to-many whose other side does
+                    // the same writes each pair twice, which its join table keeps once).
+                    let calls = lookup.mappings.map { "destinations('\($0)', \(path))" }
+                    mappings[index].relationships.append(.init(property: r.name, expression: "union(\(calls.joined(separator: ", ")))"))
                 }
             }
         }
@@ -186,12 +187,15 @@ private struct Translation {
 
     /// The to-many `r` of mapping `m` (several mappings' rows, through `lookup`) is the
     /// mirror of its inverse: every one of those mappings sets `r`'s inverse through `m`,
-    /// from the inverse of the source relationship `lookup` follows.
+    /// from the inverse of the source relationship `lookup` follows, and writes it: a to-one,
+    /// or a to-many of that one mapping's rows (a to-many of several mappings' rows mirrors
+    /// `r` in turn: were both left out, their links would be lost).
     func isSetFromInverse(_ m: XCMappingModel.EntityMapping, _ r: Relationship, _ lookup: Lookup,
                           lookups: [String: [(relationship: Relationship, lookup: Lookup, place: MappingModelPlace)]]) -> Bool {
         guard let inverse = r.inverse, let sourceInverse = inversePath(lookup.path, from: m.source!) else { return false }
         return lookup.mappings.allSatisfy { other in
-            (lookups[other] ?? []).contains { $0.relationship.name == inverse && $0.lookup.mappings.contains(m.name) && $0.lookup.path == sourceInverse }
+            (lookups[other] ?? []).contains { $0.relationship.name == inverse && $0.lookup.mappings.contains(m.name) && $0.lookup.path == sourceInverse
+                && (!$0.relationship.isToMany || $0.lookup.mappings.count == 1) }
         }
     }
 

@@ -6,14 +6,16 @@ import Foundation
 /// `=>`) between key paths of the source row and constants (numbers, quoted strings, `nil`,
 /// `YES` / `NO` / `TRUE` / `FALSE`), joined by `AND` / `OR` / `NOT` (or `&&` `||` `!`) and
 /// parentheses; `TRUEPREDICATE` and `FALSEPREDICATE`; `a MATCHES 'pattern'` as
-/// `matches(a, 'pattern')`; `tags.@count` as `count($source.tags)`. A key path `name`
-/// becomes `$source.name`.
+/// `matches(a, 'pattern')`; `tags.@count` as `count($source.tags)`; `BEGINSWITH`,
+/// `ENDSWITH`, `CONTAINS`, `LIKE` with a string literal, and the options `[c]` `[d]` `[cd]`
+/// on those, `MATCHES`, `==` and `!=` (`StringComparison`). A key path `name` becomes
+/// `$source.name`.
 ///
 ///     try PredicateTranslation.filter("maker != nil AND year >= 2000")
 ///     // "$source.maker != null && $source.year >= 2000"
 ///
-/// Anything else (`BEGINSWITH`, `CONTAINS`, `LIKE`, `IN`, `ANY`, `SUBQUERY`, `$variables`,
-/// `%@`, `FUNCTION`) is an error naming the word.
+/// Anything else (`IN`, `ANY`, `SUBQUERY`, `$variables`, `%@`, `FUNCTION`) is an error
+/// naming the word.
 enum PredicateTranslation {
     struct Untranslatable: Error, CustomStringConvertible {
         var word: String
@@ -29,15 +31,33 @@ enum PredicateTranslation {
         var out: [String] = []
         var i = trimmed.startIndex
         let characters = trimmed
-        // `a MATCHES 'p'` is `matches(a, 'p')`: the left operand waits for the right one.
-        var matchesLeft: String?
-        func operand(_ token: String) {
-            if let left = matchesLeft {
-                out.append("matches(\(left), \(token))")
-                matchesLeft = nil
+        // `a MATCHES 'p'` is `matches(a, 'p')`, `a ==[c] b` folds both: the left operand
+        // waits for the right one. `literal`: the text of a string literal.
+        var pending: (comparison: StringComparison, left: String)?
+        func operand(_ token: String, literal: String? = nil) throws {
+            if let (comparison, left) = pending {
+                out.append(try comparison.expression(left: left, right: token, literal: literal))
+                pending = nil
             } else {
                 out.append(token)
             }
+        }
+        // `BEGINSWITH[cd]`: the options in brackets right after an operator, and the
+        // comparison waiting for its right operand (its left one taken from `out`).
+        func compare(_ operation: String) throws {
+            var options = ""
+            if i < characters.endIndex, characters[i] == "[" {
+                guard let close = characters[i...].firstIndex(of: "]") else { throw Untranslatable(word: String(characters[i...])) }
+                options = String(characters[characters.index(after: i)..<close])
+                i = characters.index(after: close)
+            }
+            // The left operand: a key path or a literal; for == and != any operand (`count(…)`, a number).
+            let operators: Set<String> = ["(", ")", "!", "&&", "||", "==", "!=", "<", "<=", ">", ">="]
+            guard pending == nil, let left = out.popLast(), left.hasPrefix("$source.") || left.hasPrefix("'")
+                    || (["==", "!="].contains(operation) && !operators.contains(left)) else {
+                throw Untranslatable(word: operation)
+            }
+            pending = (try StringComparison(operation, options: options), left)
         }
         while i < characters.endIndex {
             let c = characters[i]
@@ -51,14 +71,14 @@ enum PredicateTranslation {
                     j = characters.index(after: j)
                 }
                 guard j < characters.endIndex else { throw Untranslatable(word: String(characters[i...])) }
-                operand("'" + value.replacingOccurrences(of: "'", with: "''") + "'")
                 i = characters.index(after: j)
+                try operand("'" + value.replacingOccurrences(of: "'", with: "''") + "'", literal: value)
                 continue
             }
             if c.isNumber || (c == "-" && characters.index(after: i) < characters.endIndex && characters[characters.index(after: i)].isNumber) {
                 var j = characters.index(after: i)
                 while j < characters.endIndex, characters[j].isNumber || characters[j] == "." { j = characters.index(after: j) }
-                out.append(String(characters[i..<j]))
+                try operand(String(characters[i..<j]))
                 i = j
                 continue
             }
@@ -75,30 +95,27 @@ enum PredicateTranslation {
                     i = characters.index(j, offsetBy: "@count".count)
                     let path = word.hasPrefix("SELF.") ? String(word.dropFirst(5)) : word
                     guard !path.isEmpty, !path.contains("..") else { throw Untranslatable(word: word + ".@count") }
-                    operand("count($source.\(path))")
+                    try operand("count($source.\(path))")
                     continue
                 }
                 switch word.uppercased() {
                 case "AND": out.append("&&")
                 case "OR": out.append("||")
                 case "NOT": out.append("!")
-                case "NIL", "NULL": out.append("null")
-                case "YES", "TRUE": out.append("true")
-                case "NO", "FALSE": out.append("false")
+                case "NIL", "NULL": try operand("null")
+                case "YES", "TRUE": try operand("true")
+                case "NO", "FALSE": try operand("false")
                 case "TRUEPREDICATE": out.append("true")
                 case "FALSEPREDICATE": out.append("false")
-                case "MATCHES":
-                    guard matchesLeft == nil, let left = out.popLast(), left.hasPrefix("$source.") || left.hasPrefix("'") else {
-                        throw Untranslatable(word: word)
-                    }
-                    matchesLeft = left
-                case "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN", "BETWEEN", "ANY", "ALL", "SOME", "NONE",
+                case "MATCHES", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE":
+                    try compare(word.uppercased())
+                case "IN", "BETWEEN", "ANY", "ALL", "SOME", "NONE",
                      "SUBQUERY", "FUNCTION", "SELF":
                     throw Untranslatable(word: word)
                 default:
                     let path = word.hasPrefix("SELF.") ? String(word.dropFirst(5)) : word
                     guard !path.isEmpty, !path.hasSuffix("."), !path.contains("..") else { throw Untranslatable(word: word) }
-                    operand("$source.\(path)")
+                    try operand("$source.\(path)")
                 }
                 continue
             }
@@ -109,10 +126,15 @@ enum PredicateTranslation {
             guard let (written, translated) = operators.first(where: { rest.hasPrefix($0.0) }) else {
                 throw Untranslatable(word: String(rest.prefix { !$0.isWhitespace }))
             }
-            out.append(translated)
+            guard pending == nil else { throw Untranslatable(word: pending!.comparison.written + " " + written) }
             i = characters.index(i, offsetBy: written.count)
+            if translated == "==" || translated == "!=", i < characters.endIndex, characters[i] == "[" {
+                try compare(translated)
+            } else {
+                out.append(translated)
+            }
         }
-        if matchesLeft != nil { throw Untranslatable(word: "MATCHES") }
+        if let pending { throw Untranslatable(word: pending.comparison.written) }
         return try negationsWrapped(out).joined(separator: " ")
     }
 

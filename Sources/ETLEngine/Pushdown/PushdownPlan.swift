@@ -678,16 +678,18 @@ private struct StatementBuilder {
         let (_, ownerTable) = source(index, alias: "a")
         let owners = SQLTable.source(ownerTable.name, alias: "a")
         let ownerKeyColumn = owners.column(ownerTable.keyColumn)
-        var storages: [RelationshipStorage] = []
+        var storages: [(storage: RelationshipStorage, relationship: String)] = []
         var result: [PushdownPlan.Relate] = []
         let inline = try inlineLinks(index)
-        for assignment in mapping.relationships where !inline.contains(where: { $0.relationship == assignment.relationship.name }) {
+        let assignments = mapping.relationships.filter { assignment in !inline.contains(where: { $0.relationship == assignment.relationship.name }) }
+        // A relationship into a hierarchy is one statement per mapping it finds rows of (`LookupParts`).
+        for (assignment, lookup) in assignments.flatMap({ a in LookupParts.of(a, layout: layout, entity: mapping.destinationEntity, grouped: kind(index) == .unique).map { (a, $0) } }) {
             let relationship = assignment.relationship
             let what = "the relationship \(mapping.destinationEntity).\(relationship.name) in mapping \(mapping.name)"
             let ownerIsPair = kind(index) == .forEach
             // `target`: the mapping whose rows the relationship points at (a policy's extra
             // rows, 'Mapping/Entity', are no mapping's: such a relationship is not pushed down).
-            guard case .destinations(let targetName, let argument, let many)? = assignment.expression.form,
+            guard case .destinations(let targetName, let argument, let many)? = lookup,
                   let target = step.mappingIDs.first(where: { step.mappings[$0].name == targetName }),
                   case .path(let path, _) = argument, path.root == .source || ownerIsPair,
                   path.segments.count <= (ownerIsPair ? 0 : 1) else {
@@ -703,8 +705,10 @@ private struct StatementBuilder {
                 if !many { throw NotPushable(reason: "\(what) uses destination() on the rows of mapping \(targetName), which \(maker) makes") }
             }
             // Two relationships of one mapping on one storage would be linked in another order.
-            if storages.contains(storage) { throw NotPushable(reason: "\(what) shares its storage with another relationship of the mapping") }
-            storages.append(storage)
+            if storages.contains(where: { $0.storage == storage && $0.relationship != relationship.name }) {
+                throw NotPushable(reason: "\(what) shares its storage with another relationship of the mapping")
+            }
+            storages.append((storage, relationship.name))
 
             // The rows are read in the order of the first table; every other one is joined
             // to it (CROSS JOIN keeps SQLite from reordering), so that links come out in

@@ -53,14 +53,15 @@ struct KeptBookkeeping {
                 let orderedSides = Self.orderedSides(of: d, entity: mapping.destinationEntity, destination.model)
                 guard !orderedSides.isEmpty else { continue }
                 let what = orderedSides.map { "\($0.entity).\($0.relationship.name)" }.joined(separator: ", ")
-                guard case .destinations(let targetName, .path(let path, _), _)? = assignment.expression.form,
+                guard let (targetNames, path) = Self.carriedLinks(assignment.expression.form),
                       path.root == .source, path.segments.count == 1,
                       let r = source.model.relationship(path.segments[0], of: mapping.sourceEntity) else {
                     continue  // Not a relationship's links carried over: the order is the destination's own.
                 }
                 let sourceSides = Self.orderedSides(of: r, entity: mapping.sourceEntity, source.model)
-                guard let target = step.mappingIDs.first(where: { step.mappings[$0].name == targetName }) else { continue }
-                let keysKept = kept.contains(mapping.ownTarget) && kept.contains(step.mappings[target].ownTarget)
+                let targets = targetNames.compactMap { name in step.mappingIDs.first(where: { step.mappings[$0].name == name }) }
+                guard targets.count == targetNames.count else { continue }
+                let keysKept = kept.contains(mapping.ownTarget) && targets.allSatisfy { kept.contains(step.mappings[$0].ownTarget) }
                 for side in orderedSides {
                     // The same orientation in the source: the list's owner is the owner row, or the target row.
                     guard let match = sourceSides.first(where: { $0.ownerIsTarget == side.ownerIsTarget }),
@@ -115,6 +116,26 @@ struct KeptBookkeeping {
                                   from: listed, where: ["\(listed.column(from.order)) IS NOT NULL", "\(listed.column(from.owner)) IS NOT NULL"])
         return SQLUpdate(t, set: [(column: into.order, value: "s.v")], from: .select(positions, alias: "s"),
                          where: ["\(t.column(into.owner)) = s.o", "\(t.column(into.member)) = s.m", "\(t.column(into.order)) IS NOT s.v"])
+    }
+
+    /// The mappings whose rows an assignment links and the source path it links them along:
+    /// `destination(s)('M', path)`, or a `union` (a to-many) or `coalesce` (a to-one) of such
+    /// lookups along one path (relationships into a hierarchy, one mapping per sub-entity).
+    static func carriedLinks(_ form: ExpressionForm?) -> (mappings: [String], path: SourcePath)? {
+        func lookup(_ form: ExpressionForm) -> (String, SourcePath)? {
+            guard case .destinations(let name, .path(let path, _), _) = form else { return nil }
+            return (name, path)
+        }
+        guard let form else { return nil }
+        if let (name, path) = lookup(form) { return ([name], path) }
+        switch form {
+        case .union(let parts), .coalesce(let parts):
+            let lookups = parts.compactMap(lookup)
+            guard lookups.count == parts.count, let path = lookups.first?.1, lookups.allSatisfy({ $0.1 == path }) else { return nil }
+            return (lookups.map(\.0), path)
+        default:
+            return nil
+        }
     }
 
     /// An ordered to-many seen from one relationship of a pair: the ordered relationship

@@ -69,7 +69,7 @@ struct SQLTranslator {
         case .function(let name, let list):
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "\(Self.functionName(name))(\(parts.joined(separator: ", ")))" : nil
-        case .destinations:
+        case .destinations, .union:
             return nil  // a relationship statement joins these; no scalar value
         }
     }

@@ -4,9 +4,9 @@
 ///
 /// Operations whose SQL twin gives the same value have a form: literals, key paths,
 /// `! && ||`, comparisons, `== null`, double arithmetic, `if`, `coalesce`,
-/// `destination(s)`, the program's own functions (`ExpressionFunction`), the conversions
+/// `destination(s)`, `union`, the program's own functions (`ExpressionFunction`), the conversions
 /// (`integer`, `double`, `boolean`, `date`, alone or in `orNull`) and `trim`, `normalize`,
-/// `casefold`, `matches` (the engine registers the Swift code of these last kinds in SQLite). A
+/// `casefold`, `diacriticfold`, `matches` (the engine registers the Swift code of these last kinds in SQLite). A
 /// conversion can fail on a row: the engine looks for such a row before it pushes a
 /// mapping down. Integer arithmetic has no form (the evaluator rejects an overflowing row
 /// where SQLite would switch to REAL), nor have the other text and date functions; an
@@ -39,6 +39,8 @@ public indirect enum ExpressionForm: Sendable, Hashable {
     case function(String, [ExpressionForm])
     /// `destination('mapping', row)` (`many` false) or `destinations('mapping', rows)`.
     case destinations(mapping: String, argument: ExpressionForm, many: Bool)
+    /// `union(destinations('A', …), destinations('B', …), …)`: the rows of every one.
+    case union([ExpressionForm])
 
     /// The SQL spelling of a comparison operator.
     static func sql(_ op: Syntax.BinaryOperator) -> String {
@@ -71,7 +73,7 @@ public indirect enum ExpressionForm: Sendable, Hashable {
         case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b), .arithmetic(_, let a, let b),
              .matches(let a, let b): return [a, b]
         case .conditional(let a, let b, let c): return [a, b, c]
-        case .coalesce(let list), .function(_, let list): return list
+        case .coalesce(let list), .function(_, let list), .union(let list): return list
         }
     }
 

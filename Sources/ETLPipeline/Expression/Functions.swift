@@ -6,9 +6,9 @@ import ETLModel
 enum FunctionLibrary {
     static let names = [
         "coalesce", "if", "concat", "substring", "prefix", "upper", "lower", "trim", "normalize", "casefold",
-        "replace", "length", "matches", "integer", "double", "string", "boolean", "orNull",
+        "diacriticfold", "replace", "length", "matches", "integer", "double", "string", "boolean", "orNull",
         "date", "epoch", "iso8601", "year", "month", "day",
-        "count", "destination", "destinations",
+        "count", "destination", "destinations", "union",
     ]
 
     static func check(_ name: String, _ arguments: [Checked], call syntax: Syntax,
@@ -35,7 +35,7 @@ enum FunctionLibrary {
                 guard case .string(let s) = value else { return .null }
                 return .string(operation(s))
             }
-        case "trim", "normalize", "casefold":
+        case "trim", "normalize", "casefold", "diacriticfold":
             try call.arity(1...1)
             try call.require(0, "a string") { $0 == .string }
             let function = TextFunction(rawValue: name)!
@@ -103,6 +103,8 @@ enum FunctionLibrary {
             })
         case "destination", "destinations":
             return try destination(call, scope: scope, many: name == "destinations")
+        case "union":
+            return try union(call, destinationModel: scope.destinationModel)
         default:
             if let function = scope.functions[name] { return try added(call, function) }
             throw ExpressionError(message: "unknown function '\(name)'" + didYouMean(name, among: names + scope.functions.keys.sorted()),
@@ -112,17 +114,20 @@ enum FunctionLibrary {
 
     // MARK: Branching
 
+    /// The nearest entity both `a` and `b` descend from (or are), in `model`.
+    private static func commonAncestor(_ a: String, _ b: String, in model: Model?) -> String? {
+        guard let model else { return nil }
+        let ancestors = Set(model.lineage(of: b).map(\.name))
+        return model.lineage(of: a).first { ancestors.contains($0.name) }?.name
+    }
+
     /// `coalesce(a, b, …)`: the first non-null argument, arguments evaluated left to right
     /// only as far as needed. All arguments share one type (integer and double meet at double).
     /// Destination rows of entities of one hierarchy meet at their nearest common ancestor
     /// (a to-one into the hierarchy may hold a row of any of them).
     private static func coalesce(_ call: Call, destinationModel: Model?) throws(ExpressionError) -> Checked {
         try call.arity(atLeast: 2)
-        func common(_ a: String, _ b: String) -> String? {
-            guard let model = destinationModel else { return nil }
-            let ancestors = Set(model.lineage(of: b).map(\.name))
-            return model.lineage(of: a).first { ancestors.contains($0.name) }?.name
-        }
+        func common(_ a: String, _ b: String) -> String? { commonAncestor(a, b, in: destinationModel) }
         var type = call.arguments[0].type
         for (index, argument) in call.arguments.enumerated().dropFirst() {
             var rows: ExprType?
@@ -144,6 +149,41 @@ enum FunctionLibrary {
                 return .null
             }
         }).with(form: allForms(call.arguments.map { $0.form(as: type) }).map(ExpressionForm.coalesce))
+    }
+
+    /// `union(destinations('A', …), destinations('B', …), …)`: every destination row any
+    /// argument gives, each once, in key order. The form for a to-many whose rows several
+    /// mappings make (the sub-entities of a hierarchy, each with its own mapping): the rows
+    /// meet at their entities' nearest common ancestor.
+    private static func union(_ call: Call, destinationModel: Model?) throws(ExpressionError) -> Checked {
+        try call.arity(atLeast: 2)
+        var entity: String?
+        for (index, argument) in call.arguments.enumerated() {
+            guard case .destinationRows(let e) = argument.type else {
+                throw ExpressionError(message: "union: argument \(index + 1) is \(argument.type), but union() joins destinations('Mapping', …) of several mappings",
+                                      column: argument.column)
+            }
+            guard let previous = entity else { entity = e; continue }
+            guard let common = previous == e ? e : commonAncestor(previous, e, in: destinationModel) else {
+                throw ExpressionError(message: "union: argument \(index + 1) gives rows of \(e), which shares no entity hierarchy with \(previous)",
+                                      column: argument.column)
+            }
+            entity = common
+        }
+        return Checked(type: .destinationRows(entity!), syntax: call.syntax, build: { linker in
+            let evaluators = call.arguments.map { $0.build(linker) }
+            return { context in
+                var keys = Set<Int64>()
+                for evaluate in evaluators {
+                    switch try evaluate(context) {
+                    case .row(let key): keys.insert(key)
+                    case .rows(let found): keys.formUnion(found)
+                    default: break
+                    }
+                }
+                return .rows(keys.sorted())
+            }
+        }).with(form: allForms(call.arguments.map(\.form)).map(ExpressionForm.union))
     }
 
     /// `if(condition, then, else)`: `then` when the condition is true, otherwise (false or

@@ -119,6 +119,13 @@ enum TextOperations {
         return text.folding(options: [.caseInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 
+    /// Diacritics removed, as Foundation folds them for a diacritic-insensitive comparison
+    /// (NSPredicate's `[d]`), then NFC: 'Café', 'Cafe\u{301}' and 'Cafe' give 'Cafe'.
+    static func diacriticfold(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        return text.folding(options: [.diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
+    }
+
     /// Replaces every non-overlapping occurrence of `find`, left to right, comparing
     /// bytes (as SQLite does). An empty `find` leaves the text unchanged.
     static func replace(_ text: String, _ find: String, with replacement: String) -> String {

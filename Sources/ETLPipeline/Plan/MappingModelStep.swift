@@ -13,7 +13,9 @@ extension Planner {
     /// Several mapping models for the hop (`"mappingModel": [ "A", "B", "C" ]`) are Core
     /// Data's multi-pass migration: one step holding every pass's mappings, in the order of
     /// the passes, each pass's own named `Mapping (File)` so that its lookups find only the
-    /// rows of its pass (`ImportedStep.passes`).
+    /// rows of its pass (`ImportedStep.passes`). Each mapping is checkpointed as it goes, so
+    /// a run stopped in a pass resumes in that pass with the passes before it kept; every
+    /// pass's rows are made before any links, which reach only rows of their own pass.
     ///
     /// Checked before any row is read: the mapping model was made between the hop's versions
     /// (by version hashes of the models it archives, `XCMappingModel.match`; by the version

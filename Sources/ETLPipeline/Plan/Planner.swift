@@ -211,19 +211,16 @@ public struct Planner {
             }
             start = try index(of: detected.version, cursor: nil)
         }
-        guard start <= target else {
-            throw spec.destination.cursor.error("the source store is at version \(names[start]), later than the target \(names[target]): etl upgrades, it does not downgrade")
-        }
         var explicit: [Int: (to: Int, step: StepSpec)] = [:]
         for step in spec.steps {
             let from = try index(of: step.from!, cursor: step.cursor)
             let to = try index(of: step.to, cursor: step.toCursor)
-            guard to > from else { throw step.cursor.error("a step must go to a later version: \(step.from!) → \(step.to)") }
+            guard to != from else { throw step.cursor.error("a step must go to another version: \(step.from!) → \(step.to)") }
             guard explicit[from] == nil else { throw step.cursor.error("two steps start from version \(step.from!)") }
-            // No store's path to the target takes a step that goes past it.
-            guard to <= target else {
+            // No store's path to the target takes a step that goes past it (up or down).
+            guard to > from ? to <= target : to >= target else {
                 throw step.cursor.error("step \(step.name) goes \(step.from!) → \(step.to), past the target version \(names[target]): "
-                    + "no store would run it. Remove the step, or make \(step.to) (or a later version) the destination's \"version\"")
+                    + "no store would run it. Remove the step, or make \(step.to) (or a\(to > from ? " later" : "n earlier") version) the destination's \"version\"")
             }
             explicit[from] = (to, step)
         }
@@ -232,6 +229,9 @@ public struct Planner {
         var hops: [(from: Int, to: Int, step: StepSpec?)] = []
         var found = FoundMappingModels(spec: spec, bundle: bundle)
         var k = start
+        // A store at a later version goes down only through the steps the pipeline names (a
+        // downgrade mapping model, `DowngradeHops`); never inferred, never found.
+        if start > target { hops = try DowngradeHops.hops(from: start, to: target, explicit: explicit, names: names, spec: spec) }
         while k < target {
             if let (to, step) = explicit[k], to <= target {
                 hops.append((k, to, step))
@@ -435,10 +435,9 @@ public struct Planner {
             for r in m.relationships {
                 let text: String
                 if r.isToMany {
-                    guard r.mappings.count == 1 else {
-                        throw origin.error("version \(from.version) → \(to.version): relationship \(m.destination).\(r.destination) points at rows of several mappings (\(r.mappings.joined(separator: ", "))); add an explicit step for this hop")
-                    }
-                    text = "destinations('\(r.mappings[0])', $source.\(r.source))"
+                    // Rows of several mappings (the sub-entities of a hierarchy): the links of each.
+                    let lookups = r.mappings.map { "destinations('\($0)', $source.\(r.source))" }
+                    text = lookups.count == 1 ? lookups[0] : "union(\(lookups.joined(separator: ", ")))"
                 } else {
                     let lookups = r.mappings.map { "destination('\($0)', $source.\(r.source))" }
                     text = lookups.count == 1 ? lookups[0] : "coalesce(\(lookups.joined(separator: ", ")))"
