@@ -177,7 +177,7 @@ private struct Translation {
                     // The links to each mapping's rows (a many-to-many whose other side does
                     // the same writes each pair twice, which its join table keeps once).
                     let calls = lookup.mappings.map { "destinations('\($0)', \(path))" }
-                    mappings[index].relationships.append(.init(property: r.name, expression: "union(\(calls.joined(separator: ", ")))"))
+                    mappings[index].relationships.append(.init(property: r.name, expression: "union(\(calls.joined(separator: ", ")))", place: place))
                 }
             }
         }
