@@ -19,7 +19,9 @@ struct MappingShowCommand: ParsableCommand {
             step runs: paste it into the pipeline's "steps" to edit it. What the translation \
             leaves out (mappings that make no rows, relationships set from their inverse side) \
             is said on stderr. An expression etl cannot translate is an error naming the \
-            entity mapping, the property and the expression.
+            entity mapping, the property and the expression. The step is planned before it is \
+            printed, as etl plan would: one the plan refuses is an error naming the place in the \
+            mapping model (--no-check prints it anyway, to edit).
 
             The mapping model's two versions are looked up in the model bundle its recorded \
             paths name, beside the mapping model or in a folder above it, or in --models.
@@ -34,6 +36,9 @@ struct MappingShowCommand: ParsableCommand {
 
     @Option(help: "The model bundle (Name.xcdatamodeld) holding the mapping model's two versions (default: found beside the mapping model or above it).")
     var models: String?
+
+    @Flag(help: "Print the step without planning it first (to edit a step etl plan refuses).")
+    var noCheck = false
 
     func run() throws {
         let mapping = try XCMappingModel.load(path: mappingModel)
@@ -52,6 +57,18 @@ struct MappingShowCommand: ParsableCommand {
                                                destination: try version(mapping.destinationVersion, "destination"))
         for note in step.notes {
             FileHandle.standardError.write(Data("note: \(note)\n".utf8))
+        }
+        let toPort = ShownStepCheck.classesToPort(mapping)
+        if !toPort.isEmpty {
+            FileHandle.standardError.write(Data(("note: not planned: the step needs the migration policy classes " + toPort.joined(separator: ", ")
+                + " ported to etl policies first (etl mapping port \(mappingModel) --swift DIR)\n").utf8))
+        } else if !noCheck {
+            do {
+                try ShownStepCheck(mappingModel: mappingModel, bundle: bundlePath, from: mapping.sourceVersion, to: mapping.destinationVersion).plan()
+            } catch {
+                throw CLIFailure(message: "\(error)\n\(mappingModel): the step it imports to is refused by etl plan (above), so it is not printed: "
+                                 + "etl mapping show --no-check prints it to edit", code: ExitStatus.badInput)
+            }
         }
         print(step.json(), terminator: "")
     }

@@ -92,6 +92,29 @@ final class MappingCommandTests: XCTestCase {
         XCTAssertEqual(planned.status, 0, planned.stdout + planned.stderr)
     }
 
+    /// What `etl mapping show` prints, `etl plan` accepts: a step the plan refuses (here a
+    /// stale mapping model, whose archived source model is not the bundle's version any more)
+    /// is not printed but refused with the plan's reason; `--no-check` prints it to edit. A
+    /// step that needs a policy class ported cannot be planned here, and says so.
+    func testAStepThePlanRefusesIsNotPrinted() throws {
+        let copy = try FixtureSet.copy("coredata-mappingmodels/mioke-helper", into: folder)
+        let mapping = copy.appendingPathComponent("CoreDataTest/v1_to_v2.xcmappingmodel").path
+        let shown = try run("etl", ["mapping", "show", mapping])
+        XCTAssertEqual(shown.status, 2, shown.stderr)
+        XCTAssertEqual(shown.stdout, "", "nothing printed")
+        XCTAssertTrue(shown.stderr.contains("differs from version CoreDataTest in entity Chat"), shown.stderr)
+        XCTAssertTrue(shown.stderr.contains("refused by etl plan") && shown.stderr.contains("--no-check"), shown.stderr)
+        let unchecked = try run("etl", ["mapping", "show", mapping, "--no-check"])
+        XCTAssertEqual(unchecked.status, 0, unchecked.stderr)
+        XCTAssertTrue(unchecked.stdout.contains("\"filter\": \"$source.messageID < 10000\""), unchecked.stdout)
+
+        let samples = try FixtureSet.copy("coredata-corpus/coredataplus-samplemodel", into: folder)
+        let ported = try run("etl", ["mapping", "show", samples.appendingPathComponent("MappingModels/V2toV3.xcmappingmodel").path])
+        XCTAssertEqual(ported.status, 0, ported.stderr)
+        XCTAssertTrue(ported.stderr.contains("note: not planned: the step needs the migration policy classes REPLACE_AT_RUNTIME.V2to3MakerPolicy ported"),
+                      ported.stderr)
+    }
+
     func testAMappingModelWithoutItsBundleNearbyAsksForModels() throws {
         let copy = try FixtureSet.copy("coredata-corpus/ctdatastoremanager/TestMigrationStore_1_2.xcmappingmodel", into: folder)
         let shown = try run("etl", ["mapping", "show", copy.path])

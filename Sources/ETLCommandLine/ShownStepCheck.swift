@@ -1,0 +1,53 @@
+import Foundation
+import ETL
+
+/// What `etl mapping show` prints is a step `etl plan` accepts: before printing it, the
+/// mapping model is planned as a bundle pipeline's step between its two versions (the same
+/// import, the same type checks as a run's), and a step the plan refuses is not printed but
+/// reported with the plan's error, naming the place in the `xcmapping.xml`.
+///
+/// A step that needs migration policy classes ported first (a mapping's policy, or
+/// `FUNCTION($entityPolicy, …)`) cannot be planned without them: it is printed with a
+/// note saying so (`etl mapping port` starts the port).
+struct ShownStepCheck {
+    let mappingModel: String
+    let bundle: String
+    let from: String
+    let to: String
+
+    /// The policy classes the step needs and no program has registered here.
+    static func classesToPort(_ mapping: XCMappingModel) -> [String] {
+        var classes: [String] = []
+        // (The import makes every entity mapping with a class an etl policy of its name.)
+        for m in mapping.entityMappings {
+            guard let name = m.policyClassName, !classes.contains(name) else { continue }
+            classes.append(name)
+        }
+        return classes
+    }
+
+    /// Plans the step; throws the plan's error where it refuses it.
+    func plan() throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("etl-mapping-show-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func absolute(_ path: String) -> String {
+            URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL.path
+        }
+        func text(_ value: String) -> String {
+            let data = try! JSONSerialization.data(withJSONObject: [value], options: [.withoutEscapingSlashes])
+            return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        }
+        // The stores are named, never read: the versions are given, so planning opens no store.
+        let pipeline = """
+            { "format": 1, "models": \(text(absolute(bundle))),
+              "source": { "store": \(text(folder.appendingPathComponent("source.sqlite").path)), "layout": "coredata", "version": \(text(from)) },
+              "destination": { "store": \(text(folder.appendingPathComponent("destination.sqlite").path)), "layout": "coredata", "version": \(text(to)) },
+              "steps": [ { "from": \(text(from)), "to": \(text(to)), "mappingModel": \(text(absolute(mappingModel))) } ] }
+            """
+        let file = folder.appendingPathComponent("mapping-show.json").path
+        try Data(pipeline.utf8).write(to: URL(fileURLWithPath: file))
+        // What `etl plan` runs, on the same pipeline.
+        _ = try PlanReport.make(Migration(pipeline: file))
+    }
+}
