@@ -560,9 +560,12 @@ final class BatchCommandTests: XCTestCase {
     func testTheWatchdogStopsAStoreThatRunsTooLong() throws {
         try FileManager.default.createDirectory(atPath: path("slow"), withIntermediateDirectories: true)
         try Self.writePipeline(to: path("upgrade.json"))
-        try BooksSample.write(rows: 30_000, seed: 5, to: path("slow/big.sqlite"), layout: .coredata)
+        // About 2.7 s of work here (a debug build), stopped at 0.8 s: after its first checkpoint
+        // even on a loaded machine (at 30,000 rows and 0.1 s, a busy machine stopped the store
+        // before it, with no work to keep), and long before its end.
+        try BooksSample.write(rows: 300_000, seed: 5, to: path("slow/big.sqlite"), layout: .coredata)
         let run = try etl(["batch", "upgrade.json", "--stores", "slow", "--out", "out", "--chunk-size", "50",
-                           "--store-timeout", "0.1", "--report", "report.json"])
+                           "--store-timeout", "0.8", "--report", "report.json"])
         XCTAssertEqual(run.status, 3, run.stderr)
         let report = try BatchReport.read(path: path("report.json"))
         XCTAssertEqual(report.count(.failed), 1)
