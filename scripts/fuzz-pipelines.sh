@@ -28,6 +28,9 @@ for pair in ${TARGETS:-PipelineFuzzer:pipelines ExpressionFuzzer:expressions}; d
     mkdir -p "$dir/corpus"
     log="$dir/fuzz.log"
     echo "== $target: ${SECONDS_PER_TARGET}s on Fuzz/corpus/$corpus (log: ${log#$ROOT/})"
+    # Findings of earlier runs stay beside the log; only this run's count (a stamp file marks its start).
+    stamp="$dir/.started"
+    touch "$stamp"
     # -rss_limit_mb: ASan + Swift debug builds are big; -timeout: one input must not take 10 s.
     "$BIN/$target" "$dir/corpus" "$ROOT/Fuzz/corpus/$corpus" \
         -max_total_time="$SECONDS_PER_TARGET" -timeout="${TIMEOUT:-10}" -rss_limit_mb=4096 -max_len=16384 \
@@ -35,7 +38,7 @@ for pair in ${TARGETS:-PipelineFuzzer:pipelines ExpressionFuzzer:expressions}; d
     rc=$?
     runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)"
     cov="$(grep -oE 'cov: [0-9]+' "$log" | tail -1)"
-    artifacts="$(ls "$dir" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' || true)"
+    artifacts="$(find "$dir" -maxdepth 1 -newer "$stamp" -type f -printf '%f\n' | grep -E '^(crash|leak|timeout|oom|slow-unit)-' || true)"
     if [ $rc -ne 0 ] || [ -n "$artifacts" ]; then
         status=1
         summary+=("$target: FOUND PROBLEMS (exit $rc) after ${runs:-?} inputs, ${cov:-cov ?}; artifacts: ${artifacts:-none}")

@@ -30,6 +30,22 @@ extension FuzzSupport {
         } catch {
             check(error)
         }
+        currentVersion(bytes)
+    }
+
+    /// A model bundle of one version, `Fuzz`, whose `.xccurrentversion` each input replaces.
+    static let bundleFolder: String = {
+        let folder = NSTemporaryDirectory() + "etl-fuzz-bundle-\(getpid())/Fuzz.xcdatamodeld"
+        try? FileManager.default.createDirectory(atPath: folder + "/Fuzz.xcdatamodel", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: folder + "/Fuzz.xcdatamodel/contents",
+                                           contents: Data(#"<model><entity name="Note"/></model>"#.utf8))
+        return folder
+    }()
+
+    /// `bytes` as a bundle's `.xccurrentversion` (XML or binary), read by loading the bundle.
+    public static func currentVersion(_ bytes: [UInt8]) {
+        guard FileManager.default.createFile(atPath: bundleFolder + "/.xccurrentversion", contents: Data(bytes)) else { return }
+        do { _ = try ModelBundle.load(path: bundleFolder).currentVersion } catch { check(error) }
     }
 
     /// Where `mappingModel` writes each input: `xcmapping.xml` is read from a file.
@@ -68,5 +84,6 @@ extension FuzzSupport {
         } catch {
             check(error)
         }
+        currentVersion(bytes)
     }
 }

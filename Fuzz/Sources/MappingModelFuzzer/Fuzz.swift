@@ -1,6 +1,6 @@
 import FuzzSupport
 
-/// libFuzzer entry: one xcmapping.xml → `XCMappingModel.load` → `MappingModelImport.step`.
+/// libFuzzer entry: one xcmapping.xml → `XCMappingModel.load` → `MappingModelImport.step`; the same bytes as a bundle's `.xccurrentversion`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMappingModel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []

@@ -1,6 +1,6 @@
 import FuzzSupport
 
-/// libFuzzer entry: one binary property list → the property-list, keyed-archive, archived-model and metadata readers.
+/// libFuzzer entry: one binary property list → the property-list, keyed-archive, archived-model, metadata and `.xccurrentversion` readers.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPropertyList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
