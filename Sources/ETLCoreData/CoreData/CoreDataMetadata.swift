@@ -155,7 +155,8 @@ public struct CoreDataMetadata: Sendable, Equatable {
 
     /// The keys of `otherKeys`, sorted.
     public var otherKeyNames: [String] {
-        guard let otherKeys, let plist = try? PropertyListSerialization.propertyList(from: otherKeys, options: [], format: nil) as? [String: Any] else {
+        // etl's own reader, as for every property list (these bytes came from a store).
+        guard let otherKeys, case .dictionary(let plist)? = try? BinaryPropertyList.read(Array(otherKeys)) else {
             return []
         }
         return plist.keys.sorted()
