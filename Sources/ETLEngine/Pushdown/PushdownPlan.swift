@@ -867,10 +867,10 @@ private struct StatementBuilder {
                                    statement: try statement(inRange: false, ownerInRange: true),
                                    both: dense == nil ? nil : try statement(inRange: true, ownerInRange: true))
             }
+            let written = try statement(inRange: false)
             // Links between rows found by source key or uniqueBy key alone read no row the
             // step makes: they can be worked out ahead, on a second connection.
             var ahead: PushdownPlan.AheadLinks?
-            let written = try statement(inRange: false)
             if case .pairs(let insert) = written, !ownerIsPair, dense == nil, denseOwner == nil,
                kind(target) == .unique, kind(index) == .sourceKeys || kind(index) == .unique {
                 // Read in the owner table's key order: its pairs can be worked out a key range at a time.
