@@ -4,8 +4,9 @@ import ETLStore
 import ETLPipeline
 @testable import ETLEngine
 
-/// A pushed-down mapping's statements (`PushdownPlan.Create`) are parts, rendered where
-/// they run: each kind's text, on its own, for the books pipeline and variants of it.
+/// A pushed-down mapping's statements (`PushdownPlan.Create`, `PushdownPlan.Relate`) are
+/// parts, rendered where they run: each kind's text, on its own, for the books pipeline and
+/// variants of it.
 final class PushdownPlanTests: XCTestCase {
     /// `pipelines/books.json` (v1 → v2 → v3) planned, with `replacements` made; mapping
     /// policy `tidy` is registered (a create hook SQLite can call).
@@ -25,6 +26,14 @@ final class PushdownPlanTests: XCTestCase {
         // The join tables' primary keys: the owner's column first.
         let pushdown = try PushdownPlan.make(step, policy: { $0.policy == nil ? nil : Policy() }) { _ in ["source_id", "target_id"] }
         return try XCTUnwrap(pushdown.creates.first { step.mappings[$0.mapping].name == name })
+    }
+
+    /// The statement of mapping `name`'s relationship `relationship` in step `step`.
+    func relate(_ name: String, _ relationship: String, step: Int, of plan: Plan) throws -> PushdownPlan.Relate {
+        let step = plan.steps[step]
+        let pushdown = try PushdownPlan.make(step, policy: { $0.policy == nil ? nil : Policy() }) { _ in ["source_id", "target_id"] }
+        let mapping = try XCTUnwrap(step.mappingIDs.first { step.mappings[$0].name == name })
+        return try XCTUnwrap(pushdown.relates[mapping]?.first { $0.relationship == relationship })
     }
 
     /// How `SQLTranslator` reads a stored string (a blob in it goes to Swift) and an integer.
@@ -111,10 +120,75 @@ final class PushdownPlanTests: XCTestCase {
                        + #"FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id" LIMIT -1 OFFSET 0)"#)
     }
 
+    /// `Users.files`, a to-many stored in File.user_id: the first owner of each pair's row sets it.
+    let usersFiles = [(#""name": "$source.name" }\#n        },\#n        {\#n          "name": "Authors", "source": "Author""#,
+                       #""name": "$source.name" }, "relationships": { "files": "destinations('Files', $source.books)" }\#n"#
+                       + #"        },\#n        {\#n          "name": "Authors", "source": "Author""#)]
+
+    func testAJoinTableOfRowsKeepingSourceKeysCopiesTheSourcePairs() throws {
+        let users = try relate("Books", "users", step: 0, of: plan())
+        let insert = #"INSERT OR IGNORE INTO main."Book_users" ("source_id", "target_id") SELECT p."source_id", p."target_id" "#
+            + #"FROM src."Book_users" p NOT INDEXED"#
+        let owner = #" CROSS JOIN src."Book" a ON a."id" = p."source_id""#
+        let target = #" CROSS JOIN main."User" td ON td."id" = p."target_id""#
+        XCTAssertEqual(users.statement.joinTable, "Book_users")
+        XCTAssertEqual(users.statement.sql, insert + owner + target + " ORDER BY 1, 2")
+        XCTAssertEqual(users.dense?.statement.sql, insert + owner + #" WHERE +p."target_id" BETWEEN ?1 AND ?2 ORDER BY 1, 2"#)
+        XCTAssertEqual(users.denseOwner?.statement.sql, insert + target + #" WHERE +p."source_id" BETWEEN ?3 AND ?4 ORDER BY 1, 2"#)
+        XCTAssertEqual(users.denseOwner?.both?.sql, insert + #" WHERE +p."source_id" BETWEEN ?3 AND ?4 AND +p."target_id" BETWEEN ?1 AND ?2 ORDER BY 1, 2"#)
+        XCTAssertEqual(users.verbatim?.sourceTable, "Book_users")
+        XCTAssertNil(users.ahead, "the users are the step's rows")
+    }
+
+    func testAJoinTableToUniqueByRowsIsWorkedOutAheadARangeAtATime() throws {
+        let authors = try relate("Books", "authors", step: 0, of: plan())
+        let select = #"SELECT tu.destination, a."id" FROM src."Book" a CROSS JOIN work.unique_key tu ON tu.mapping = 2 AND tu.key = "#
+            + string("authorName").replacingOccurrences(of: "s.", with: "a.")
+        let insert = #"INSERT OR IGNORE INTO main."Author_books" ("source_id", "target_id") "#
+        let filter = #"(a."authorName" IS NOT NULL)"#
+        XCTAssertEqual(authors.statement.sql, insert + select + " WHERE \(filter) ORDER BY 1, 2")
+        XCTAssertNil(authors.dense, "the authors' keys are numbered, not kept")
+        let ahead = try XCTUnwrap(authors.ahead)
+        XCTAssertEqual(PushdownPlan.RelateStatement.pairs(ahead.statement), authors.statement)
+        XCTAssertEqual(ahead.table, "Author_books")
+        XCTAssertEqual(ahead.keysOf, [MappingID(2)])
+        XCTAssertEqual(ahead.statement.head, insert)
+        XCTAssertEqual(ahead.pairs.sql, select + " WHERE \(filter)", "the pairs in no order")
+        XCTAssertEqual(ahead.ranges?.table, "Book")
+        XCTAssertEqual(ahead.ranges?.key, "id")
+        XCTAssertEqual(ahead.ranges?.pairs.sql, select + #" WHERE a."id" BETWEEN ?1 AND ?2 AND \#(filter)"#)
+    }
+
+    /// Whether links are worked out ahead is decided on the statements' parts.
+    func testLinksAreWorkedOutAheadWhenTheirStatementAloneWritesTheTable() throws {
+        let plan = try plan()
+        let pushdown = try PushdownPlan.make(plan.steps[0], policy: { _ in nil }) { _ in ["source_id", "target_id"] }
+        let statements = pushdown.relates.values.flatMap { $0 }
+        let authors = try relate("Books", "authors", step: 0, of: plan)
+        XCTAssertTrue(AheadWork.worksAhead(authors, among: statements, keyed: [MappingID(2)]))
+        XCTAssertFalse(AheadWork.worksAhead(authors, among: statements, keyed: []), "the authors' keys are not worked out ahead")
+        XCTAssertFalse(AheadWork.worksAhead(authors, among: statements + [authors], keyed: [MappingID(2)]), "two statements write Author_books")
+        let users = try relate("Books", "users", step: 0, of: plan)
+        XCTAssertFalse(AheadWork.worksAhead(users, among: statements, keyed: [MappingID(2)]))
+    }
+
+    func testAToManyStoredInTheTargetsKeyColumnSetsItWhereNoEarlierStatementDid() throws {
+        let files = try relate("Users", "files", step: 1, of: plan(usersFiles))
+        guard case .keyColumn(let update) = files.statement else { return XCTFail("\(files.statement)") }
+        XCTAssertEqual(update.table, .main("File"))
+        XCTAssertNil(files.statement.joinTable)
+        XCTAssertEqual(files.statement.table, "File")
+        XCTAssertEqual(files.statement.sql, #"UPDATE main."File" SET "user_id" = x.o FROM (SELECT ta.destination AS t, min(p."target_id") AS o "#
+                       + #"FROM src."Book_users" p NOT INDEXED CROSS JOIN src."User" a ON a."id" = p."target_id" "#
+                       + #"CROSS JOIN work.association ta ON ta.mapping = 3 AND ta.source = p."source_id" GROUP BY 1) AS x "#
+                       + #"WHERE main."File"."id" = x.t AND main."File"."user_id" IS NULL"#)
+        XCTAssertNil(files.ahead)
+    }
+
     /// And SQLite takes every statement as rendered, over the step's tables.
     func testSQLitePreparesEveryStatement() throws {
         let folder = try TemporaryFolder.forTest(self)
-        let plan = try plan()
+        let plan = try plan(usersFiles)
         for step in plan.steps {
             let source = folder.appendingPathComponent("source-\(step.index).sqlite").path
             do {
@@ -132,6 +206,13 @@ final class PushdownPlanTests: XCTestCase {
                 let queries: [SQLSelect?] = [create.count, create.passed, create.bound, create.nullKey, create.rejects, create.blobs,
                                              create.pairs, create.pairsOfEveryKey, create.linksSet]
                 for sql in statements.compactMap({ $0?.sql }) + queries.compactMap({ $0?.sql }) {
+                    XCTAssertNoThrow(try db.prepare(sql), sql)
+                }
+            }
+            for relate in pushdown.relates.values.flatMap({ $0 }) {
+                let statements = [relate.statement, relate.dense?.statement, relate.denseOwner?.statement, relate.denseOwner?.both]
+                let pairs = [relate.ahead?.pairs, relate.ahead?.ranges?.pairs]
+                for sql in statements.compactMap({ $0?.sql }) + pairs.compactMap({ $0?.sql }) {
                     XCTAssertNoThrow(try db.prepare(sql), sql)
                 }
             }

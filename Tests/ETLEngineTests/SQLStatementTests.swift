@@ -43,4 +43,20 @@ final class SQLStatementTests: XCTestCase {
         try db.run(insert.sql, [.integer(2), .integer(3)])
         XCTAssertEqual(try db.rows(#"SELECT * FROM main."ZBOOK""#), [[.integer(2), .text("B")], [.integer(3), .text("C")]])
     }
+
+    /// Statements are told apart by their parts (`AheadWork` keys its work by them).
+    func testStatementsAreTheSameWhenTheirPartsAre() {
+        func update(_ value: String) -> SQLUpdate {
+            SQLUpdate(.main("ZBOOK"), set: [(column: "ZAUTHOR", value: value)], from: .table(.work("unique_key", alias: "k")), where: ["k.source = 1"])
+        }
+        XCTAssertEqual(update("k.destination"), update("k.destination"))
+        XCTAssertEqual(Set([update("k.destination"), update("k.destination")]).count, 1)
+        XCTAssertNotEqual(update("k.destination"), update("k.source"))
+        var other = update("k.destination")
+        other.assignments = [(column: "ZEDITOR", value: "k.destination")]
+        XCTAssertNotEqual(update("k.destination"), other)
+        let select = SQLSelect(["1"], from: books)
+        XCTAssertEqual(Set([SQLInsert(into: .main("ZBOOK"), columns: ["Z_PK"], select), SQLInsert(into: .main("ZBOOK"), columns: ["Z_PK"], select)]).count, 1)
+        XCTAssertNotEqual(SQLInsert(into: .main("ZBOOK"), columns: ["Z_PK"], select), SQLInsert(into: .main("ZBOOK"), columns: ["Z_PK"], select, conflict: .ignore))
+    }
 }

@@ -62,13 +62,13 @@ final class AheadWork: @unchecked Sendable {
     private let lock = NSLock()
     private var keysDone: [MappingID: Int64] = [:]
     /// The relate statements whose pairs are worked out, and the tables that hold them.
-    private var linksDone: [String: String] = [:]
+    private var linksDone: [PushdownPlan.RelateStatement: String] = [:]
     /// The statements a range of whose pairs failed on the run's connection.
-    private var helpFailed: Set<String> = []
+    private var helpFailed: Set<PushdownPlan.RelateStatement> = []
     /// The keys the run's connection copied: the only ones links worked out ahead agree with.
     private var keysUsed: Set<MappingID> = []
     /// The key ranges of the pairs being worked out that neither connection took yet.
-    private var rangesLeft: (sql: String, ranges: ArraySlice<ClosedRange<Int64>>)?
+    private var rangesLeft: (statement: PushdownPlan.RelateStatement, ranges: ArraySlice<ClosedRange<Int64>>)?
     private var stopped = false
     private var current: Database?
     private let keysReadySignal = DispatchSemaphore(value: 0)
@@ -95,11 +95,8 @@ final class AheadWork: @unchecked Sendable {
         for relates in [plan.relates] + [keptRelates].compactMap({ $0 }) {
             let statements = relates.values.flatMap { $0 }
             for index in step.mappingIDs where !context.isDone(.relate, mapping: index) {
-                for relate in relates[index] ?? [] where !links.contains(where: { $0.relate.sql == relate.sql }) {
-                    guard let ahead = relate.ahead, ahead.keysOf.allSatisfy(keyed.contains) else { continue }
-                    // The one statement of the step writing the join table (`SQLInsert.head`).
-                    let insert = "INSERT OR IGNORE INTO " + SQLTable.main(ahead.table).sql + " ("
-                    guard statements.filter({ $0.sql.hasPrefix(insert) }).count == 1 else { continue }
+                for relate in relates[index] ?? [] where !links.contains(where: { $0.relate.statement == relate.statement }) {
+                    guard worksAhead(relate, among: statements, keyed: keyed) else { continue }
                     links.append(Links(relate: relate, pairs: "pairs\(links.count + 1)"))
                 }
             }
@@ -114,6 +111,15 @@ final class AheadWork: @unchecked Sendable {
             work.run(keys: items.keys, links: items.links, source: source, functions: functions) { cancellation?.isCancelled ?? false }
         }
         return work
+    }
+
+    /// Whether `relate`'s links are worked out ahead: they read only the source and the keys
+    /// of mappings in `keyed` (those worked out ahead), and `relate` is the one statement of
+    /// the step (`statements`) writing their join table. Decided on the statements' parts:
+    /// no SQL text is read.
+    static func worksAhead(_ relate: PushdownPlan.Relate, among statements: [PushdownPlan.Relate], keyed: Set<MappingID>) -> Bool {
+        guard let ahead = relate.ahead, ahead.keysOf.allSatisfy(keyed.contains) else { return false }
+        return statements.filter { $0.statement.joinTable == ahead.table }.count == 1
     }
 
     private init(files: (keys: String, links: String), tuning: EngineTuning) {
@@ -151,7 +157,7 @@ final class AheadWork: @unchecked Sendable {
         linksReadySignal.wait()
         linksReadySignal.signal()
         let pairs = lock.withLock {
-            ahead.keysOf.allSatisfy(keysUsed.contains) && !helpFailed.contains(relate.sql) ? linksDone[relate.sql] : nil
+            ahead.keysOf.allSatisfy(keysUsed.contains) && !helpFailed.contains(relate.statement) ? linksDone[relate.statement] : nil
         }
         guard let pairs else { return nil }
         try attach(files.links, to: db)
@@ -173,7 +179,7 @@ final class AheadWork: @unchecked Sendable {
     /// statement's `SELECT` gave it.
     static func copyLinks(_ ahead: PushdownPlan.AheadLinks, from pairs: String, helped: String?, on db: Database) throws {
         let tables = ["ahead.\(Database.quote(pairs))"] + [helped].compactMap { $0 }
-        try db.run(ahead.insert + "SELECT * FROM (" + tables.map { "SELECT * FROM \($0)" }.joined(separator: " UNION ALL ")
+        try db.run(ahead.statement.head + "SELECT * FROM (" + tables.map { "SELECT * FROM \($0)" }.joined(separator: " UNION ALL ")
                    + ") ORDER BY 1, 2")
     }
 
@@ -185,22 +191,22 @@ final class AheadWork: @unchecked Sendable {
     /// as it is, and fails or goes on as it always did.
     func help(with relate: PushdownPlan.Relate, on db: Database) throws -> String? {
         guard let ranges = relate.ahead?.ranges,
-              lock.withLock({ relate.ahead!.keysOf.allSatisfy(keysUsed.contains) && rangesLeft?.sql == relate.sql }) else { return nil }
+              lock.withLock({ relate.ahead!.keysOf.allSatisfy(keysUsed.contains) && rangesLeft?.statement == relate.statement }) else { return nil }
         let table = "temp.etl_pairs_helped"
         var taken = 0
         do {
             while true {
                 try tuning.beforeHelpedRange?(taken)
-                guard let range = takeRange(of: relate.sql) else { break }
+                guard let range = takeRange(of: relate.statement) else { break }
                 if taken == 0 { try db.execute("DROP TABLE IF EXISTS \(table); CREATE TABLE \(table) (first, second)") }
                 taken += 1
-                try db.run("INSERT INTO \(table) " + ranges.pairs, [.integer(range.lowerBound), .integer(range.upperBound)])
+                try db.run("INSERT INTO \(table) " + ranges.pairs.sql, [.integer(range.lowerBound), .integer(range.upperBound)])
             }
         } catch {
             try? Self.dropHelped(table, on: db)
             // Stopped (SIGINT, SIGTERM): the run stops; the ranges taken are nobody's now.
             if let error = error as? StoreError, error.code & 0xff == SQLiteCode.interrupt { throw error }
-            lock.withLock { _ = helpFailed.insert(relate.sql) }
+            lock.withLock { _ = helpFailed.insert(relate.statement) }
             return nil
         }
         if taken > 0 { tuning.observe?(.rangesHelped(taken)) }
@@ -211,10 +217,10 @@ final class AheadWork: @unchecked Sendable {
         if let table { try db.execute("DROP TABLE IF EXISTS \(table)") }
     }
 
-    /// The next key range of `sql`'s pairs that no connection took, taken.
-    private func takeRange(of sql: String) -> ClosedRange<Int64>? {
+    /// The next key range of `statement`'s pairs that no connection took, taken.
+    private func takeRange(of statement: PushdownPlan.RelateStatement) -> ClosedRange<Int64>? {
         lock.withLock {
-            guard !stopped, rangesLeft?.sql == sql, let range = rangesLeft?.ranges.popFirst() else { return nil }
+            guard !stopped, rangesLeft?.statement == statement, let range = rangesLeft?.ranges.popFirst() else { return nil }
             return range
         }
     }
@@ -289,7 +295,7 @@ final class AheadWork: @unchecked Sendable {
         keysReadySignal.signal()
         // The links: each statement's pairs in a table of a file of their own that is `main`
         // here; the keys read-only.
-        var linked: [String: String] = [:]
+        var linked: [PushdownPlan.RelateStatement: String] = [:]
         let ready = links.filter { $0.relate.ahead!.keysOf.allSatisfy { done[$0] != nil } }
         guard !ready.isEmpty else { return }
         connection(main: files.links, work: PushdownStage.readOnlyURI(files.keys), source: source, functions: functions, stop: stop) { db in
@@ -302,23 +308,23 @@ final class AheadWork: @unchecked Sendable {
                         // (No rows, no ranges: no pairs.)
                         let row = try db.rows("SELECT min(\(q(ranges.key))), max(\(q(ranges.key))) FROM src.\(q(ranges.table))")[0]
                         if case .integer(let low) = row[0], case .integer(let high) = row[1] {
-                            lock.withLock { rangesLeft = (item.relate.sql, ArraySlice(Self.ranges(low: low, high: high, rowsPerRange: tuning.aheadRowsPerRange))) }
+                            lock.withLock { rangesLeft = (item.relate.statement, ArraySlice(Self.ranges(low: low, high: high, rowsPerRange: tuning.aheadRowsPerRange))) }
                         }
                         defer { lock.withLock { rangesLeft = nil } }
                         while true {
-                            try tuning.beforeAheadStatement?(item.relate.sql)
-                            guard let range = takeRange(of: item.relate.sql) else { break }
+                            try tuning.beforeAheadStatement?(item.relate.statement.sql)
+                            guard let range = takeRange(of: item.relate.statement) else { break }
                             try db.transaction {
-                                try db.run("INSERT INTO \(table) " + ranges.pairs, [.integer(range.lowerBound), .integer(range.upperBound)])
+                                try db.run("INSERT INTO \(table) " + ranges.pairs.sql, [.integer(range.lowerBound), .integer(range.upperBound)])
                             }
                         }
                         // Stopped (finish): ranges may be left that nobody took.
                         guard !stop() else { continue }
                     } else {
-                        try tuning.beforeAheadStatement?(item.relate.sql)
-                        try db.transaction { try db.run("INSERT INTO \(table) " + item.relate.ahead!.pairs) }
+                        try tuning.beforeAheadStatement?(item.relate.statement.sql)
+                        try db.transaction { try db.run("INSERT INTO \(table) " + item.relate.ahead!.pairs.sql) }
                     }
-                    linked[item.relate.sql] = item.pairs
+                    linked[item.relate.statement] = item.pairs
                 } catch {
                     // Run by the run's connection instead.
                 }

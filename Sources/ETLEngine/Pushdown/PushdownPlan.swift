@@ -96,9 +96,10 @@ struct PushdownPlan {
         var append: SQLInsert? = nil
     }
 
+    /// A relationship's statement, as parts (`SQLStatement`): rendered where it runs.
     struct Relate {
         let relationship: String
-        let sql: String
+        let statement: RelateStatement
         /// The statement without a lookup of each link's target row, for when the target
         /// table's keys are contiguous (`DenseKeys`): then a key exists exactly when it lies
         /// in the range, bound as (?1, ?2). A lookup per link is a B-tree search at a random
@@ -107,25 +108,52 @@ struct PushdownPlan {
         /// The statement without a lookup of each link's owner row, for when the owner's
         /// table has contiguous keys (bound as ?3, ?4).
         var denseOwner: DenseOwner? = nil
-        /// Set when `sql` reads the source and uniqueBy keys only, so that its links can be
+        /// Set when `statement` reads the source and uniqueBy keys only, so that its links can be
         /// worked out before the rows exist (`AheadWork`).
         var ahead: AheadLinks? = nil
-        /// Set when `sql` copies a source join table's pairs unchanged wherever both rows are
+        /// Set when `statement` copies a source join table's pairs unchanged wherever both rows are
         /// there (`both`), so that the table may be copied whole (`VerbatimLinks`).
         var verbatim: VerbatimLinks? = nil
+    }
+
+    /// What a relate statement writes: a join table's pairs, or a key column.
+    enum RelateStatement: Hashable {
+        /// `INSERT OR IGNORE INTO main.table (columns) SELECT … ORDER BY 1, 2`: the pairs of
+        /// a join table, `columns` in the order of its primary key.
+        case pairs(SQLInsert)
+        /// `UPDATE main.table SET column = x.… FROM (SELECT …) AS x WHERE … AND column IS NULL`
+        /// (`firstLinkWins`): a key column set where no earlier statement set it.
+        case keyColumn(SQLUpdate)
+
+        /// The destination table it writes.
+        var table: String {
+            switch self {
+            case .pairs(let insert): return insert.table.name
+            case .keyColumn(let update): return update.table.name
+            }
+        }
+
+        /// The join table whose pairs it inserts; nil for a key column.
+        var joinTable: String? {
+            if case .pairs(let insert) = self { return insert.table.name }
+            return nil
+        }
+
+        var sql: String {
+            switch self {
+            case .pairs(let insert): return insert.sql
+            case .keyColumn(let update): return update.sql
+            }
+        }
     }
 
     /// What a relate statement that reads only the source and the uniqueBy keys of some
     /// mappings writes: `INSERT OR IGNORE INTO main.table (columns) SELECT … ORDER BY 1, 2`.
     struct AheadLinks {
-        /// The join table.
-        let table: String
+        /// The statement (`RelateStatement.pairs`).
+        let statement: SQLInsert
         /// The uniqueBy mappings whose keys (`work.unique_key`) the statement reads.
         let keysOf: [MappingID]
-        /// The statement's `INSERT OR IGNORE INTO main.table (columns) `.
-        let insert: String
-        /// The statement's `SELECT` without its `ORDER BY`: the pairs it inserts, in no order.
-        let pairs: String
         /// The pairs of a range of the owner rows' source keys, when the statement reads the
         /// owner table in key order (not driven by a source join table).
         let ranges: Ranges?
@@ -135,23 +163,23 @@ struct PushdownPlan {
             let table: String
             let key: String
             /// `pairs` of the owner rows whose keys lie in (?1, ?2), bounds included.
-            let pairs: String
+            let pairs: SQLSelect
         }
 
-        /// The start of a statement inserting a join table's pairs, `columns` in the order the
-        /// `SELECT` after it gives their values.
-        static func insert(into table: String, columns: [String]) -> String {
-            SQLInsert.head(into: .main(table), columns: columns, conflict: .ignore)
-        }
+        /// The join table.
+        var table: String { statement.table.name }
+
+        /// The statement's `SELECT` without its `ORDER BY`: the pairs it inserts, in no order.
+        var pairs: SQLSelect { statement.select.ordered(by: []) }
     }
 
     struct DenseOwner {
         /// The owner's destination table and key column.
         let table: String
         let key: String
-        /// Only the owner's rows in range; `both`: the target's too (as `DenseTarget.sql`).
-        let sql: String
-        let both: String?
+        /// Only the owner's rows in range; `both`: the target's too (as `DenseTarget.statement`).
+        let statement: RelateStatement
+        let both: RelateStatement?
     }
 
     /// A to-one of a forEach pair's row that the create statement writes with the row, so
@@ -174,7 +202,7 @@ struct PushdownPlan {
         /// The target's destination table and key column.
         let table: String
         let key: String
-        let sql: String
+        let statement: RelateStatement
     }
 
     /// The mappings pushed down (not `rowByRow`), in order.
@@ -791,9 +819,8 @@ private struct StatementBuilder {
             //   join table lists (bound as ?3, ?4: the owner's destination keys, when contiguous)
             //   instead of a lookup of each in the source (at random places when the join table
             //   is in the other side's order: 2.0 s against 0.25 s for Author_books at 1M books).
-            // - Parameter pairs: only the `SELECT` of a join table's pairs, in no order (`AheadLinks.pairs`).
             // - Parameter ownerKeys: only the pairs of the owner rows whose source keys lie in (?1, ?2).
-            func statement(inRange: Bool, ownerInRange: Bool = false, pairs: Bool = false, ownerKeys: Bool = false) throws -> String {
+            func statement(inRange: Bool, ownerInRange: Bool = false, ownerKeys: Bool = false) throws -> PushdownPlan.RelateStatement {
                 let found = try destinationKey(of: target, row: argumentRow, prefix: "t",
                                                sameRowAs: path.segments.isEmpty && !ownerIsPair ? ("a", index) : nil, inRange: inRange)
                 let joins = ownerJoins.filter { !ownerInRange || $0 != ownerJoin } + found.joins
@@ -809,25 +836,25 @@ private struct StatementBuilder {
                 case .joinTable(let table, let own, _):
                     let columns = try joinColumns(table)
                     let select = rows.selecting(columns.map { $0 == own ? ownerKey : targetKey })
-                    return pairs ? select.sql : SQLInsert(into: .main(table), columns: columns, select.ordered(by: ["1", "2"]), conflict: .ignore).sql
+                    return .pairs(SQLInsert(into: .main(table), columns: columns, select.ordered(by: ["1", "2"]), conflict: .ignore))
                 case .foreignKey(let table, let column):
                     guard singleValued else { throw NotPushable(reason: "\(what) is a to-one given a to-many path") }
                     // One value per destination row: the first source row's (lowest key) when several made it.
                     let pairs = kind(index) == .unique || kind(index) == .rowByRow
                         ? rows.selecting(["\(ownerKey) AS o", "\(targetKey) AS t", "min(\(ownerKeyColumn))"]).grouped(by: ["1"])
                         : rows.selecting(["\(ownerKey) AS o", "\(targetKey) AS t"])
-                    return Self.firstLinkWins(table, column, key: layout.table(of: mapping.destinationEntity).keyColumn, from: pairs, value: "x.t", row: "x.o")
+                    return .keyColumn(Self.firstLinkWins(table, column, key: layout.table(of: mapping.destinationEntity).keyColumn, from: pairs, value: "x.t", row: "x.o"))
                 case .inverseForeignKey(let table, let column):
                     // A target row links to the first destination row (lowest key) that names it.
                     let pairs = rows.selecting(["\(targetKey) AS t", "min(\(ownerKey)) AS o"]).grouped(by: ["1"])
-                    return Self.firstLinkWins(table, column, key: layout.table(of: relationship.destination).keyColumn, from: pairs, value: "x.o", row: "x.t")
+                    return .keyColumn(Self.firstLinkWins(table, column, key: layout.table(of: relationship.destination).keyColumn, from: pairs, value: "x.o", row: "x.t"))
                 }
             }
             var dense: PushdownPlan.DenseTarget?
             // Contiguous keys say a row exists, not whose it is: not for a shared table.
             if kind(target) == .sourceKeys, layout.table(of: step.mappings[target].destinationEntity).discriminator == nil {
                 let table = layout.table(of: step.mappings[target].destinationEntity)
-                dense = .init(table: table.name, key: table.keyColumn, sql: try statement(inRange: true))
+                dense = .init(table: table.name, key: table.keyColumn, statement: try statement(inRange: true))
             }
             // The owner's rows, when they keep their source keys, every source row of the table
             // made one (no filter, no entity told apart) and nothing else writes their table: a
@@ -837,20 +864,21 @@ private struct StatementBuilder {
             if ownerJoin != nil, kind(index) == .sourceKeys, case .joinTable = storage, try passing(index, alias: "a").isEmpty,
                ownerDestination.discriminator == nil, step.writersByTable[ownerDestination.name] == 1 {
                 denseOwner = .init(table: ownerDestination.name, key: ownerDestination.keyColumn,
-                                   sql: try statement(inRange: false, ownerInRange: true),
+                                   statement: try statement(inRange: false, ownerInRange: true),
                                    both: dense == nil ? nil : try statement(inRange: true, ownerInRange: true))
             }
+            let written = try statement(inRange: false)
             // Links between rows found by source key or uniqueBy key alone read no row the
             // step makes: they can be worked out ahead, on a second connection.
             var ahead: PushdownPlan.AheadLinks?
-            if case .joinTable(let table, _, _) = storage, !ownerIsPair, dense == nil, denseOwner == nil,
+            if case .pairs(let insert) = written, !ownerIsPair, dense == nil, denseOwner == nil,
                kind(target) == .unique, kind(index) == .sourceKeys || kind(index) == .unique {
                 // Read in the owner table's key order: its pairs can be worked out a key range at a time.
-                let ranges = ownerJoin == nil ? PushdownPlan.AheadLinks.Ranges(table: ownerTable.name, key: ownerTable.keyColumn,
-                                                                               pairs: try statement(inRange: false, pairs: true, ownerKeys: true)) : nil
-                ahead = .init(table: table, keysOf: kind(index) == .unique ? [index, target] : [target],
-                              insert: PushdownPlan.AheadLinks.insert(into: table, columns: try joinColumns(table)),
-                              pairs: try statement(inRange: false, pairs: true), ranges: ranges)
+                var ranges: PushdownPlan.AheadLinks.Ranges?
+                if ownerJoin == nil, case .pairs(let keyed) = try statement(inRange: false, ownerKeys: true) {
+                    ranges = .init(table: ownerTable.name, key: ownerTable.keyColumn, pairs: keyed.select.ordered(by: []))
+                }
+                ahead = .init(statement: insert, keysOf: kind(index) == .unique ? [index, target] : [target], ranges: ranges)
             }
             // Pairs copied as the source lists them, found by a range test on both sides: the
             // source table itself, when every pair passes the tests.
@@ -859,7 +887,7 @@ private struct StatementBuilder {
                 verbatim = VerbatimLinks(table: table, sourceTable: source.table, ownColumn: own, otherColumn: other,
                                          sourceOwnColumn: source.own, sourceOtherColumn: source.other)
             }
-            result.append(.init(relationship: relationship.name, sql: try statement(inRange: false), dense: dense, denseOwner: denseOwner,
+            result.append(.init(relationship: relationship.name, statement: written, dense: dense, denseOwner: denseOwner,
                                 ahead: ahead, verbatim: verbatim))
         }
         return result
@@ -868,9 +896,9 @@ private struct StatementBuilder {
     /// `UPDATE main.table SET column = value FROM (pairs) AS x WHERE table.key = row AND
     /// column IS NULL`: each row's key column set from the pairs, where no earlier
     /// statement set it (the relate stage's first-link-wins rule).
-    private static func firstLinkWins(_ table: String, _ column: String, key: String, from pairs: SQLSelect, value: String, row: String) -> String {
+    private static func firstLinkWins(_ table: String, _ column: String, key: String, from pairs: SQLSelect, value: String, row: String) -> SQLUpdate {
         let written = SQLTable.main(table)
         return SQLUpdate(written, set: [(column: column, value: value)], from: .select(pairs, alias: "x"),
-                         where: ["\(written.column(key)) = \(row)", "\(written.column(column)) IS NULL"]).sql
+                         where: ["\(written.column(key)) = \(row)", "\(written.column(column)) IS NULL"])
     }
 }

@@ -445,10 +445,10 @@ struct PushdownStage {
                     return db.changes
                 }
                 switch (target, owner, statement.denseOwner?.both) {
-                case (_?, _?, let both?): try db.run(both, ranges)
-                case (nil, _?, _): try db.run(statement.denseOwner!.sql, ranges)
-                case (_?, _, _): try db.run(statement.dense!.sql, Array(ranges.prefix(2)))
-                default: try db.run(statement.sql)
+                case (_?, _?, let both?): try db.run(both.sql, ranges)
+                case (nil, _?, _): try db.run(statement.denseOwner!.statement.sql, ranges)
+                case (_?, _, _): try db.run(statement.dense!.statement.sql, Array(ranges.prefix(2)))
+                default: try db.run(statement.statement.sql)
                 }
                 return db.changes
             }
@@ -470,12 +470,8 @@ struct PushdownStage {
         let db = context.destination
         for (sql, table) in context.plan.destinationLayout.deferredIndexes {
             guard let table else { continue }
-            let name = Database.quote(table).lowercased()
-            let written = remaining.contains {
-                let statement = $0.sql.lowercased()
-                return statement.hasPrefix("insert or ignore into main.\(name) ") || statement.hasPrefix("update main.\(name) ")
-            }
-            guard !written else { continue }
+            // (SQLite's names are the same in any case.)
+            guard !remaining.contains(where: { $0.statement.table.lowercased() == table.lowercased() }) else { continue }
             try context.checkCancelled()
             try db.transaction { try db.execute(sql) }
         }

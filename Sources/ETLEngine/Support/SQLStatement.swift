@@ -12,7 +12,7 @@ import ETLStore
 ///     // INSERT INTO main."ZBOOK" ("Z_PK", "ZTITLE") SELECT s."Z_PK", s."ZTITLE" FROM src."ZBOOK" s WHERE s."Z_PK" >= ?1
 ///
 /// Values and conditions are SQL expressions already (from `SQLTranslator`); names are quoted here.
-struct SQLTable: Equatable, Sendable {
+struct SQLTable: Hashable, Sendable {
     /// `main` (the step's store), `src` (its input), `work` (the work database), `ahead`…
     var schema: String
     var name: String
@@ -48,8 +48,8 @@ struct SQLTable: Equatable, Sendable {
 /// `CROSS JOIN table ON …` (CROSS: SQLite keeps the order of the tables as written, so the
 /// rows come out in the order of the first) or `LEFT JOIN table ON …` (a missing row reads
 /// as nulls).
-struct SQLJoin: Equatable, Sendable {
-    enum Kind: String, Equatable, Sendable { case cross = "CROSS JOIN", inner = "JOIN", left = "LEFT JOIN" }
+struct SQLJoin: Hashable, Sendable {
+    enum Kind: String, Hashable, Sendable { case cross = "CROSS JOIN", inner = "JOIN", left = "LEFT JOIN" }
 
     var kind: Kind
     var table: SQLTable
@@ -64,7 +64,7 @@ struct SQLJoin: Equatable, Sendable {
 }
 
 /// What a select reads: a table, or the rows of another select (`(SELECT …) AS x`).
-indirect enum SQLSource: Equatable, Sendable {
+indirect enum SQLSource: Hashable, Sendable {
     case table(SQLTable)
     case select(SQLSelect, alias: String?)
 
@@ -77,7 +77,7 @@ indirect enum SQLSource: Equatable, Sendable {
 }
 
 /// `SELECT … FROM … [joins] [WHERE … AND …] [GROUP BY …] [ORDER BY …] [LIMIT … [OFFSET …]]`.
-struct SQLSelect: Equatable, Sendable {
+struct SQLSelect: Hashable, Sendable {
     var columns: [String]
     var from: SQLSource
     /// Joins, in order after the table.
@@ -162,8 +162,8 @@ struct SQLSelect: Equatable, Sendable {
 }
 
 /// `INSERT [OR IGNORE] INTO table (columns) SELECT …`.
-struct SQLInsert: Equatable, Sendable {
-    enum Conflict: Equatable, Sendable { case fail, ignore }
+struct SQLInsert: Hashable, Sendable {
+    enum Conflict: Hashable, Sendable { case fail, ignore }
 
     var table: SQLTable
     var columns: [String]
@@ -189,7 +189,7 @@ struct SQLInsert: Equatable, Sendable {
 }
 
 /// `UPDATE table SET column = value, … [FROM other] [WHERE …]` (SQLite 3.33's UPDATE … FROM).
-struct SQLUpdate: Equatable, Sendable {
+struct SQLUpdate: Hashable, Sendable {
     var table: SQLTable
     var assignments: [(column: String, value: String)]
     var from: SQLSource?
@@ -202,7 +202,21 @@ struct SQLUpdate: Equatable, Sendable {
         self.conditions = conditions
     }
 
-    static func == (a: SQLUpdate, b: SQLUpdate) -> Bool { a.sql == b.sql }
+    // (Tuples are neither Equatable nor Hashable: compared and hashed a field at a time.)
+    static func == (a: SQLUpdate, b: SQLUpdate) -> Bool {
+        a.table == b.table && a.assignments.map(\.column) == b.assignments.map(\.column)
+            && a.assignments.map(\.value) == b.assignments.map(\.value) && a.from == b.from && a.conditions == b.conditions
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(table)
+        for assignment in assignments {
+            hasher.combine(assignment.column)
+            hasher.combine(assignment.value)
+        }
+        hasher.combine(from)
+        hasher.combine(conditions)
+    }
 
     var sql: String {
         var text = "UPDATE " + table.sql + " SET " + assignments.map { "\(Database.quote($0.column)) = \($0.value)" }.joined(separator: ", ")
