@@ -21,8 +21,8 @@ public struct EngineTuning: Sendable {
     /// Called on the second connection before each statement worked out ahead (and each
     /// range of pairs); a test throws from it to see the run's connection take it over.
     public var beforeAheadStatement: (@Sendable (String) throws -> Void)?
-    /// Told of each shortcut the run takes (the store is the same either way), for tests and
-    /// measurements to see that it was taken.
+    /// Told of each shortcut the run takes (the store is the same either way), and of the
+    /// checks only some runs need, for tests and measurements to see which were taken.
     public var observe: (@Sendable (EngineEvent) -> Void)?
 
     public init() {}
@@ -38,4 +38,6 @@ public enum EngineEvent: Sendable, Equatable {
     case rangesHelped(Int)
     /// A join table was copied whole from the source (`VerbatimLinks`).
     case joinTableCopiedWhole(String)
+    /// A step resumed from a checkpoint is compared with counts made in its source (`SourceCounts`).
+    case sourceCounted(step: String)
 }

@@ -325,12 +325,16 @@ public struct Engine {
             : try FusionCheck(sourcePath: inputPath, functions: options.policies.functions,
                              smallStoreBytes: options.tuning.smallStoreBytes).start(step)
         defer { fusionCheck?.cancel() }
-        // What validation compares the store with, counted in the source beside the step.
+        // A step resumed inside itself takes its counters, and what it did, from a checkpoint
+        // file anyone can write: validation then compares the store with counts made in the
+        // source, beside the step. A step run from its start in this process counts its own rows.
         let cancellation = options.cancellation
-        let sourceCounts = try SourceCounts.start(step, sourcePath: inputPath, functions: options.policies.functions,
-                                                  busyTimeout: options.lockTimeoutMilliseconds, smallStoreBytes: options.tuning.smallStoreBytes,
-                                                  stop: { cancellation?.isCancelled ?? false })
-        defer { sourceCounts.cancel() }
+        let sourceCounts = !resuming ? nil
+            : try SourceCounts.start(step, sourcePath: inputPath, functions: options.policies.functions,
+                                     busyTimeout: options.lockTimeoutMilliseconds, smallStoreBytes: options.tuning.smallStoreBytes,
+                                     stop: { cancellation?.isCancelled ?? false })
+        defer { sourceCounts?.cancel() }
+        if sourceCounts != nil { options.tuning.observe?(.sourceCounted(step: step.name)) }
         if let fusionCheck, fusionCheck.ranInline, let outcome = try? fusionCheck.wait(), outcome.apart {
             db.close()
             return .ended(.apart(outcome.note))

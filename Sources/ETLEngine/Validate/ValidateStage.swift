@@ -13,8 +13,9 @@ struct ValidateStage {
     let context: StepContext
     /// Mappings whose rows were recorded in the work database's associations (see `StepOutcome`).
     let associationsKept: Set<MappingID>
-    /// The rows each entity must hold, counted in the source beside the step (`SourceCounts.start`).
-    let sourceCounts: SideWork<SourceCounts.Rows>
+    /// The rows each entity must hold, counted in the source beside the step (`SourceCounts.start`),
+    /// for a step resumed from a checkpoint; nil for one whose counters are all this process's own.
+    let sourceCounts: SideWork<SourceCounts.Rows>?
 
     /// The expression type that reads a raw SQLite value as itself.
     static func type(of value: SQLValue) -> ExprType {
@@ -115,7 +116,7 @@ struct ValidateStage {
         }
         // The rows an entity must hold, counted in the source where its mappings allow it
         // (the run's counters come from a checkpoint anyone can write), beside the step.
-        let fromSource = try sourceCounts.wait()
+        let fromSource = try sourceCounts?.wait() ?? [:]
         let rejected = try workDatabase.rejectCounts()
         for entity in plan.destinationModel.entities where !entity.isAbstract {
             let table = layout.table(of: entity.name)
