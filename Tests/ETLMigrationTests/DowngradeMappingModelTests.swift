@@ -24,30 +24,8 @@ final class DowngradeMappingModelTests: XCTestCase {
         try ModelBundleFiles.write(bundle, versions: [("d1", model("")), ("d2", model(note)),
                                                       ("d3", model(note + #"<attribute name="seen" optional="YES" attributeType="Boolean"/>"#))], current: "d3")
         let mapping = folder.url.appendingPathComponent("d3ToD1.xcmappingmodel")
-        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
-        try """
-            <?xml version="1.0" standalone="no"?>
-            <database>
-            <object type="XDDEVMAPPINGMODEL" id="z1">
-              <attribute name="sourcemodelpath" type="string">App/Items.xcdatamodeld/d3.xcdatamodel</attribute>
-              <attribute name="destinationmodelpath" type="string">App/Items.xcdatamodeld/d1.xcdatamodel</attribute>
-              <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="e1"></relationship>
-            </object>
-            <object type="XDDEVENTITYMAPPING" id="e1">
-              <attribute name="sourcename" type="string">Item</attribute>
-              <attribute name="destinationname" type="string">Item</attribute>
-              <attribute name="mappingtypename" type="string">Undefined</attribute>
-              <attribute name="mappingnumber" type="int16">1</attribute>
-              <attribute name="autogenerateexpression" type="bool">1</attribute>
-              <attribute name="sourcefilterpredicatestring" type="string">seen != YES</attribute>
-              <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="a1"></relationship>
-            </object>
-            <object type="XDDEVATTRIBUTEMAPPING" id="a1">
-              <attribute name="name" type="string">title</attribute>
-              <attribute name="autogenerateexpression" type="bool">1</attribute>
-            </object>
-            </database>
-            """.write(to: mapping.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        try MappingModelXML(source: "App/Items.xcdatamodeld/d3.xcdatamodel", destination: "App/Items.xcdatamodeld/d1.xcdatamodel",
+                            mappings: [.init("Item", filter: "seen != YES", attributes: [.init("title")])]).write(to: mapping)
         return (bundle, try ModelBundle.load(path: bundle.path))
     }
 

@@ -142,42 +142,11 @@ final class HierarchyRelationshipTests: XCTestCase {
         }
         try ModelBundleFiles.write(bundle, versions: [("h1", model("")), ("h2", model(#"<attribute name="read" optional="YES" attributeType="Boolean"/>"#))])
         let mapping = folder.url.appendingPathComponent("h1ToH2.xcmappingmodel")
-        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
-        var objects = ""
         let entities = [("Forum", "title", "messages"), ("Thread", "title", "messages"), ("Sent", "text", "discussion"), ("Received", "text", "discussion")]
-        for (index, (entity, attribute, relationship)) in entities.enumerated() {
-            objects += """
-                <object type="XDDEVENTITYMAPPING" id="e\(index)">
-                  <attribute name="sourcename" type="string">\(entity)</attribute>
-                  <attribute name="destinationname" type="string">\(entity)</attribute>
-                  <attribute name="mappingtypename" type="string">Undefined</attribute>
-                  <attribute name="mappingnumber" type="int16">\(index + 1)</attribute>
-                  <attribute name="autogenerateexpression" type="bool">1</attribute>
-                  <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="a\(index)"></relationship>
-                  <relationship name="relationshipmappings" type="0/0" destination="XDDEVRELATIONSHIPMAPPING" idrefs="r\(index)"></relationship>
-                </object>
-                <object type="XDDEVATTRIBUTEMAPPING" id="a\(index)">
-                  <attribute name="name" type="string">\(attribute)</attribute>
-                  <attribute name="autogenerateexpression" type="bool">1</attribute>
-                </object>
-                <object type="XDDEVRELATIONSHIPMAPPING" id="r\(index)">
-                  <attribute name="name" type="string">\(relationship)</attribute>
-                  <attribute name="autogenerateexpression" type="bool">1</attribute>
-                </object>
-
-                """
-        }
-        try """
-            <?xml version="1.0" standalone="no"?>
-            <database>
-            <object type="XDDEVMAPPINGMODEL" id="z1">
-              <attribute name="sourcemodelpath" type="string">App/Chat.xcdatamodeld/h1.xcdatamodel</attribute>
-              <attribute name="destinationmodelpath" type="string">App/Chat.xcdatamodeld/h2.xcdatamodel</attribute>
-              <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="e0 e1 e2 e3"></relationship>
-            </object>
-            \(objects)
-            </database>
-            """.write(to: mapping.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        try MappingModelXML(source: "App/Chat.xcdatamodeld/h1.xcdatamodel", destination: "App/Chat.xcdatamodeld/h2.xcdatamodel",
+                            mappings: entities.map { entity, attribute, relationship in
+                                .init(entity, attributes: [.init(attribute)], relationships: [.init(relationship)])
+                            }).write(to: mapping)
         let models = try ModelBundle.load(path: bundle.path)
         let imported = try MappingModelImport.step(try XCMappingModel.load(path: mapping.path), source: try XCTUnwrap(models.version(named: "h1")),
                                                    destination: try XCTUnwrap(models.version(named: "h2")))

@@ -18,31 +18,8 @@ final class PredicateOptionsRunTests: XCTestCase {
                          "e\u{301}tude", "naïve pie", "Pie"]
 
     func mappingModel(filter: String, at url: URL) throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        let escaped = filter.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "\"", with: "&quot;")
-        try """
-            <?xml version="1.0" standalone="no"?>
-            <database>
-            <object type="XDDEVMAPPINGMODEL" id="z1">
-              <attribute name="sourcemodelpath" type="string">App/Items.xcdatamodeld/o1.xcdatamodel</attribute>
-              <attribute name="destinationmodelpath" type="string">App/Items.xcdatamodeld/o2.xcdatamodel</attribute>
-              <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="e1"></relationship>
-            </object>
-            <object type="XDDEVENTITYMAPPING" id="e1">
-              <attribute name="sourcename" type="string">Item</attribute>
-              <attribute name="destinationname" type="string">Item</attribute>
-              <attribute name="mappingtypename" type="string">Undefined</attribute>
-              <attribute name="mappingnumber" type="int16">1</attribute>
-              <attribute name="autogenerateexpression" type="bool">1</attribute>
-              <attribute name="sourcefilterpredicatestring" type="string">\(escaped)</attribute>
-              <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="a1"></relationship>
-            </object>
-            <object type="XDDEVATTRIBUTEMAPPING" id="a1">
-              <attribute name="name" type="string">title</attribute>
-              <attribute name="autogenerateexpression" type="bool">1</attribute>
-            </object>
-            </database>
-            """.write(to: url.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        try MappingModelXML(source: "App/Items.xcdatamodeld/o1.xcdatamodel", destination: "App/Items.xcdatamodeld/o2.xcdatamodel",
+                            mappings: [.init("Item", filter: filter, attributes: [.init("title")])]).write(to: url)
     }
 
     func testStringOptionsInAFilterPickTheRowsFoundationPicks() throws {

@@ -43,8 +43,8 @@ final class MappingModelStepTests: XCTestCase {
         func line(of text: String) throws -> Int { try XCTUnwrap(lines.firstIndex { $0.contains(text) }, text) + 1 }
         let m = try XCTUnwrap(planned.mappings.first)
         XCTAssertEqual(m.attributes.map { "\($0.expression.cursor.file):\($0.expression.cursor.node.line): \($0.expression.cursor.path)" }, [
-            "\(xml):\(try line(of: #"type="XDDEVATTRIBUTEMAPPING" id="z3""#)): entity mapping NoteToNote, attribute body",
-            "\(xml):\(try line(of: #"type="XDDEVATTRIBUTEMAPPING" id="z4""#)): entity mapping NoteToNote, attribute title",
+            "\(xml):\(try line(of: #"type="XDDEVATTRIBUTEMAPPING" id="a0_0""#)): entity mapping NoteToNote, attribute body",
+            "\(xml):\(try line(of: #"type="XDDEVATTRIBUTEMAPPING" id="a0_1""#)): entity mapping NoteToNote, attribute title",
         ])
         XCTAssertEqual("\(m.cursor.file):\(m.cursor.node.line): \(m.cursor.path)",
                        "\(xml):\(try line(of: #"type="XDDEVENTITYMAPPING""#)): entity mapping NoteToNote")

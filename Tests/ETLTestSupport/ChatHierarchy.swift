@@ -45,47 +45,9 @@ public enum ChatHierarchy {
     /// messages' mappings leave `discussion` out, so `Discussion.messages` is set from the
     /// discussions' side, by rows of both message mappings.
     public static func writeMappingModel(_ url: URL) throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        var objects = "", ids: [String] = []
-        for (index, (entity, attribute, relationships)) in entityMappings.enumerated() {
-            ids.append("e\(index)")
-            let relationshipIDs = relationships.indices.map { "r\(index)_\($0)" }
-            objects += """
-                <object type="XDDEVENTITYMAPPING" id="e\(index)">
-                  <attribute name="sourcename" type="string">\(entity)</attribute>
-                  <attribute name="destinationname" type="string">\(entity)</attribute>
-                  <attribute name="mappingtypename" type="string">Undefined</attribute>
-                  <attribute name="mappingnumber" type="int16">\(index + 1)</attribute>
-                  <attribute name="autogenerateexpression" type="bool">1</attribute>
-                  <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="a\(index)"></relationship>
-                  <relationship name="relationshipmappings" type="0/0" destination="XDDEVRELATIONSHIPMAPPING" idrefs="\(relationshipIDs.joined(separator: " "))"></relationship>
-                </object>
-                <object type="XDDEVATTRIBUTEMAPPING" id="a\(index)">
-                  <attribute name="name" type="string">\(attribute)</attribute>
-                  <attribute name="autogenerateexpression" type="bool">1</attribute>
-                </object>
-
-                """
-            for (id, relationship) in zip(relationshipIDs, relationships) {
-                objects += """
-                    <object type="XDDEVRELATIONSHIPMAPPING" id="\(id)">
-                      <attribute name="name" type="string">\(relationship)</attribute>
-                      <attribute name="autogenerateexpression" type="bool">1</attribute>
-                    </object>
-
-                    """
-            }
-        }
-        try """
-            <?xml version="1.0" standalone="no"?>
-            <database>
-            <object type="XDDEVMAPPINGMODEL" id="z1">
-              <attribute name="sourcemodelpath" type="string">App/Chat.xcdatamodeld/h1.xcdatamodel</attribute>
-              <attribute name="destinationmodelpath" type="string">App/Chat.xcdatamodeld/h2.xcdatamodel</attribute>
-              <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="\(ids.joined(separator: " "))"></relationship>
-            </object>
-            \(objects)
-            </database>
-            """.write(to: url.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        try MappingModelXML(source: "App/Chat.xcdatamodeld/h1.xcdatamodel", destination: "App/Chat.xcdatamodeld/h2.xcdatamodel",
+                            mappings: entityMappings.map { entity, attribute, relationships in
+                                .init(entity, attributes: [.init(attribute)], relationships: relationships.map { .init($0) })
+                            }).write(to: url)
     }
 }

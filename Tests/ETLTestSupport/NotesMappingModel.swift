@@ -12,35 +12,9 @@ public enum NotesMappingModel {
         let bundle = folder.appendingPathComponent("Notes.xcdatamodeld")
         try ModelBundleFiles.write(bundle, versions: [("n1", ModelBundleFiles.model(note)), ("n2", ModelBundleFiles.model(note))])
         let mapping = folder.appendingPathComponent("n1ToN2.xcmappingmodel")
-        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
-        let ids = expressions.indices.map { "z\($0 + 3)" }
-        let attributeMappings = zip(ids, expressions).map { id, assignment in
-            """
-            <object type="XDDEVATTRIBUTEMAPPING" id="\(id)">
-              <attribute name="name" type="string">\(assignment.attribute)</attribute>
-              <attribute name="valueexpressionstring" type="string">\(assignment.expression)</attribute>
-            </object>
-            """
-        }.joined(separator: "\n")
-        try """
-            <?xml version="1.0" standalone="no"?>
-            <database>
-            <object type="XDDEVMAPPINGMODEL" id="z1">
-              <attribute name="sourcemodelpath" type="string">App/Notes.xcdatamodeld/n1.xcdatamodel</attribute>
-              <attribute name="destinationmodelpath" type="string">App/Notes.xcdatamodeld/n2.xcdatamodel</attribute>
-              <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship>
-            </object>
-            <object type="XDDEVENTITYMAPPING" id="z2">
-              <attribute name="sourcename" type="string">Note</attribute>
-              <attribute name="destinationname" type="string">Note</attribute>
-              <attribute name="mappingtypename" type="string">Custom</attribute>
-              <attribute name="mappingnumber" type="int16">1</attribute>
-              <attribute name="migrationpolicyclassname" type="string">App.NotePolicy</attribute>
-              <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="\(ids.joined(separator: " "))"></relationship>
-            </object>
-            \(attributeMappings)
-            </database>
-            """.write(to: mapping.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        try MappingModelXML(source: "App/Notes.xcdatamodeld/n1.xcdatamodel", destination: "App/Notes.xcdatamodeld/n2.xcdatamodel",
+                            mappings: [.init("Note", type: "Custom", policyClass: "App.NotePolicy", autogenerate: false,
+                                             attributes: expressions.map { .init($0.attribute, $0.expression) })]).write(to: mapping)
         return (bundle, mapping)
     }
 }
