@@ -12,7 +12,7 @@ import FoundationXML
 ///     </dict></plist>
 ///
 /// The file comes with the bundle, from whoever sent it, so it is read as the models and
-/// mapping models are (`XMLEncodingCheck`, then `XMLParser` reading only this key), or as a
+/// mapping models are (`UntrustedXML`, reading only this key), or as a
 /// binary property list by etl's own reader — never by Foundation's property-list reader,
 /// which crashes on some crafted files (see `CoreDataMetadata.decode`).
 enum CurrentVersionFile {
@@ -46,15 +46,9 @@ enum CurrentVersionFile {
     }
 
     private static func xml(_ data: Data, file: String) throws -> String? {
-        try XMLEncodingCheck.requireReadable(data, file: file)
         let reader = Reader()
-        let parser = XMLParser(data: data)
-        parser.delegate = reader
-        parser.shouldProcessNamespaces = false
-        parser.shouldResolveExternalEntities = false
-        guard parser.parse() else {
-            throw DocumentError(file: file, line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1), path: "/",
-                                message: "not a property list: not well-formed XML (XML error \((parser.parserError as NSError?)?.code ?? 0))")
+        if let malformed = try UntrustedXML.parse(data, file: file, with: reader) {
+            throw malformed.error("not a property list: not well-formed XML (XML error \(malformed.code ?? 0))")
         }
         guard reader.sawPlist else {
             throw DocumentError(file: file, line: 1, column: 1, path: "/", message: "not a property list: no <plist> element")

@@ -75,19 +75,12 @@ final class XCDataModelReader: NSObject, XMLParserDelegate {
 
     /// Parses `data` (the bytes of `file`) into a model named `version`.
     static func read(_ data: Data, file: String, version: String) throws -> Model {
-        try XMLEncodingCheck.requireReadable(data, file: file)
         let reader = XCDataModelReader(file: file, version: version)
-        let parser = XMLParser(data: data)
-        parser.delegate = reader
-        parser.shouldProcessNamespaces = false
-        parser.shouldResolveExternalEntities = false
-        let ok = parser.parse()
+        let malformed = try UntrustedXML.parse(data, file: file, with: reader)
         if let failure = reader.failure { throw failure }
-        guard ok else {
-            let code = (parser.parserError as NSError?)?.code
-            let words = code.map { c in Self.xmlErrors[c].map { "\($0) (XML error \(c))" } ?? "XML error \(c)" } ?? "unknown XML error"
-            throw DocumentError(file: file, line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1), path: "/",
-                                message: "not a well-formed Xcode model: \(words)")
+        if let malformed {
+            let words = malformed.code.map { c in Self.xmlErrors[c].map { "\($0) (XML error \(c))" } ?? "XML error \(c)" } ?? "unknown XML error"
+            throw malformed.error("not a well-formed Xcode model: \(words)")
         }
         guard reader.sawModel else {
             throw DocumentError(file: file, line: 1, column: 1, path: "/",

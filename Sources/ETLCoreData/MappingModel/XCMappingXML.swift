@@ -23,15 +23,9 @@ struct XCMappingXML {
     var objects: [String: Object]
 
     static func read(_ data: Data, file: String) throws -> XCMappingXML {
-        try XMLEncodingCheck.requireReadable(data, file: file)
         let reader = Reader()
-        let parser = XMLParser(data: data)
-        parser.delegate = reader
-        parser.shouldProcessNamespaces = false
-        parser.shouldResolveExternalEntities = false
-        guard parser.parse() else {
-            throw DocumentError(file: file, line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1), path: "/",
-                                message: "not a well-formed xcmapping.xml (XML error \((parser.parserError as NSError?)?.code ?? 0))")
+        if let malformed = try UntrustedXML.parse(data, file: file, with: reader) {
+            throw malformed.error("not a well-formed xcmapping.xml (XML error \(malformed.code ?? 0))")
         }
         guard reader.sawDatabase else {
             throw DocumentError(file: file, line: 1, column: 1, path: "/",
