@@ -1,5 +1,6 @@
 import Foundation
 import ETL
+import ETLDocument
 
 /// What `etl mapping show` prints is a step `etl plan` accepts: before printing it, the
 /// mapping model is planned as a bundle pipeline's step between its two versions (the same
@@ -34,16 +35,12 @@ struct ShownStepCheck {
         func absolute(_ path: String) -> String {
             URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL.path
         }
-        func text(_ value: String) -> String {
-            let data = try! JSONSerialization.data(withJSONObject: [value], options: [.withoutEscapingSlashes])
-            return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
-        }
         // The stores are named, never read: the versions are given, so planning opens no store.
         let pipeline = """
-            { "format": 1, "models": \(text(absolute(bundle))),
-              "source": { "store": \(text(folder.appendingPathComponent("source.sqlite").path)), "layout": "coredata", "version": \(text(from)) },
-              "destination": { "store": \(text(folder.appendingPathComponent("destination.sqlite").path)), "layout": "coredata", "version": \(text(to)) },
-              "steps": [ { "from": \(text(from)), "to": \(text(to)), "mappingModel": \(text(absolute(mappingModel))) } ] }
+            { "format": 1, "models": \(jsonStringLiteral(absolute(bundle))),
+              "source": { "store": \(jsonStringLiteral(folder.appendingPathComponent("source.sqlite").path)), "layout": "coredata", "version": \(jsonStringLiteral(from)) },
+              "destination": { "store": \(jsonStringLiteral(folder.appendingPathComponent("destination.sqlite").path)), "layout": "coredata", "version": \(jsonStringLiteral(to)) },
+              "steps": [ { "from": \(jsonStringLiteral(from)), "to": \(jsonStringLiteral(to)), "mappingModel": \(jsonStringLiteral(absolute(mappingModel))) } ] }
             """
         let file = folder.appendingPathComponent("mapping-show.json").path
         try Data(pipeline.utf8).write(to: URL(fileURLWithPath: file))
