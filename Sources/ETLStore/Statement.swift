@@ -130,6 +130,17 @@ public final class Statement {
         }
     }
 
+    /// The value of `column` as stored: like `value`, except that TEXT whose bytes are not
+    /// UTF-8 comes as a BLOB of those bytes instead of text with U+FFFD in their place, so
+    /// that a reader can tell it (and show it) as it is.
+    public func storedValue(_ column: Int) -> SQLValue {
+        guard sqlite3_column_type(handle, Int32(column)) == SQLITE_TEXT else { return value(column) }
+        guard let p = sqlite3_column_text(handle, Int32(column)) else { return .text("") }
+        let bytes = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, Int32(column))))
+        if let text = String(validating: bytes, as: UTF8.self) { return .text(text) }
+        return .blob(Array(bytes))
+    }
+
     /// All remaining rows as arrays of values. For small results only (schema, counts).
     public func all(_ values: [SQLValue] = []) throws -> [[SQLValue]] {
         try bind(values)

@@ -13,12 +13,19 @@ final class Extractor {
     /// Slot i of the expressions comes from (root, position in that root's query).
     let slotSources: [(PathRoot, Int)]
 
-    init(layout: any StoreLayout, entity: String, itemEntity: String?, paths: [SourcePath], database: Database) throws {
+    /// - Parameter unreadable: what the mapping does with a value the reading rule does not
+    ///   read (an item's values by the mapping's `all`: its attributes are another entity's).
+    init(layout: any StoreLayout, entity: String, itemEntity: String?, paths: [SourcePath], database: Database,
+         unreadable: UnreadableValues = UnreadableValues()) throws {
         let sourcePaths = paths.filter { $0.root == .source }
         let itemPaths = paths.filter { $0.root == .item }
-        sources = try SourceReader(query: SourceQuery(layout: layout, entity: entity, paths: sourcePaths.map(\.segments)), database: database)
+        let query = SourceQuery(layout: layout, entity: entity, paths: sourcePaths.map(\.segments))
+        query.unreadable = unreadable
+        sources = try SourceReader(query: query, database: database)
         items = try itemEntity.map {
-            try SourceReader(query: SourceQuery(layout: layout, entity: $0, paths: itemPaths.map(\.segments)), database: database)
+            let query = SourceQuery(layout: layout, entity: $0, paths: itemPaths.map(\.segments))
+            query.unreadable = UnreadableValues(all: unreadable.all)
+            return try SourceReader(query: query, database: database)
         }
         slotSources = paths.map { path in
             path.root == .source ? (.source, sourcePaths.firstIndex(of: path)!) : (.item, itemPaths.firstIndex(of: path)!)

@@ -30,6 +30,11 @@ final class SourceQuery {
     /// (`ExternalBinaryStorage`): their columns hold a marker, not the value.
     let externals: Set<Int>
     let toMany: [ToManyQuery]
+    /// What the mapping does with a value the reading rule does not read, by path.
+    var unreadable = UnreadableValues()
+
+    /// Whether slot `slot`'s value is made null (and counted) where it cannot be read.
+    func nullsUnreadable(slot: Int) -> Bool { unreadable.action(paths[slot]) == .null }
     private let select: String
     private let condition: String?
     private let keyColumn: String

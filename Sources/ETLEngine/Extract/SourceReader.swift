@@ -14,6 +14,12 @@ struct SourceRows {
     /// Rows holding a value that cannot be read as its attribute's type without changing
     /// it (`Value.unreadable`), by row index: the path and why. The create stage rejects them.
     var unreadable: [Int: (path: String, reason: String)] = [:]
+    /// Values the reading rule does not read, as stored (`Value.shown`), by row index and
+    /// slot: what the reject file shows of them (their `values` are null).
+    var originals: [Int: [Int: String]] = [:]
+    /// Per row index, the values made null because the pipeline says `"unreadable": "null"`
+    /// for them: counted as nulled when the row is made.
+    var nulledUnreadable: [Int: Int] = [:]
     /// Values read from a file of the store's external storage, by row index and slot:
     /// their markers, so a value passed through unchanged keeps its form.
     var externalMarkers: [Int: [Int: [UInt8]]] = [:]
@@ -112,8 +118,8 @@ final class SourceReader {
             for (slotIndex, slot) in query.slots.enumerated() {
                 switch slot {
                 case .column(let index, let type):
-                    var stored = statement.value(index)
-                    var reason = Value.unreadable(sql: stored, as: type)
+                    var stored = statement.storedValue(index)
+                    var reason: String?
                     if query.externals.contains(slotIndex), case .blob(let marked) = stored {
                         // The real bytes, wherever Core Data keeps them: what expressions,
                         // policies and rejects see.
@@ -134,15 +140,26 @@ final class SourceReader {
                             rows.unreadMarkers[rows.keys.count - 1, default: [:]][slotIndex] = unreadMarker(.fileTooLarge, slot: slotIndex, why: why, in: rows)
                         }
                     }
-                    if let reason {
-                        rows.unreadable[rows.keys.count - 1] = ((["$source"] + query.paths[slotIndex]).joined(separator: "."), reason)
-                    }
-                    var value = Value(sql: stored, as: type)
-                    if epoch != 0, case .date(let seconds) = value {
-                        value = .date(seconds + epoch)
-                        // Both differences are exact (Sterbenz): the residual restores `seconds`.
-                        let residual = seconds - ((seconds + epoch) - epoch)
-                        if residual != 0 { rows.dateResiduals[rows.keys.count - 1, default: [:]][values.count] = residual }
+                    // The reading rule (`Value.reading`): a number of a date is shifted from
+                    // the layout's epoch, ISO text names its instant and is not shifted again.
+                    var value: Value
+                    if reason == nil, let read = Value.reading(stored, as: type, epoch: epoch) {
+                        value = read
+                        if epoch != 0, case .date(let shifted) = value, case .real(let seconds) = stored {
+                            // Both differences are exact (Sterbenz): the residual restores `seconds`.
+                            let residual = seconds - (shifted - epoch)
+                            if residual != 0 { rows.dateResiduals[rows.keys.count - 1, default: [:]][values.count] = residual }
+                        }
+                    } else {
+                        value = .null
+                        let path = (["$source"] + query.paths[slotIndex]).joined(separator: ".")
+                        if reason == nil, query.nullsUnreadable(slot: slotIndex) {
+                            // `"unreadable": "null"`: the pipeline asked for null; counted as nulled.
+                            rows.nulledUnreadable[rows.keys.count - 1, default: 0] += 1
+                        } else if rows.unreadable[rows.keys.count - 1] == nil {
+                            rows.unreadable[rows.keys.count - 1] = (path, reason ?? Value.unreadable(sql: stored, as: type) ?? "unreadable")
+                        }
+                        rows.originals[rows.keys.count - 1, default: [:]][slotIndex] = Value.shown(stored)
                     }
                     values.append(value)
                 case .toMany(let q):

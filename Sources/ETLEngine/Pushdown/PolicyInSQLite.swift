@@ -126,11 +126,9 @@ enum PolicyInSQLite {
             fields.reserveCapacity(types.count)
             for (offset, type) in types.enumerated() {
                 let stored = arguments[1 + attributes + offset]
-                if let reason = Value.unreadable(sql: stored, as: type) {
-                    throw irregular.record("\(name) was given \(entity) row \(key), which holds a value that cannot be read (\(reason))")
+                guard let value = Value.reading(stored, as: type, epoch: epoch) else {
+                    throw irregular.record("\(name) was given \(entity) row \(key), which holds a value that cannot be read (\(Value.unreadable(sql: stored, as: type) ?? ""))")
                 }
-                var value = Value(sql: stored, as: type)
-                if epoch != 0, case .date(let seconds) = value { value = .date(seconds + epoch) }
                 fields.append(value)
             }
             last.key = nil

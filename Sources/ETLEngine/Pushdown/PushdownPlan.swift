@@ -362,6 +362,40 @@ private struct StatementBuilder {
         return [table.condition(alias: alias), try translate(mapping.filter, translator, "the filter of mapping \(mapping.name)")].compactMap { $0 }
     }
 
+    /// `passing` with the row guard of mapping `index`: every row of the range has each
+    /// source column the mapping reads tested (`SQLTranslator.usual`), filtered out or not,
+    /// whatever its expressions leave unevaluated (a CASE, a coalesce), as row by row reads
+    /// them all; a row holding a value the reading rule does not read fails the statement
+    /// (`etl_readable`), and the step runs row by row, which rejects the row or makes the
+    /// value null (`"unreadable": "null"`), and counts it. A filter is evaluated
+    /// only after the guard (one CASE: SQLite may evaluate WHERE terms in any order).
+    func rowGuard(_ index: MappingID, alias: String, passing: [String]) -> [String] {
+        let mapping = step.mappings[index]
+        let layout = step.sourceLayout
+        var tests: [String] = []
+        var triples: [String] = []
+        for path in mapping.createPaths where path.root == .source && path.segments.count == 1 {
+            guard let attribute = layout.model.attribute(path.segments[0], of: mapping.sourceEntity),
+                  !(attribute.allowsExternalStorage && layout.kind == .coredata) else { continue }
+            let column = "\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: mapping.sourceEntity)))"
+            guard let usual = SQLTranslator.usual(column, ExprType(attribute.type)) else { continue }
+            let test = "(\(usual.test) OR \(column) IS NULL)"
+            if !tests.contains(test) {
+                tests.append(test)
+                triples.append("'$source.\(attribute.name)', '\(ExprType(attribute.type))', \(column)")
+            }
+        }
+        guard !tests.isEmpty else { return passing }
+        let table = layout.table(of: mapping.sourceEntity).condition(alias: alias)
+        let filter = passing.filter { $0 != table }
+        let then = filter.isEmpty ? "1" : "(" + filter.joined(separator: " AND ") + ")"
+        // Values of their type's own storage class pass in SQL; only a row holding another is
+        // looked at in Swift (in order: CASE evaluates its WHENs one after the other).
+        let guarded = "(CASE WHEN " + tests.joined(separator: " AND ") + " THEN \(then) WHEN "
+            + "\(SQLTranslator.readableFunction)(\(triples.joined(separator: ", "))) THEN \(then) END)"
+        return [table].compactMap { $0 } + [guarded]
+    }
+
     func uniqueKey(_ index: MappingID, alias: String) throws(NotPushable) -> String {
         let mapping = step.mappings[index]
         return try translate(mapping.uniqueBy, source(index, alias: alias).translator, "the uniqueBy of mapping \(mapping.name)")!
@@ -411,7 +445,7 @@ private struct StatementBuilder {
         // A forEach mapping's rows are its pairs; its counts and chunk bounds stay the source rows'.
         let rows = SQLSelect([], from: sourceTable, joins: pairs?.joins ?? [])
         let all = [table.condition(alias: "s")].compactMap { $0 }
-        let passing = try self.passing(index, alias: "s")
+        let passing = rowGuard(index, alias: "s", passing: try self.passing(index, alias: "s"))
         let inKeys = ["\(key) >= ?1", "\(key) <= ?2"]
         let count = SQLSelect(["count(*)"], from: sourceTable, where: all)
         let passed = WorkDatabase.rowsWithUniqueKeys(scope: mapping.targets[0], from: "?1")

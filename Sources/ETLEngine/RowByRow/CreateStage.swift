@@ -15,7 +15,8 @@ struct CreateStage {
         let plan = context.plan
         let mapping = plan.mappings[index]
         let extractor = try Extractor(layout: plan.sourceLayout, entity: mapping.sourceEntity, itemEntity: mapping.itemEntity,
-                                      paths: mapping.createPaths, database: context.source)
+                                      paths: mapping.createPaths, database: context.source,
+                                      unreadable: mapping.unreadable)
         let policy = context.policy(of: mapping)
         var transformer = Transformer(mapping: mapping, targets: plan.targets, policy: policy,
                                       epoch: plan.destinationLayout.dateEpoch, step: plan.name)

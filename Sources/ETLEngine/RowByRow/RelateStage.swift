@@ -21,7 +21,8 @@ struct RelateStage {
         guard !mapping.relationships.isEmpty || policy?.relate != nil, !context.isDone(.relate, mapping: index) else { return }
         let started = Date()
         let extractor = try Extractor(layout: plan.sourceLayout, entity: mapping.sourceEntity, itemEntity: mapping.itemEntity,
-                                      paths: mapping.relatePaths, database: context.source)
+                                      paths: mapping.relatePaths, database: context.source,
+                                      unreadable: mapping.unreadable)
         // The work file is not written during relate, so a second connection reads it freely.
         let workDatabase = WorkDatabase(file: try Database(path: context.workPath, mode: .readOnly))
         let lookups = LookupPool(path: context.workPath,

@@ -159,6 +159,8 @@ struct Transformer: Sendable {
         if let (path, reason) = chunk.rows.unreadable[row] ?? unreadValueRead(row: row, chunk: chunk) {
             throw RowFailure(key: key, expression: path, reason: reason)
         }
+        // Values made null as `"unreadable": "null"` says: counted with the row's other nulls.
+        if let nulled = chunk.rows.nulledUnreadable[row] { nulls.count += nulled }
         var items: [Int64?] = [nil]
         if let forEach = mapping.forEach {
             let context = EvaluationContext(slots: chunk.slots(row: row, item: nil), lookup: noLookup, nullsOnPurpose: nulls)
@@ -293,7 +295,8 @@ struct Transformer: Sendable {
         var out: [String: String] = [:]
         for (index, path) in mapping.createPaths.enumerated() where path.root == .source && index < chunk.slotSources.count {
             let (_, position) = chunk.slotSources[index]
-            out[path.description] = chunk.rows.values[row][position].description
+            // A value the reading rule does not read: as stored, not the null it reads as.
+            out[path.description] = chunk.rows.originals[row]?[position] ?? chunk.rows.values[row][position].description
         }
         return out
     }
@@ -302,8 +305,7 @@ struct Transformer: Sendable {
 extension Value {
     /// A stored value read back as an expression value, dates shifted from the layout's epoch.
     init(sql: SQLValue, as type: ExprType, epoch: Double) {
-        self.init(sql: sql, as: type)
-        if epoch != 0, case .date(let seconds) = self { self = .date(seconds + epoch) }
+        self = Value.reading(sql, as: type, epoch: epoch) ?? .null
     }
 }
 

@@ -115,7 +115,8 @@ struct SQLTranslator {
         // migration keeps them).
         if case .path(let path, .date) = form, path.root == .source, path.segments.count == 1, layout.dateEpoch == epoch,
            let attribute = layout.model.attribute(path.segments[0], of: entity), attribute.type == .date {
-            return Self.read("\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: entity)))", as: .date, epoch: 0)
+            return Self.read("\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: entity)))", as: .date,
+                             epoch: layout.dateEpoch, shifted: false)
         }
         switch expression.type {
         case .date where epoch != 0: return "(\(value) - \(Self.literal(.double(epoch))))"
@@ -151,29 +152,58 @@ struct SQLTranslator {
         return nil
     }
 
-    /// A source column read as a value of `type`. The storage class is told by comparison
-    /// (numbers sort before text, text before blobs), which SQLite runs much faster than
-    /// typeof(); the casts are the ones `Value(sql:as:)` makes.
-    static func read(_ column: String, as type: ExprType, epoch: Double, usualOnly: Bool = false) -> String? {
+    /// A source column read as a value of `type`, by the reading rule (`Value.reading`):
+    /// a value the `usual` test passes is read in SQL; any other goes through
+    /// `etl_value_<type>`, which reads it in Swift or fails the statement. A date is
+    /// seconds since 1970 (a number shifted from `epoch` once, ISO text not again), or
+    /// with `shifted` false, seconds since `epoch` (a date copied to a store of the same epoch).
+    static func read(_ column: String, as type: ExprType, epoch: Double, usualOnly: Bool = false, shifted: Bool = true) -> String? {
         guard let usual = usual(column, type) else { return nil }
-        let value = usualOnly ? "(\(usual.sql))"
+        if type == .date && epoch != 0 {
+            let e = literal(.double(epoch))
+            let number = shifted ? "(\(usual.sql) + \(e))" : usual.sql
+            if usualOnly { return "(\(number))" }
+            let other = "\(dateFunction)(\(column), \(e))" + (shifted ? "" : " - \(e)")
+            return "(CASE WHEN \(usual.test) THEN \(number) WHEN \(column) IS NULL THEN NULL ELSE \(other) END)"
+        }
+        return usualOnly ? "(\(usual.sql))"
             : "(CASE WHEN \(usual.test) THEN \(usual.sql) WHEN \(column) IS NULL THEN NULL ELSE \(Self.valueFunction(type))(\(column)) END)"
-        return type == .date && epoch != 0 ? "(\(value) + \(literal(.double(epoch))))" : value
     }
 
-    /// The test that `column` holds a value of the storage class values of `type` usually
-    /// have (null for null), and that value read as `type`.
+    /// The test that `column` holds a value `type` reads in SQL exactly as `Value.reading`
+    /// does (null for null), and that value read as `type`. The storage class is told by
+    /// comparison (numbers sort before text, text before blobs), which SQLite runs much
+    /// faster than typeof(); typeof() is asked only of numbers beyond ±2^53 (a double
+    /// holds an integer beyond exactly only sometimes; a date is finite).
     static func usual(_ column: String, _ type: ExprType) -> (test: String, sql: String)? {
-        let isNumber = "\(column) < ''"
+        let c = column
+        let isNumber = "\(c) < ''"
+        let exactInDouble = "\(c) BETWEEN -9007199254740992 AND 9007199254740992"
         switch type {
-        case .integer: return (isNumber, "CAST(\(column) AS INTEGER)")
-        case .double, .date: return (isNumber, "CAST(\(column) AS REAL)")
-        case .boolean: return (isNumber, "(\(column) <> 0)")
-        case .string: return ("\(column) >= '' AND \(column) < x''", column)
-        case .binary: return ("\(column) >= x''", column)
+        case .integer: return ("(\(isNumber) AND \(c) = CAST(\(c) AS INTEGER))", "CAST(\(c) AS INTEGER)")
+        case .double:
+            return ("(\(isNumber) AND (\(exactInDouble) OR typeof(\(c)) = 'real'))", "CAST(\(c) AS REAL)")
+        case .date:
+            return ("(\(isNumber) AND (\(exactInDouble) OR (typeof(\(c)) = 'real' AND \(c) BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308)))",
+                    "CAST(\(c) AS REAL)")
+        case .boolean: return ("(\(isNumber) AND \(c) IN (0, 1))", "(\(c) <> 0)")
+        case .string: return ("\(c) >= '' AND \(c) < x''", c)
+        case .binary: return ("\(c) >= x''", c)
         default: return nil
         }
     }
+
+    /// `etl_value_date_epoch(x, epoch)`: `x` read as a date of a layout counting from
+    /// `epoch`, in seconds since 1970 (`Value.reading`); fails the statement where the
+    /// reading rule does not read it.
+    static let dateFunction = "etl_value_date_epoch"
+
+    /// `etl_readable(path, type, value, …)`: 1 when the reading rule reads every value of
+    /// its (path, type name, value) triples (`PushdownPlan.rowGuard` calls it for a row
+    /// holding a value of another storage class than its type's); else it fails the
+    /// statement naming the first value it does not read: the step then runs row by row,
+    /// which rejects that row (or makes the value null, where the pipeline says so).
+    static let readableFunction = "etl_readable"
 
     /// A literal as SQL. Doubles are written in Swift's shortest form that reads back as
     /// the same double, which SQLite's parser also reads back exactly.
@@ -246,6 +276,22 @@ struct SQLTranslator {
                     try database.createFunction(convertFunction(conversion, type), convert)
                 }
             }
+        }
+        try database.createFunction(dateFunction) { (argument: SQLValue, epoch: SQLValue) in
+            guard case .real(let e) = epoch, let value = Value.reading(argument, as: .date, epoch: e) else {
+                throw rejected.record(Value.unreadable(sql: argument, as: .date) ?? "a date that cannot be read")
+            }
+            return value.sqlValue
+        }
+        try database.createFunction(readableFunction, arity: -1) { arguments in
+            // (path, type, value) triples: the first value the rule does not read is the reason.
+            for start in stride(from: 0, to: arguments.count - 2, by: 3) {
+                guard case .text(let path) = arguments[start], case .text(let name) = arguments[start + 1],
+                      let type = valueTypes.first(where: { "\($0)" == name }),
+                      let why = Value.unreadable(sql: arguments[start + 2], as: type) else { continue }
+                throw rejected.record("\(path): \(why)")
+            }
+            return .integer(1)
         }
         try database.createFunction(matchesFunction) { (text: SQLValue, pattern: SQLValue) in
             for argument in [text, pattern] {

@@ -28,6 +28,8 @@ public struct MappingPlan: Sendable {
     /// in `createPaths` / `relatePaths`, so the policy can read any of them.
     public var policyCreateSlots: [String: Int] = [:]
     public var policyRelateSlots: [String: Int] = [:]
+    /// What the mapping does with a stored value the reading rule does not read.
+    public var unreadable = UnreadableValues()
     /// The step's targets this mapping writes: its own first, then one per entity its policy creates.
     public var targets: [TargetID] = []
 

@@ -38,7 +38,7 @@ public struct Planner {
             let destinationLayout = isLast ? try finalLayout(spec, model: to, kind: destinationKind, source: sourceKind == .coredata ? source : nil,
                                                              sourceModel: chain.models[first])
                 : destinationKind.layout(for: to)
-            let planned: (mappings: [MappingPlan], targets: [TargetPlan])
+            var planned: (mappings: [MappingPlan], targets: [TargetPlan])
             var inferred: InferredStep?
             let written: StepSpec
             if let step = hop.step {
@@ -49,6 +49,11 @@ public struct Planner {
                 written = try inferredMappings(spec, step, from: from, to: to)
                 planned = try planMappings(written, source: from, destination: to)
                 inferred = step
+            }
+            for i in planned.mappings.indices where spec.options.unreadable != .reject {
+                // The pipeline's option, for every mapping that does not say otherwise.
+                let said = written.mappings.first { $0.name == planned.mappings[i].name }?.unreadable.all
+                if said == nil { planned.mappings[i].unreadable.all = spec.options.unreadable }
             }
             var step = StepPlan(index: index, name: hop.step?.name ?? "\(from.version) to \(to.version) (inferred)",
                                 sourceModel: from, destinationModel: to, sourceLayout: sourceLayout,
@@ -594,11 +599,22 @@ public struct Planner {
                 policyRelateSlots[name] = relateSlots.slot(for: SourcePath(root: .source, segments: [name]))
             }
         }
-        return MappingPlan(name: m.name, sourceEntity: m.source, destinationEntity: m.destination,
-                           createPaths: createSlots.paths, filter: filter, forEach: forEach, itemEntity: itemEntity,
-                           uniqueBy: uniqueBy, attributes: attributes,
-                           relatePaths: relateSlots.paths, relationships: relationships,
-                           policy: m.policy, policyCreateSlots: policyCreateSlots, policyRelateSlots: policyRelateSlots)
+        var unreadable = UnreadableValues(all: m.unreadable.all ?? .reject)
+        let sourceAttributes = source.attributes(of: m.source).map(\.name)
+        for entry in m.unreadable.byAttribute {
+            guard sourceAttributes.contains(entry.name) else {
+                let hint = closestName(to: entry.name, among: sourceAttributes).map { " (did you mean '\($0)'?)" } ?? ""
+                throw entry.cursor.error("\"unreadable\" names '\(entry.name)', which is no attribute of source entity \(m.source)\(hint)")
+            }
+            unreadable.byAttribute[entry.name] = entry.action
+        }
+        var plan = MappingPlan(name: m.name, sourceEntity: m.source, destinationEntity: m.destination,
+                               createPaths: createSlots.paths, filter: filter, forEach: forEach, itemEntity: itemEntity,
+                               uniqueBy: uniqueBy, attributes: attributes,
+                               relatePaths: relateSlots.paths, relationships: relationships,
+                               policy: m.policy, policyCreateSlots: policyCreateSlots, policyRelateSlots: policyRelateSlots)
+        plan.unreadable = unreadable
+        return plan
     }
 
     /// "unknown attribute 'x' of destination entity E", with where it belongs if it is the

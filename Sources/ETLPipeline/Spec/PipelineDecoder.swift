@@ -66,7 +66,8 @@ extension PipelineSpec {
         }
         var options = Options()
         if let oc = o.optional("options") {
-            let oo = try oc.object(keys: ["chunkSize", "workers", "maxRejects"])
+            let oo = try oc.object(keys: ["chunkSize", "workers", "maxRejects", "unreadable"])
+            if let u = oo.optional("unreadable") { options.unreadable = try UnreadableAction.decode(u) }
             if let c = oo.optional("chunkSize") { options.chunkSize = try c.int(in: 1...1_000_000) }
             if let w = oo.optional("workers") { options.workers = try w.int(in: 1...256) }
             if let r = oo.optional("maxRejects") { options.maxRejects = try r.int(in: 0...Int.max) }
@@ -212,7 +213,7 @@ extension PipelineSpec {
     }
 
     static func decodeMapping(_ cursor: JSONCursor) throws -> MappingSpec {
-        let o = try cursor.object(keys: ["name", "source", "destination", "filter", "attributes", "relationships", "uniqueBy", "forEach", "policy"])
+        let o = try cursor.object(keys: ["name", "source", "destination", "filter", "attributes", "relationships", "uniqueBy", "forEach", "policy", "unreadable"])
         let sourceCursor = try o.required("source")
         let destinationCursor = try o.required("destination")
         let source = try sourceCursor.nonEmptyString()
@@ -226,7 +227,15 @@ extension PipelineSpec {
             return try c.anyObject().members.map { ($0.key, ExpressionSpec(text: try $0.value.nonEmptyString(), cursor: $0.value)) }
         }
         let policyCursor = o.optional("policy")
-        return MappingSpec(
+        var unreadable: (all: UnreadableAction?, byAttribute: [(name: String, action: UnreadableAction, cursor: JSONCursor)]) = (nil, [])
+        if let u = o.optional("unreadable") {
+            if case .object = u.node.value {
+                unreadable.byAttribute = try u.anyObject().members.map { ($0.key, try UnreadableAction.decode($0.value), $0.value) }
+            } else {
+                unreadable.all = try UnreadableAction.decode(u)
+            }
+        }
+        var mapping = MappingSpec(
             name: try o.optional("name")?.nonEmptyString() ?? "\(source)To\(destination)",
             source: source, destination: destination,
             filter: try expression("filter"),
@@ -236,5 +245,7 @@ extension PipelineSpec {
             forEach: try expression("forEach"),
             policy: try policyCursor?.nonEmptyString(),
             cursor: cursor, sourceCursor: sourceCursor, destinationCursor: destinationCursor, policyCursor: policyCursor)
+        mapping.unreadable = unreadable
+        return mapping
     }
 }

@@ -85,6 +85,9 @@ public struct Options: Sendable {
     /// Source rows that may be rejected (an expression or a policy threw for them) before
     /// the run fails; rejected rows are kept in DESTINATION.rejects.jsonl.zst.
     public var maxRejects: Int = 0
+    /// What every mapping does with a stored value the reading rule does not read,
+    /// unless the mapping says otherwise (`"unreadable"`).
+    public var unreadable: UnreadableAction = .reject
 
     public init() {}
 }
@@ -127,6 +130,9 @@ public struct MappingSpec: Sendable {
     public var uniqueBy: ExpressionSpec?
     public var forEach: ExpressionSpec?
     public var policy: String?
+    /// `"unreadable"`: for every value the mapping reads (`all`), or per source attribute,
+    /// with the cursor of each name (checked against the source entity by the planner).
+    public var unreadable: (all: UnreadableAction?, byAttribute: [(name: String, action: UnreadableAction, cursor: JSONCursor)]) = (nil, [])
     public var cursor: JSONCursor
     public var sourceCursor: JSONCursor
     public var destinationCursor: JSONCursor
