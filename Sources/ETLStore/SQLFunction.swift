@@ -10,6 +10,8 @@ private final class FunctionBox {
         case two(@Sendable (SQLValue, SQLValue) throws -> SQLValue)
         /// Two arguments, the second offered to `text` as its bytes when it is text.
         case twoOverText(text: @Sendable (UnsafeBufferPointer<UInt8>) -> SQLValue?, @Sendable (SQLValue, SQLValue) throws -> SQLValue)
+        /// One argument: 1 when it is text whose bytes pass the test, else 0.
+        case textTest(@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)
     }
     let body: Body
     init(_ body: Body) { self.body = body }
@@ -17,6 +19,12 @@ private final class FunctionBox {
     func call(_ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) throws -> SQLValue {
         switch body {
         case .one(let body): return try body(SQLValue(argument: arguments![0]))
+        case .textTest(let test):
+            let value = arguments![0]
+            guard sqlite3_value_type(value) == SQLITE_TEXT else { return .integer(0) }
+            let count = Int(sqlite3_value_bytes(value))
+            guard let start = sqlite3_value_text(value) else { return .integer(1) }
+            return .integer(test(UnsafeBufferPointer(start: start, count: count)) ? 1 : 0)
         case .two(let body): return try body(SQLValue(argument: arguments![0]), SQLValue(argument: arguments![1]))
         case .twoOverText(let text, let body):
             let value = arguments![1]
@@ -72,6 +80,12 @@ extension Database {
     public func createFunction(_ name: String, text: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> SQLValue?,
                                _ body: @escaping @Sendable (SQLValue, SQLValue) throws -> SQLValue) throws {
         try createFunction(name, arity: 2, FunctionBox(.twoOverText(text: text, body)))
+    }
+
+    /// A function of one argument, 1 when it is text whose UTF-8 bytes (SQLite's, valid
+    /// during the call only) pass `test`, else 0: no String or value is made per call.
+    public func createTextTest(_ name: String, _ test: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Bool) throws {
+        try createFunction(name, arity: 1, FunctionBox(.textTest(test)))
     }
 
     private func createFunction(_ name: String, arity: Int32, _ function: FunctionBox) throws {

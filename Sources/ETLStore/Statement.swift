@@ -141,6 +141,9 @@ public final class Statement {
         return .blob(Array(bytes))
     }
 
+    /// Whether `column` holds TEXT (which `storedValue` gives as a BLOB when it is not UTF-8).
+    public func isText(_ column: Int) -> Bool { sqlite3_column_type(handle, Int32(column)) == SQLITE_TEXT }
+
     /// All remaining rows as arrays of values. For small results only (schema, counts).
     public func all(_ values: [SQLValue] = []) throws -> [[SQLValue]] {
         try bind(values)

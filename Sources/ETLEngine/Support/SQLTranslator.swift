@@ -21,6 +21,9 @@ struct SQLTranslator {
     /// Read every column as holding a value of its type's usual storage class (`read`),
     /// without the fallback for others: for statements over rows known to hold no other.
     var usualValuesOnly = false
+    /// The statement's row guard (`PushdownPlan.rowGuard`) has tested every text of a
+    /// string column it reads for UTF-8: its reads need not test it again.
+    var textChecked = false
 
     /// The SQL of `form`, or nil when it cannot be translated.
     func sql(_ form: ExpressionForm) -> String? {
@@ -141,7 +144,7 @@ struct SQLTranslator {
             // The column holds a marker, the bytes may be in a file: read row by row.
             if attribute.allowsExternalStorage && layout.kind == .coredata { return nil }
             return Self.read("\(alias).\(q(layout.column(ofAttribute: attribute.name, entity: entity)))",
-                             as: ExprType(attribute.type), epoch: layout.dateEpoch, usualOnly: usualValuesOnly)
+                             as: ExprType(attribute.type), epoch: layout.dateEpoch, usualOnly: usualValuesOnly, checksText: !textChecked)
         }
         if let r = model.relationship(name, of: entity), !r.isToMany,
            case .foreignKey(_, let column) = layout.storage(ofRelationship: name, entity: entity) {
@@ -157,8 +160,9 @@ struct SQLTranslator {
     /// `etl_value_<type>`, which reads it in Swift or fails the statement. A date is
     /// seconds since 1970 (a number shifted from `epoch` once, ISO text not again), or
     /// with `shifted` false, seconds since `epoch` (a date copied to a store of the same epoch).
-    static func read(_ column: String, as type: ExprType, epoch: Double, usualOnly: Bool = false, shifted: Bool = true) -> String? {
-        guard let usual = usual(column, type) else { return nil }
+    static func read(_ column: String, as type: ExprType, epoch: Double, usualOnly: Bool = false, shifted: Bool = true,
+                     checksText: Bool = true) -> String? {
+        guard let usual = usual(column, type, checksText: checksText) else { return nil }
         if type == .date && epoch != 0 {
             let e = literal(.double(epoch))
             let number = shifted ? "(\(usual.sql) + \(e))" : usual.sql
@@ -175,7 +179,7 @@ struct SQLTranslator {
     /// comparison (numbers sort before text, text before blobs), which SQLite runs much
     /// faster than typeof(); typeof() is asked only of numbers beyond ±2^53 (a double
     /// holds an integer beyond exactly only sometimes; a date is finite).
-    static func usual(_ column: String, _ type: ExprType) -> (test: String, sql: String)? {
+    static func usual(_ column: String, _ type: ExprType, checksText: Bool = true) -> (test: String, sql: String)? {
         let c = column
         let isNumber = "\(c) < ''"
         let exactInDouble = "\(c) BETWEEN -9007199254740992 AND 9007199254740992"
@@ -187,7 +191,9 @@ struct SQLTranslator {
             return ("(\(isNumber) AND (\(exactInDouble) OR (typeof(\(c)) = 'real' AND \(c) BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308)))",
                     "CAST(\(c) AS REAL)")
         case .boolean: return ("(\(isNumber) AND \(c) IN (0, 1))", "(\(c) <> 0)")
-        case .string: return ("\(c) >= '' AND \(c) < x''", c)
+        case .string:
+            // Text with bytes that are not UTF-8 is no string (row by row reads it as the blob it is).
+            return ("\(c) >= '' AND \(c) < x''" + (checksText ? " AND \(utf8Function)(\(c))" : ""), c)
         case .binary: return ("\(c) >= x''", c)
         default: return nil
         }
@@ -197,6 +203,10 @@ struct SQLTranslator {
     /// `epoch`, in seconds since 1970 (`Value.reading`); fails the statement where the
     /// reading rule does not read it.
     static let dateFunction = "etl_value_date_epoch"
+
+    /// `etl_utf8(x)`: 1 when `x` is text of valid UTF-8, else 0 (its bytes tested, no
+    /// String made). SQLite keeps whatever bytes it is given as text.
+    static let utf8Function = "etl_utf8"
 
     /// `etl_readable(path, type, value, …)`: 1 when the reading rule reads every value of
     /// its (path, type name, value) triples (`PushdownPlan.rowGuard` calls it for a row
@@ -276,6 +286,19 @@ struct SQLTranslator {
                     try database.createFunction(convertFunction(conversion, type), convert)
                 }
             }
+        }
+        try database.createTextTest(utf8Function) { bytes in
+            // ASCII first, eight bytes at a time: nearly every text is.
+            var index = 0
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while index + 8 <= bytes.count {
+                    if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+                    index += 8
+                }
+            }
+            while index < bytes.count, bytes[index] < 0x80 { index += 1 }
+            return index == bytes.count || String(validating: UnsafeBufferPointer(rebasing: bytes[index...]), as: UTF8.self) != nil
         }
         try database.createFunction(dateFunction) { (argument: SQLValue, epoch: SQLValue) in
             guard case .real(let e) = epoch, let value = Value.reading(argument, as: .date, epoch: e) else {

@@ -58,7 +58,9 @@ extension Value {
 
     /// Why the rule does not read `sql` as `type`, or nil when it does: the value as stored
     /// (blobs in hex), its storage class, and what the type reads.
-    public static func unreadable(sql: SQLValue, as type: ExprType) -> String? {
+    /// - Parameter storedAsText: `sql` is the BLOB of the bytes of TEXT that is not UTF-8
+    ///   (`Statement.storedValue`), named as the TEXT it is stored as.
+    public static func unreadable(sql: SQLValue, as type: ExprType, storedAsText: Bool = false) -> String? {
         guard reading(sql, as: type) == nil else { return nil }
         let what: String
         switch type {
@@ -74,7 +76,8 @@ extension Value {
         }
         let value: String
         if case .text(let t) = sql { value = "'" + t.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" } else { value = shown(sql) }
-        return "the stored \(storageClass(sql)) \(value) is not a \(type) value: \(what)"
+        let storage = storedAsText ? "TEXT (not UTF-8)" : storageClass(sql)
+        return "the stored \(storage) \(value) is not a \(type) value: \(what)"
     }
 
     /// The value as stored, for a reject file or a message: text as it is, numbers as
