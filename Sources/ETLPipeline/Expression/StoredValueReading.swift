@@ -76,7 +76,8 @@ extension Value {
         }
         let value: String
         if case .text(let t) = sql { value = "'" + t.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" } else { value = shown(sql) }
-        let storage = storedAsText ? "TEXT (not UTF-8)" : storageClass(sql)
+        var storage = storageClass(sql)
+        if storedAsText, case .blob = sql { storage = "TEXT (not UTF-8)" }
         return "the stored \(storage) \(value) is not a \(type) value: \(what)"
     }
 
