@@ -315,6 +315,9 @@ extension Batch {
         if !summary.drops.isEmpty {
             result.dropped = summary.drops.reduce(into: [:]) { $0["\($1.step): \($1.name)", default: 0] += $1.count }
         }
+        let rejected = summary.mappings.reduce(0) { $0 + $1.rejected }, nulled = summary.mappings.reduce(0) { $0 + $1.nullsOnPurpose }
+        result.rejected = rejected > 0 ? rejected : nil
+        result.nulled = nulled > 0 ? nulled : nil
         result.notes += summary.notes
         if let rejects = summary.rejectFile { result.notes.append("rejected rows are kept in \(rejects)") }
     }

@@ -34,6 +34,10 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
     /// What the pipeline said to drop, per `"step: Entity.property"` (or `"step: Entity"`):
     /// the non-null values (or rows) left behind. Nil when nothing held data.
     public var dropped: [String: Int]?
+    /// Source rows rejected, and values made null on purpose (`orNull`, `"unreadable":
+    /// "null"`), over every mapping of every step; nil when none.
+    public var rejected: Int?
+    public var nulled: Int?
     public var seconds: Double
     /// Done stores: where `seconds` went (plan, check, copy, validate, rename).
     public var cost: BatchStoreCost?
@@ -73,6 +77,7 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
     var isWithinRange: Bool {
         let times = [seconds, time] + (cost.map { [$0.open, $0.plan, $0.check, $0.copy, $0.validate, $0.rename] } ?? [])
         var total = 0
+        for count in [rejected ?? 0, nulled ?? 0] where !(0...Self.maximumRows).contains(count) { return false }
         for count in rows.values {
             guard (0...Self.maximumRows).contains(count) else { return false }
             total += count

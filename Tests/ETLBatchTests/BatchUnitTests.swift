@@ -436,3 +436,29 @@ final class BatchUnitTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("last_success_timestamp_seconds{pipeline=\"p.json\",shard=\"1/4\"} 160.0"))
     }
 }
+
+/// A batch's report counts each store's rejected rows and nulled values (issue 42):
+/// a store whose run nulls values its types do not read says how many.
+final class BatchUnreadableCountTests: XCTestCase {
+    func testTheReportCountsNulledValuesPerStore() throws {
+        let folder = try TemporaryFolder()
+        let archive = folder.path("archive")
+        try FileManager.default.createDirectory(atPath: archive, withIntermediateDirectories: true)
+        for seed in 1...2 { try BooksSample.write(rows: 10, seed: UInt64(seed), to: archive + "/\(seed).sqlite") }
+        let db = try Database(path: archive + "/2.sqlite", mode: .readWrite)
+        try db.execute("UPDATE Book SET published = 'garbage' WHERE rowid IN (1, 2)")
+        db.close()
+        let pipeline = try String(contentsOfFile: repositoryPath("pipelines/books.json"), encoding: .utf8)
+            .replacingOccurrences(of: "\"models/", with: "\"" + repositoryPath("pipelines/models") + "/")
+            .replacingOccurrences(of: "\"workers\": 2 }", with: "\"workers\": 2, \"unreadable\": \"null\" }")
+        let file = folder.path("books.json")
+        try Data(pipeline.utf8).write(to: URL(fileURLWithPath: file))
+        let stores = try BatchStoreList.find(archive, currentDirectory: folder.url.path, excluding: []).stores
+        let batch = Batch(options: BatchOptions(pipeline: file, stores: stores, output: .directory(folder.path("out")),
+                                                manifest: folder.path("batch.jsonl.zst"), jobs: 1))
+        let report = try batch.run()
+        XCTAssertEqual(report.stores.map(\.status), [.done, .done])
+        XCTAssertEqual(report.stores.map(\.nulled), [nil, 2])
+        XCTAssertEqual(report.stores.map(\.rejected), [nil, nil])
+    }
+}

@@ -77,8 +77,15 @@ final class UnreadableValueTests: XCTestCase {
         let pipeline = try booksPipeline { $0.replacingOccurrences(of: "\"workers\": 2 }", with: "\"workers\": 2, \"unreadable\": \"null\" }") }
         var outputs: [String] = []
         for pushdown in [true, false] {
-            let summary = try run(pipeline, source: source, into: "null-\(pushdown).sqlite", pushdown: pushdown, maxRejects: nil)
+            var migration = booksMigration(source: source, destination: folder.path("null-\(pushdown).sqlite"), pipeline: pipeline)
+            migration.pushdown = pushdown
+            let events = Recorded<ProgressEvent>()
+            let summary = try migration.run { events.list.append($0) }
             outputs.append(folder.path("null-\(pushdown).sqlite"))
+            // `--progress json` shows the same count, at the end of the mapping's create stage.
+            let finished = events.list.last { $0.kind == .finished && $0.stage == .create && $0.mapping == "Books" && $0.step == 1 }
+            XCTAssertEqual(finished?.nulled, 3, "pushdown \(pushdown)")
+            XCTAssertEqual(finished?.rejected, 0, "pushdown \(pushdown)")
             XCTAssertNil(summary.rejectFile)
             XCTAssertEqual(summary.mappings.reduce(0) { $0 + $1.nullsOnPurpose }, 3, "pushdown \(pushdown)")
             let db = try Database(path: outputs.last!, mode: .readOnly)

@@ -39,4 +39,8 @@ public struct ProgressEvent: Sendable, Codable {
     public var links: Int?
     /// With `.dropped`: `"Entity"` or `"Entity.property"` of the step's source.
     public var removed: String?
+    /// With `.finished` of a create stage: the mapping's rows rejected and values made
+    /// null on purpose (`orNull`, `"unreadable": "null"`) in the run so far.
+    public var rejected: Int? = nil
+    public var nulled: Int? = nil
 }

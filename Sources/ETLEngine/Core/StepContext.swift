@@ -79,6 +79,16 @@ final class StepContext {
                              stage: stage, mapping: mapping, done: done, total: total, links: links))
     }
 
+    /// The end of mapping `index`'s create stage, with its rows rejected and values nulled.
+    func createFinished(_ index: MappingID, done: Int, total: Int) {
+        let mapping = plan.mappings[index]
+        var event = ProgressEvent(kind: .finished, step: plan.index + 1, stepCount: stepCount, stepName: plan.name,
+                                  stage: .create, mapping: mapping.name, done: done, total: total)
+        event.rejected = mapping.targets.reduce(0) { $0 + counters[$1].rejected }
+        event.nulled = mapping.targets.reduce(0) { $0 + counters[$1].nullsOnPurpose }
+        report(event)
+    }
+
     /// A row that keeps its source key: the watermark moves past it (source keys come in
     /// ascending order).
     func keepKey(_ key: Int64, table: String) -> Int64 {

@@ -306,7 +306,7 @@ struct PushdownStage {
             preconditionFailure("mapping \(mapping.name) is created by CreateStage")
         }
         context.counters[own].seconds += Date().timeIntervalSince(started)
-        context.event(.finished, .create, mapping: mapping.name, done: done, total: total)
+        context.createFinished(create.mapping, done: done, total: total)
     }
 
     /// A forEach mapping: per range of source keys, one transaction making the rows of the

@@ -61,6 +61,6 @@ struct CreateStage {
             })
         }
         context.counters[mapping.ownTarget].seconds += Date().timeIntervalSince(started)
-        context.event(.finished, .create, mapping: mapping.name, done: done, total: total)
+        context.createFinished(index, done: done, total: total)
     }
 }
