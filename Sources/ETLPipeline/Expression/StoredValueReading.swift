@@ -78,7 +78,7 @@ extension Value {
         if case .text(let t) = sql { value = "'" + t.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" } else { value = shown(sql) }
         var storage = storageClass(sql)
         if storedAsText, case .blob = sql { storage = "TEXT (not UTF-8)" }
-        return "the stored \(storage) \(value) is not a \(type) value: \(what)"
+        return "the stored \(storage) \(value) is not \(type == .integer ? "an" : "a") \(type) value: \(what)"
     }
 
     /// The value as stored, for a reject file or a message: text as it is, numbers as
