@@ -37,11 +37,23 @@ final class PushdownPlanTests: XCTestCase {
     }
 
     /// How `SQLTranslator` reads a stored string (a blob in it goes to Swift) and an integer.
-    func string(_ column: String) -> String {
-        #"(CASE WHEN s."\#(column)" >= '' AND s."\#(column)" < x'' THEN s."\#(column)" WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_string(s."\#(column)") END)"#
+    /// `checked`: read in a statement whose row guard tested its text for UTF-8 (`rowGuard`).
+    func string(_ column: String, checked: Bool = true) -> String {
+        let test = #"s."\#(column)" >= '' AND s."\#(column)" < x''"# + (checked ? "" : #" AND etl_utf8(s."\#(column)")"#)
+        return #"(CASE WHEN \#(test) THEN s."\#(column)" WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_string(s."\#(column)") END)"#
     }
     func integer(_ column: String) -> String {
-        #"(CASE WHEN s."\#(column)" < '' THEN CAST(s."\#(column)" AS INTEGER) WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_integer(s."\#(column)") END)"#
+        #"(CASE WHEN (s."\#(column)" < '' AND s."\#(column)" = CAST(s."\#(column)" AS INTEGER)) THEN CAST(s."\#(column)" AS INTEGER) WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_integer(s."\#(column)") END)"#
+    }
+    /// The row guard of a mapping reading `columns` (name, type) of `s`, around `then`.
+    func guarded(_ columns: [(String, String)], then: String = "1") -> String {
+        let tests = columns.map { name, type -> String in
+            let c = #"s."\#(name)""#
+            let test = type == "string" ? "\(c) >= '' AND \(c) < x'' AND etl_utf8(\(c))" : "(\(c) < '' AND \(c) = CAST(\(c) AS INTEGER))"
+            return "(\(test) OR \(c) IS NULL)"
+        }
+        let triples = columns.map { name, type in #"'$source.\#(name)', '\#(type)', s."\#(name)""# }
+        return "(CASE WHEN " + tests.joined(separator: " AND ") + " THEN \(then) WHEN etl_readable(" + triples.joined(separator: ", ") + ") THEN \(then) END)"
     }
 
     func testAMappingKeepingSourceKeysInsertsAKeyRangeUnderThoseKeys() throws {

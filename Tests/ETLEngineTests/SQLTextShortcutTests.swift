@@ -25,8 +25,13 @@ final class SQLTextShortcutTests: XCTestCase {
         let trim = try Self.translated(.text(.trim, Self.v))
         let boolean = try Self.translated(.convert(.boolean, Self.v, from: .string, orNull: true))
         for value in values {
-            let stored = try db.rows("SELECT \(value)")[0][0]
+            let stored = try Self.stored(value, db)
             let shortcuts = [trim, boolean].map { sql in Result { try db.rows("SELECT \(sql) FROM (SELECT \(value) AS v) AS s")[0][0] } }
+            if case .blob = stored, case .text = try db.rows("SELECT typeof(\(value))")[0][0] {
+                // Text that is not UTF-8 never reaches a shortcut: the statement's row guard
+                // (`PushdownPlan.rowGuard`, etl_utf8) fails first.
+                continue
+            }
             if let reason = Value.unreadable(sql: stored, as: .string) {
                 XCTAssertThrowsError(try shortcuts[0].get(), "trim of \(value) is rejected: \(reason)")
                 XCTAssertThrowsError(try shortcuts[1].get(), "boolean of \(value) is rejected: \(reason)")
@@ -60,7 +65,7 @@ final class SQLTextShortcutTests: XCTestCase {
             + ["CAST(X'323032342D30312D3331FF' AS TEXT)", "NULL", "1700000000", "1.5", "X'323032342D30312D3331'"]
         let sql = try Self.translated(.convert(.date, Self.v, from: .string, orNull: false))
         for value in values {
-            let stored = try db.rows("SELECT \(value)")[0][0]
+            let stored = try Self.stored(value, db)
             let date = Result { try db.rows("SELECT \(sql) FROM (SELECT \(value) AS v) AS s")[0][0] }
             if let reason = Value.unreadable(sql: stored, as: .string) {
                 XCTAssertThrowsError(try date.get(), "\(value) is rejected: \(reason)")
@@ -128,5 +133,14 @@ final class SQLTextShortcutTests: XCTestCase {
         XCTAssertEqual(literal, "etl_text_trim(' a ')")
         let flag = translator.sql(.convert(.boolean, .path(path, .string), from: .string, orNull: false))
         XCTAssertTrue(flag?.hasPrefix("(CASE lower(s.\"title\") WHEN") ?? false, flag ?? "nil")
+    }
+
+    /// `value` as a source column holds it: text that is not UTF-8 as the blob of its bytes,
+    /// as the engine reads it (`Statement.storedValue`).
+    static func stored(_ value: String, _ db: Database) throws -> SQLValue {
+        let statement = try db.prepare("SELECT \(value)")
+        _ = try statement.step()
+        defer { statement.reset() }
+        return statement.storedValue(0)
     }
 }

@@ -242,6 +242,6 @@ final class StrictValueTests: XCTestCase {
         let summary = try Migration(pipeline: pipeline).run()
         let rejects = try RejectFile.read(XCTUnwrap(summary.rejectFile))
         XCTAssertEqual(Int64(rejects.count), Int64(links), "one per book read by user 1")
-        XCTAssertTrue(rejects.allSatisfy { $0.expression == "$item.name" && $0.error.hasPrefix("item 1: the stored BLOB x'FF00FF' is not a string value") }, "\(rejects.first!)")
+        XCTAssertTrue(rejects.allSatisfy { $0.expression == "$item.name" && $0.error.hasPrefix("item 1: store \(source), User row 1: the stored BLOB x'FF00FF' is not a string value") }, "\(rejects.first!)")
     }
 }

@@ -157,7 +157,8 @@ final class SourceReader {
                             // `"unreadable": "null"`: the pipeline asked for null; counted as nulled.
                             rows.nulledUnreadable[rows.keys.count - 1, default: 0] += 1
                         } else if rows.unreadable[rows.keys.count - 1] == nil {
-                            rows.unreadable[rows.keys.count - 1] = (path, reason ?? Value.unreadable(sql: stored, as: type, storedAsText: statement.isText(index)) ?? "unreadable")
+                            rows.unreadable[rows.keys.count - 1] = (path, reason ?? "store \(database.path), \(query.entity) row \(rows.keys.last!): "
+                                + (Value.unreadable(sql: stored, as: type, storedAsText: statement.isText(index)) ?? "unreadable"))
                         }
                         rows.originals[rows.keys.count - 1, default: [:]][slotIndex] = Value.shown(stored)
                     }

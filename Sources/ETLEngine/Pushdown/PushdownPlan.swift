@@ -413,7 +413,8 @@ private struct StatementBuilder {
         var columns = [destination.keyColumn] + destination.insertDefaults.map(\.column)
         var values = destination.insertDefaults.map(\.value.sqlLiteral)
         // `.unique`: values that are the uniqueBy key itself are read from the work database's uniqueBy keys.
-        let unique = kind(index) == .unique ? try uniqueKey(index, alias: "s") : nil
+        // (Read as the values are, the text tested by the row guard: a value that is the key is read from the keys.)
+        let unique = kind(index) == .unique ? try translate(mapping.uniqueBy, translator, "the uniqueBy of mapping \(mapping.name)") : nil
         var readsSource = false
         var evaluated: [String] = []
         var mayReject = [mapping.filter, mapping.uniqueBy].contains { $0?.form.map(Self.mayReject) ?? false }
