@@ -58,13 +58,14 @@ final class PushdownPlanTests: XCTestCase {
 
     func testAMappingKeepingSourceKeysInsertsAKeyRangeUnderThoseKeys() throws {
         let users = try create("Users", step: 0, of: plan())
+        let userGuard = guarded([("userId", "integer"), ("name", "string")])
         XCTAssertEqual(users.kind, .sourceKeys)
         XCTAssertEqual(users.count.sql, #"SELECT count(*) FROM src."User" s"#)
         XCTAssertEqual(users.bound.sql, #"SELECT s."id" FROM src."User" s WHERE s."id" >= ?1 ORDER BY s."id" LIMIT 1 OFFSET ?2"#)
         XCTAssertEqual(users.insert.sql, #"INSERT INTO main."User" ("id", "userId", "name") SELECT s."id", "#
-                       + integer("userId") + ", " + string("name") + #" FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
-        XCTAssertEqual(users.rejects?.sql, #"SELECT count(*) FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 AND ("#
-                       + "(\(integer("userId")) IS NULL) + (\(string("name")) IS NULL)) >= 0")
+                       + integer("userId") + ", " + string("name") + #" FROM src."User" s WHERE "# + userGuard + #" AND s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
+        XCTAssertEqual(users.rejects?.sql, #"SELECT count(*) FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 AND CASE WHEN "# + userGuard + " THEN ("
+                       + "(\(integer("userId")) IS NULL) + (\(string("name")) IS NULL)) >= 0 END")
         XCTAssertEqual(users.blobs?.sql, #"SELECT 1 FROM src."User" s WHERE s."name" >= x'' LIMIT 1"#)
         XCTAssertNil(users.append, "kept keys are never numbered")
         XCTAssertNil(users.fillKeys)
@@ -75,14 +76,15 @@ final class PushdownPlanTests: XCTestCase {
         XCTAssertEqual(authors.kind, .unique)
         XCTAssertEqual(authors.fillKeys?.sql, #"INSERT INTO work.unique_key ("mapping", "key", "destination", "source", "rows") "#
                        + "SELECT 2, k, ?1 - 1 + row_number() OVER (ORDER BY first), first, n FROM (SELECT \(string("authorName")) AS k, "
-                       + #"min(s."id") AS first, count(*) AS n FROM src."Book" s WHERE (s."authorName" IS NOT NULL) GROUP BY k) ORDER BY k"#)
+                       + #"min(s."id") AS first, count(*) AS n FROM src."Book" s WHERE "# + guarded([("authorName", "string")], then: #"((s."authorName" IS NOT NULL))"#)
+                       + " GROUP BY k) ORDER BY k")
         XCTAssertEqual(authors.insert.sql, #"INSERT INTO main."Author" ("id", "name") SELECT u.destination, u.key FROM work.unique_key u "#
                        + "WHERE u.mapping = 2 AND u.destination >= ?1 ORDER BY u.destination", "the name is the key: no source row read")
         XCTAssertEqual(authors.passed.sql, "SELECT coalesce(sum(rows), 0) FROM work.unique_key WHERE mapping = 2 AND destination >= ?1")
         XCTAssertNil(authors.nullKey, "the filter excludes a null key")
 
         let unfiltered = try create("Authors", step: 0, of: plan([(#"          "filter": "$source.authorName != null",\#n"#, "")]))
-        XCTAssertEqual(unfiltered.nullKey?.sql, #"SELECT 1 FROM src."Book" s WHERE \#(string("authorName")) IS NULL LIMIT 1"#)
+        XCTAssertEqual(unfiltered.nullKey?.sql, #"SELECT 1 FROM src."Book" s WHERE \#(guarded([("authorName", "string")])) AND \#(string("authorName")) IS NULL LIMIT 1"#)
     }
 
     func testAMappingSharingItsTableNumbersItsRowsOrAppendsThem() throws {
@@ -94,9 +96,9 @@ final class PushdownPlanTests: XCTestCase {
         let writers = try create("Writers", step: 0, of: shared)
         XCTAssertEqual(writers.kind, .nextKeys)
         XCTAssertEqual(writers.insert.sql, #"INSERT INTO main."Author" ("id", "name") SELECT ?3 - 1 + row_number() OVER (ORDER BY s."id"), "#
-                       + string("name") + #" FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
+                       + string("name") + #" FROM src."User" s WHERE \#(guarded([("name", "string")])) AND s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
         XCTAssertEqual(writers.append?.sql, #"INSERT INTO main."Author" ("name") SELECT \#(string("name")) FROM src."User" s "#
-                       + #"WHERE s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
+                       + #"WHERE \#(guarded([("name", "string")])) AND s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
     }
 
     func testAForEachMappingInsertsItsPairsWithTheirLinks() throws {
@@ -105,7 +107,7 @@ final class PushdownPlanTests: XCTestCase {
         let pairs = #"FROM src."Book" s CROSS JOIN src."Book_users" p ON p."source_id" = s."id""#
         let book = #"CASE WHEN s."id" BETWEEN ?4 AND ?5 THEN s."id" ELSE (SELECT t."id" FROM main."Book" t WHERE t."id" = s."id") END"#
         let user = #"CASE WHEN p."target_id" BETWEEN ?6 AND ?7 THEN p."target_id" ELSE (SELECT t."id" FROM main."User" t WHERE t."id" = p."target_id") END"#
-        let inRange = #"WHERE (s."fileURL" IS NOT NULL) AND s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id", p."target_id""#
+        let inRange = #"WHERE \#(guarded([("fileURL", "string")], then: #"((s."fileURL" IS NOT NULL))"#)) AND s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id", p."target_id""#
         XCTAssertEqual(files.links.map(\.value), [book, user])
         XCTAssertEqual(files.insert.sql, #"INSERT INTO main."File" ("id", "fileURL", "book_id", "user_id") "#
                        + #"SELECT ?3 - 1 + row_number() OVER (ORDER BY s."id", p."target_id"), \#(string("fileURL")), \#(book), \#(user) \#(pairs) \#(inRange)"#)
@@ -129,7 +131,7 @@ final class PushdownPlanTests: XCTestCase {
                                                              #""name": "Users", "source": "User", "destination": "User", "policy": "tidy","#)]))
         XCTAssertEqual(users.insert.sql, #"INSERT INTO main."User" ("id", "userId", "name") SELECT k, etl_policy_field_0(p, 0), etl_policy_field_0(p, 1) "#
                        + #"FROM (SELECT s."id" AS k, etl_policy_0(s."id", \#(integer("userId")), \#(string("name")), s."userId", s."name") AS p "#
-                       + #"FROM src."User" s WHERE s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id" LIMIT -1 OFFSET 0)"#)
+                       + #"FROM src."User" s WHERE \#(guarded([("userId", "integer"), ("name", "string")])) AND s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id" LIMIT -1 OFFSET 0)"#)
     }
 
     /// `Users.files`, a to-many stored in File.user_id: the first owner of each pair's row sets it.
@@ -155,7 +157,7 @@ final class PushdownPlanTests: XCTestCase {
     func testAJoinTableToUniqueByRowsIsWorkedOutAheadARangeAtATime() throws {
         let authors = try relate("Books", "authors", step: 0, of: plan())
         let select = #"SELECT tu.destination, a."id" FROM src."Book" a CROSS JOIN work.unique_key tu ON tu.mapping = 2 AND tu.key = "#
-            + string("authorName").replacingOccurrences(of: "s.", with: "a.")
+            + string("authorName", checked: false).replacingOccurrences(of: "s.", with: "a.")
         let insert = #"INSERT OR IGNORE INTO main."Author_books" ("source_id", "target_id") "#
         let filter = #"(a."authorName" IS NOT NULL)"#
         XCTAssertEqual(authors.statement.sql, insert + select + " WHERE \(filter) ORDER BY 1, 2")
