@@ -71,4 +71,51 @@ final class UniqueByOrderTests: XCTestCase {
             }
         }
     }
+
+    /// Lists A (items 3, 1) and B (items 2, 4) share a name, C (item 5) has its own: a step
+    /// with `"uniqueBy": "$source.name"` on the lists makes one list of A and B, whose items
+    /// come in A's order, then B's, numbered 2048, 3072, …; C's keeps its source positions.
+    /// Pushed down and row by row.
+    func testListsMergedByAUniqueByKeepTheirOrderOneAfterTheOther() throws {
+        let entities = """
+            <entity name="Item"><attribute name="title" optional="YES" attributeType="String"/>
+                <relationship name="list" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="List" inverseName="items" inverseEntity="List"/></entity>
+            <entity name="List"><attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="items" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="list" inverseEntity="Item"/></entity>
+            """
+        let bundle = folder.url.appendingPathComponent("Lists.xcdatamodeld")
+        try ModelBundleFiles.write(bundle, versions: [("l1", ModelBundleFiles.model(entities)), ("l2", ModelBundleFiles.model(entities.replacingOccurrences(
+            of: #"<attribute name="name""#, with: #"<attribute name="seen" optional="YES" attributeType="Boolean"/><attribute name="name""#)))], current: "l2")
+        let l1 = try XCTUnwrap(ModelBundle.load(path: bundle.path).version(named: "l1"))
+        let source = folder.path("lists.sqlite")
+        try writeEmptyCoreDataStore(of: l1, to: source)
+        let db = try Database(path: source, mode: .readWrite)
+        try db.execute("INSERT INTO ZLIST (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 2, 1, 'x'), (2, 2, 1, 'x'), (3, 2, 1, 'y')")
+        try db.execute("""
+            INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZLIST, Z_FOK_LIST) VALUES
+              (1, 1, 1, 'i1', 1, 3072), (3, 1, 1, 'i3', 1, 2048), (2, 1, 1, 'i2', 2, 1024), (4, 1, 1, 'i4', 2, 9000), (5, 1, 1, 'i5', 3, 7777)
+            """)
+        try db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 5 WHERE Z_NAME = 'Item'")
+        try db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 3 WHERE Z_NAME = 'List'")
+        db.close()
+        for pushdown in [true, false] {
+            let out = folder.path("lists-\(pushdown).sqlite")
+            var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: URL(fileURLWithPath: source), destination: out,
+                                                                            version: "l2", extra: """
+                , "steps": [ { "from": "l1", "to": "l2", "mappings": [
+                    { "name": "I", "source": "Item", "destination": "Item", "attributes": { "title": "$source.title" } },
+                    { "name": "L", "source": "List", "destination": "List", "uniqueBy": "$source.name", "attributes": { "name": "$source.name" },
+                      "relationships": { "items": "destinations('I', $source.items)" } } ] } ]
+                """))
+            migration.options.pushdown = pushdown
+            let summary = try migration.run()
+            XCTAssertFalse(summary.notes.contains { $0.contains("order of") }, "pushdown \(pushdown): \(summary.notes)")
+            let written = try Database(path: out, mode: .readOnly)
+            XCTAssertEqual(try written.rows("SELECT l.ZNAME, i.ZTITLE, i.Z_FOK_LIST FROM ZITEM i JOIN ZLIST l ON l.Z_PK = i.ZLIST ORDER BY 1, 3"),
+                           [[.text("x"), .text("i3"), .integer(2048)], [.text("x"), .text("i1"), .integer(3072)],
+                            [.text("x"), .text("i2"), .integer(4096)], [.text("x"), .text("i4"), .integer(5120)],
+                            [.text("y"), .text("i5"), .integer(7777)]], "pushdown \(pushdown)")
+            written.close()
+        }
+    }
 }
