@@ -31,17 +31,19 @@ struct CarriedOrder {
         guard let uniqueBy = mapping.uniqueBy?.form else { return nil }
         let row = "\(prefix)row", u = "\(prefix)u"
         let translator = SQLTranslator(layout: step.sourceLayout, entity: mapping.sourceEntity, alias: row)
-        guard let key = translator.sql(uniqueBy) else { return nil }
-        var conditions: [String] = []
+        guard var key = translator.sql(uniqueBy) else { return nil }
+        let table = step.sourceLayout.table(of: mapping.sourceEntity)
+        var conditions = [table.condition(alias: row)].compactMap { $0 }
         if let filter = mapping.filter {
             guard let form = filter.form, let sql = translator.sql(form) else { return nil }
             conditions.append(sql)
         }
-        let table = step.sourceLayout.table(of: mapping.sourceEntity)
+        // The key of a passing row only: a row the filter leaves out may hold a value its
+        // key cannot be made of (which would fail the statement).
+        if !conditions.isEmpty { key = "(CASE WHEN \(conditions.joined(separator: " AND ")) THEN \(key) END)" }
         let rows = KeptBookkeeping.source(table.name, alias: row)
-        conditions += [table.condition(alias: row)].compactMap { $0 }
         return ([.cross(rows, on: ["\(rows.column(table.keyColumn)) = \(sourceKey)"]),
-                 WorkDatabase.joinUniqueKey(scope: mapping.ownTarget, alias: u, key: key)], "\(u).destination", conditions)
+                 WorkDatabase.joinUniqueKey(scope: mapping.ownTarget, alias: u, key: key)], "\(u).destination", [])
     }
 
     /// Whether finding mapping `index`'s rows evaluates its uniqueBy (and filter) in SQL,
