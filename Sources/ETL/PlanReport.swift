@@ -91,7 +91,7 @@ public struct PlanReport: Sendable, Codable, Equatable {
         let (plan, store) = try migration.planWithSource()
         // What the run would refuse in this source before reading a row, the plan refuses
         // too, with the run's message.
-        try SourceRefusals.check(plan, source: store.database)
+        try SourceRefusals.check(plan, source: store.database, quickCheck: migration.options.checkSource ? migration.options : nil)
         return try make(plan, pipeline: migration.pipeline, source: store.database, policies: migration.policies)
     }
 

@@ -7,19 +7,29 @@ import ETLPipeline
 /// and the checkpoint: tables or columns the first step reads that the source lacks, Core
 /// Data bookkeeping that does not hold, tables no entity owns that the pipeline says
 /// nothing of (`UnmodeledTables`), and data a step would leave unread that the pipeline
-/// does not drop (`RemovedData`). `Engine` meets them one by one as it starts; `etl plan`
+/// does not drop (`RemovedData`); and, given the run's options, a store SQLite's quick
+/// check finds damaged (which the run checks beside its work, and refuses before installing). `Engine` meets them one by one as it starts; `etl plan`
 /// asks `check` for all of them, so that it refuses what `etl run` would refuse, with the
 /// same message.
 public enum SourceRefusals {
     /// Every refusal, in the order a run from the start meets them, over the steps the run
     /// runs first: the fused ones where the plan has them (`Engine.run`).
-    public static func check(_ plan: Plan, source: Database) throws {
+    /// - Parameter quickCheck: SQLite's quick check of the source as the run makes it
+    ///   (`SourceCheck`, `RunOptions.checkSource`), whose damage the run reports instead of
+    ///   what it met once the steps began; nil: none (`--no-check`).
+    public static func check(_ plan: Plan, source: Database, quickCheck options: RunOptions? = nil) throws {
         var plan = plan
         if let fused = plan.fusedSteps { plan.steps = fused }
         guard let first = plan.steps.first else { return }
+        let quickCheck = try options.map {
+            try SourceCheck(path: plan.sourcePath, source: source, busyTimeout: $0.lockTimeoutMilliseconds,
+                            smallStoreBytes: $0.tuning.smallStoreBytes)
+        }
+        defer { quickCheck?.cancel() }
         try schema(plan, source)
         _ = try UnmodeledTables(plan: plan, source: source)
         try laterSteps(plan, source)
+        try quickCheck?.wait()
         _ = try unread(first, pipeline: plan.spec.file, source: source, path: plan.sourcePath)
     }
 
