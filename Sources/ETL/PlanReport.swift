@@ -76,7 +76,8 @@ public struct PlanReport: Sendable, Codable, Equatable {
     public var notices: [String]? = nil
 
     /// Plans `migration` as its run would: from the source store when it exists (its layout
-    /// checked, its version detected, drops counted), else from the pipeline alone.
+    /// checked, its version detected, drops counted, and refused where the run would refuse
+    /// it before reading a row: `SourceRefusals`), else from the pipeline alone.
     public static func make(_ migration: Migration) throws -> PlanReport {
         let spec = try migration.spec()
         // A source given on the command line must exist; the pipeline's own may not yet.
@@ -88,6 +89,9 @@ public struct PlanReport: Sendable, Codable, Equatable {
             return try make(plan, pipeline: migration.pipeline, source: nil, policies: policies)
         }
         let (plan, store) = try migration.planWithSource()
+        // What the run would refuse in this source before reading a row, the plan refuses
+        // too, with the run's message.
+        try SourceRefusals.check(plan, source: store.database, quickCheck: migration.options.checkSource ? migration.options : nil)
         return try make(plan, pipeline: migration.pipeline, source: store.database, policies: migration.policies)
     }
 

@@ -29,6 +29,12 @@ extension Batch {
             migration.source = store.path
             do {
                 let plan = try migration.planReadingSource()
+                // What the run would refuse before reading a row, as `etl plan` does.
+                if !plan.steps.isEmpty {
+                    let source = try migration.openSource()  // kept open while checked: it closes its database when released
+                    try SourceRefusals.check(plan, source: source.database, quickCheck: migration.options.checkSource ? migration.options : nil)
+                    withExtendedLifetime(source) {}
+                }
                 return BatchStorePlan(store: store.relativePath, decision: plan.steps.isEmpty ? .skip : .migrate,
                                       fromVersion: plan.sourceVersion, toVersion: plan.targetVersion, hops: plan.steps.count)
             } catch {

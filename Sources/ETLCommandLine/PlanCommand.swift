@@ -22,8 +22,13 @@ struct PlanCommand: ParsableCommand {
               etl plan pipelines/books-coredata.json --source archive/a.sqlite --json
               etl plan pipelines/books.json --mermaid > plan.mmd
 
+            With a source store, everything `etl run` would refuse before reading a row is refused \
+            here too, with the same message and exit code (data a step leaves unread that no \
+            "drop" names, tables no entity owns, a missing table or column, a store SQLite's quick \
+            check finds damaged).
+
             Exit codes: 0 planned (or up to date); 1 the source cannot be read as a store of the \
-            pipeline; 2 bad usage or a bad pipeline or model file.
+            pipeline, or the run would refuse it; 2 bad usage or a bad pipeline or model file.
             """)
 
     @Argument(help: "The pipeline file.")

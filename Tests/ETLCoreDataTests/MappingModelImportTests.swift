@@ -258,14 +258,14 @@ final class MappingModelImportTests: XCTestCase {
         }
     }
 
-    /// `SELF` is the source row; `x.length` of a string attribute is its length.
+    /// `SELF` is the source row; `x.length` of a string attribute is its length as NSString counts it.
     func testSelfAndTheLengthOfAStringTranslate() throws {
         let person = try importPerson(try personMapping(attributes: [
             "firstName": "SELF.firstName",
             "lastName": "FUNCTION(nil, \"castObject:toType:\", FUNCTION(nil, \"multiply:by:\", $source.lastName.length, 0.2), 'NSString')",
         ]))
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: person.attributes.map { ($0.property, $0.expression) }),
-                       ["firstName": "$source.firstName", "lastName": "string((length($source.lastName) * 0.2))"])
+                       ["firstName": "$source.firstName", "lastName": "string((utf16length($source.lastName) * 0.2))"])
     }
 
     /// `FUNCTION($entityPolicy, "selector:", …)` calls the function the mapping's policy

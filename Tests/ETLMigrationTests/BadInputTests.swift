@@ -19,7 +19,7 @@ final class BadInputTests: XCTestCase {
 
     func testMissingSource() throws {
         let missing = folder.path("nope.sqlite")
-        assertMigrationError(try migrateBooks(source: missing, destination: destination), contains: [missing, "no such file"])
+        assertRefusedAlike(booksMigration(source: missing, destination: destination), contains: [missing, "no such file"])
         try assertNothingWritten(besides: ["v1.sqlite"])
     }
 
@@ -27,7 +27,7 @@ final class BadInputTests: XCTestCase {
         let text = folder.path("notes.sqlite")
         try Data("these are not the tables you are looking for\n".utf8).write(to: URL(fileURLWithPath: text))
         let before = try bytes(text)
-        assertMigrationError(try migrateBooks(source: text, destination: destination), contains: [text, "not a SQLite database"])
+        assertRefusedAlike(booksMigration(source: text, destination: destination), contains: [text, "not a SQLite database"])
         XCTAssertEqual(try bytes(text), before)
         try assertNothingWritten(besides: ["notes.sqlite", "v1.sqlite"])
     }
@@ -40,7 +40,7 @@ final class BadInputTests: XCTestCase {
         try whole.prefix(whole.count / 3).write(to: URL(fileURLWithPath: truncated))
         try FileManager.default.removeItem(atPath: big)
         let before = try bytes(truncated)
-        assertMigrationError(try migrateBooks(source: truncated, destination: destination), contains: [truncated, "damaged or truncated"])
+        assertRefusedAlike(booksMigration(source: truncated, destination: destination), contains: [truncated, "damaged or truncated"])
         XCTAssertEqual(try bytes(truncated), before)
         try assertNothingWritten(besides: ["truncated.sqlite", "v1.sqlite"])
     }
@@ -56,7 +56,7 @@ final class BadInputTests: XCTestCase {
         var migration = Migration(pipeline: pipeline)
         migration.source = destination
         migration.destination = folder.path("again.sqlite")
-        assertMigrationError(try migration.run(), contains: [destination, "no column authorName", "books-v1", "Its columns: id, title"])
+        assertRefusedAlike(migration, contains: [destination, "no column authorName", "books-v1", "Its columns: id, title"])
         XCTAssertEqual(try bytes(destination), before)
         try assertNothingWritten(besides: ["v1.sqlite", "v3.sqlite", "v1-v2.json"])
     }

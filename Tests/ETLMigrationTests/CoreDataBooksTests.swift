@@ -154,7 +154,7 @@ final class CoreDataBooksTests: XCTestCase {
                        "every row arrives; rank gets n2's default, NO read as 0")
 
         let toN3 = try folder.coreDataPipeline(bundle: bundle, source: source, destination: folder.path("n3.sqlite"))
-        XCTAssertThrowsError(try Migration(pipeline: toN3).run()) { error in
+        assertRefusedAlike(Migration(pipeline: toN3)) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains(bundle.appendingPathComponent("n3.xcdatamodel/contents").path + ":"), text)
             XCTAssertTrue(text.contains("version n3 of") && text.contains("is needed by this run (hop n2 → n3)"), text)
@@ -179,7 +179,7 @@ final class CoreDataBooksTests: XCTestCase {
               "source": { "store": "notes.sqlite", "layout": "coredata", "version": "n1" },
               "destination": { "store": "notes-n2.sqlite", "layout": "coredata", "version": "n2" } }
             """)
-        XCTAssertThrowsError(try Migration(pipeline: pipeline).run()) { error in
+        assertRefusedAlike(Migration(pipeline: pipeline)) { error in
             let text = "\(error)"
             XCTAssertTrue(error is DocumentError, text)
             XCTAssertTrue(text.contains("n1 → n2 cannot be inferred"), text)

@@ -43,8 +43,8 @@ final class HostileStoreTests: XCTestCase {
         assertMigrationError(try SourceStore(path: damaged), contains: [damaged, "is damaged or truncated", "quick_check", "Page"])
         let unchecked = try SourceStore(path: damaged, check: false)
         XCTAssertEqual(unchecked.path, damaged)
-        assertMigrationError(try migrateBooks(source: damaged, destination: folder.path("out.sqlite")),
-                             contains: [damaged, "is damaged or truncated"])
+        assertRefusedAlike(booksMigration(source: damaged, destination: folder.path("out.sqlite")),
+                           contains: [damaged, "is damaged or truncated"])
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: damaged)), bytes)
         XCTAssertNoThrow(try SourceStore(path: store), "the undamaged original passes")
     }
@@ -73,8 +73,8 @@ final class HostileStoreTests: XCTestCase {
         let source = try SourceStore(path: store)
         XCTAssertNil(try source.database.table(named: "Book"))
         XCTAssertEqual(try source.database.objectType(named: "Book"), "view")
-        assertMigrationError(try migrateBooks(source: store, destination: folder.path("out.sqlite")),
-                             contains: [store, "has no table Book"])
+        assertRefusedAlike(booksMigration(source: store, destination: folder.path("out.sqlite")),
+                           contains: [store, "has no table Book"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("out.sqlite")))
         XCTAssertEqual(try bytes(store), before)
     }

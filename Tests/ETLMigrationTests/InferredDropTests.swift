@@ -62,6 +62,7 @@ final class InferredDropTests: XCTestCase {
 
     func testALikelyRenameIsRefusedWithBothFixes() throws {
         _ = try writeStore()
+        assertRefusedAlike(Migration(pipeline: try pipeline(drop: nil)))
         do {
             _ = try Migration(pipeline: try pipeline(drop: nil)).run()
             XCTFail("the drop-and-add hop must be refused")
@@ -105,6 +106,7 @@ final class InferredDropTests: XCTestCase {
 
     func testADropNamingNothingRemovedIsAnError() throws {
         _ = try writeStore()
+        assertRefusedAlike(Migration(pipeline: try pipeline(drop: ["Tag.color", "Tag.colour"])))
         assertThrows(try Migration(pipeline: try pipeline(drop: ["Tag.color", "Tag.colour"])).run(),
                      contains: ["tags.json", "$.drop[1]", "'Tag.colour' is no entity or property of any model version of the pipeline (v1, v2)",
                                 "Note, Tag.color, Tag.legacy"])
@@ -113,6 +115,7 @@ final class InferredDropTests: XCTestCase {
     func testAnUndeclaredRemovalOfDataIsRefusedBeforeARowIsRead() throws {
         let source = try writeStore(renamingIdentifier: true)
         let before = try bytes(source)
+        assertRefusedAlike(Migration(pipeline: try pipeline(drop: nil)))
         assertThrows(try Migration(pipeline: try pipeline(drop: nil)).run(),
                      contains: ["tags.json", "step v1 to v2 (inferred) leaves data of source", "Tag.legacy: 10 non-null values", "Note: 3 rows",
                                 #""drop": ["Tag.legacy", "Note"]"#])

@@ -179,7 +179,7 @@ final class MappingModelRunTests: XCTestCase {
 
     func testAMappingModelWhosePolicyIsNotRegisteredSaysWhichClassItNeeds() throws {
         let path = try examplePipeline("v2-to-v3.json")
-        XCTAssertThrowsError(try Migration(pipeline: path, policies: ["SomethingElse": Policy()]).run()) { error in
+        assertRefusedAlike(Migration(pipeline: path, policies: ["SomethingElse": Policy()])) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("$.steps[0].mappingModel"), text)
             XCTAssertTrue(text.contains("entity mapping CarToCar of ") && text.contains("V2toV3.xcmappingmodel"), text)
@@ -196,7 +196,7 @@ final class MappingModelRunTests: XCTestCase {
                                 version: "TestMigrationStore 2", out: "out.sqlite", steps: """
             { "from": "TestMigrationStore", "to": "TestMigrationStore 2", "mappingModel": "\(set.path)/TestMigrationStore_2_3.xcmappingmodel" }
             """)
-        XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
+        assertRefusedAlike(Migration(pipeline: path)) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("$.steps[0].mappingModel"), text)
             XCTAssertTrue(text.contains("was made for TestMigrationStore 2 → TestMigrationStore 3, not for this step's TestMigrationStore → TestMigrationStore 2"), text)
@@ -225,7 +225,7 @@ final class MappingModelRunTests: XCTestCase {
         try xml.replacingOccurrences(of: #"<attribute name="name" optional="YES" attributeType="String""#, with: #"<attribute name="name" attributeType="String""#)
             .write(to: contents, atomically: true, encoding: .utf8)
         let edited = try pipeline(bundle: bundle, source: store, version: "TestMigrationStore two", out: "edited.sqlite", steps: step)
-        XCTAssertThrowsError(try Migration(pipeline: edited).run()) { error in
+        assertRefusedAlike(Migration(pipeline: edited)) { error in
             XCTAssertTrue("\(error)".contains("the destination model it archives (CTDataStoreManagerTests/CoreDataTests/MigrationTest/TestMigrationStore.xcdatamodeld/TestMigrationStore 2.xcdatamodel) differs from version TestMigrationStore two in entity Entity: its version hashes differ"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("edited.sqlite")))
@@ -239,7 +239,7 @@ final class MappingModelRunTests: XCTestCase {
             { "from": "TestMigrationStore", "to": "TestMigrationStore 2", "mappingModel": "\(set.path)/TestMigrationStore_1_2.xcmappingmodel",
               "mappings": [ { "source": "Entity", "destination": "Entity" } ] }
             """)
-        XCTAssertThrowsError(try Migration(pipeline: path).run()) { error in
+        assertRefusedAlike(Migration(pipeline: path)) { error in
             XCTAssertTrue("\(error)".contains("$.steps[0].mappings: a step takes its mappings from \"mappingModel\" or from \"mappings\", not both"), "\(error)")
         }
     }

@@ -46,6 +46,7 @@ final class SchemaObjectTests: XCTestCase {
     func testTheyAreRefusedByNameUnlessThePipelineSaysWhatToDo() throws {
         let s = try store()
         let before = try bytes(s.source.path)
+        assertRefusedAlike(Migration(pipeline: try pipeline(s, objects: nil)))
         do {
             _ = try Migration(pipeline: try pipeline(s, objects: nil)).run()
             XCTFail("a trigger, a view and two virtual tables no model describes")

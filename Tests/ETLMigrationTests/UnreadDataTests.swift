@@ -60,6 +60,7 @@ final class UnreadDataTests: XCTestCase {
         let source = try writeStore()
         let before = try bytes(source)
         let events = EventLog()
+        assertRefusedAlike(Migration(pipeline: try pipeline()))
         do {
             _ = try Migration(pipeline: try pipeline()).run { events.append($0) }
             XCTFail("a step leaving 14 sections and 12 colours unread must be refused")
@@ -98,6 +99,7 @@ final class UnreadDataTests: XCTestCase {
 
     func testAPartialDeclarationIsRefusedNamingTheRest() throws {
         _ = try writeStore()
+        assertRefusedAlike(Migration(pipeline: try pipeline(drop: #"["Section"]"#)))
         do {
             _ = try Migration(pipeline: try pipeline(drop: #"["Section"]"#)).run()
             XCTFail("Post.hexColor and Post.section are not declared")
@@ -110,6 +112,7 @@ final class UnreadDataTests: XCTestCase {
 
     func testAStepDropNamingNothingTheStepLeavesIsAnError() throws {
         _ = try writeStore()
+        assertRefusedAlike(Migration(pipeline: try pipeline(stepDrop: #"["Post.title"]"#)))
         do {
             _ = try Migration(pipeline: try pipeline(stepDrop: #"["Post.title"]"#)).run()
             XCTFail("the step reads Post.title")
@@ -127,6 +130,7 @@ final class UnreadDataTests: XCTestCase {
         let source = try writeStore(version: "2")
         let before = try bytes(source)
         let events = EventLog()
+        assertRefusedAlike(Migration(pipeline: try pipeline(version: "2")))
         do {
             _ = try Migration(pipeline: try pipeline(version: "2")).run { events.append($0) }
             XCTFail("step 3 to 4 leaves 14 sections and 12 colours unread")

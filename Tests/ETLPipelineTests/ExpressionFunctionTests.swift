@@ -129,6 +129,13 @@ final class FunctionExpressionTests: XCTestCase {
         XCTAssertEqual(try evaluate("length($source.cover)", row: ["$source.cover": .binary([1, 2, 3])]), .integer(3))
         XCTAssertEqual(try evaluate("length($source.title)"), .null)
         XCTAssertEqual(compileError("length(3)")?.message, "length: argument 1 must be a string or binary, found integer")
+        // length() counts Unicode scalars (as substring() does); utf16length() UTF-16 units, as NSString.
+        XCTAssertEqual(try evaluate("length('😀😀')"), .integer(2))
+        XCTAssertEqual(try evaluate("utf16length('😀😀')"), .integer(4))
+        XCTAssertEqual(try evaluate("utf16length('he\u{301}llo')"), .integer(6))
+        XCTAssertEqual(try evaluate("utf16length($source.cover)", row: ["$source.cover": .binary([1, 2, 3])]), .integer(3))
+        XCTAssertEqual(try evaluate("utf16length($source.title)"), .null)
+        XCTAssertEqual(compileError("utf16length(3)")?.message, "utf16length: argument 1 must be a string or binary, found integer")
     }
 
     func testIntegerCast() throws {

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETL
 import ETLBatch
+import ETLTestSupport
 
 /// `etl plan`: what a run will do, before it writes anything.
 extension CommandLineTests {
@@ -65,13 +66,19 @@ extension CommandLineTests {
         let source = Self.root.appendingPathComponent("data/books-v1-coredata.sqlite").path
         let bundle = Self.root.appendingPathComponent("pipelines/models/Books.xcdatamodeld").path
         let pipeline = folder.appendingPathComponent("inferred.json")
-        try Data("""
-            { "format": 1, "models": "\(bundle)",
-              "source": { "store": "\(source)", "layout": "coredata" },
-              "destination": { "store": "v2.sqlite", "layout": "coredata", "version": "books-v2" } }
-            """.utf8).write(to: pipeline)
+        func write(drop: String) throws {
+            try Data("""
+                { "format": 1, "models": "\(bundle)",
+                  "source": { "store": "\(source)", "layout": "coredata" },
+                  "destination": { "store": "v2.sqlite", "layout": "coredata", "version": "books-v2" }\(drop) }
+                """.utf8).write(to: pipeline)
+        }
         let withAuthor = try Database(path: source, mode: .readOnly).scalarInt("SELECT count(*) FROM ZBOOK WHERE ZAUTHORNAME IS NOT NULL")
         XCTAssertGreaterThan(withAuthor, 0)
+        // Undeclared, the drop refuses the plan as it refuses the run.
+        try write(drop: "")
+        try assertPlanAndRunRefuseAlike([pipeline.path], saying: #"add "drop": ["Book.authorName"]"#)
+        try write(drop: #", "drop": ["Book.authorName"]"#)
 
         let report = try planJSON(try etl("plan", pipeline.path, "--json"))
         XCTAssertEqual(report.hops.count, 1)
@@ -178,5 +185,35 @@ enum MermaidFlowchart {
             problems.append("edge \(a) --> \(b) names an undefined node")
         }
         return problems
+    }
+}
+
+/// `etl plan` refuses what `etl run` refuses before reading a row, with the same message and
+/// exit code: data a step leaves unread that the pipeline does not drop (plan printed "drops …"
+/// and exited 0, run then exited 1), and a store of another version, which lacks a column
+/// the step reads (plan did not look at the columns).
+extension CommandLineTests {
+    func assertPlanAndRunRefuseAlike(_ arguments: [String], saying part: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let plan = try ToolProcess.run(["plan"] + arguments, in: folder)
+        let run = try ToolProcess.run(["run"] + arguments, in: folder)
+        XCTAssertNotEqual(run.status, 0, run.stdout, file: file, line: line)
+        XCTAssertEqual(plan.status, run.status, plan.stdout + plan.stderr, file: file, line: line)
+        XCTAssertEqual(plan.stderr, run.stderr, file: file, line: line)
+        XCTAssertTrue(run.stderr.contains(part), run.stderr, file: file, line: line)
+    }
+
+    func testPlanRefusesWhatRunRefusesBeforeReadingARow() throws {
+        XCTAssertEqual(try etl("sample", "books", "--rows", "200", "--out", "v1.sqlite").status, 0)
+        let users = #"{ "name": "Users", "source": "User", "destination": "User", "attributes": { "userId": "$source.userId", "name": "$source.name" } }"#
+        let unread = try temporary.booksStepPipeline("unread.json", mappings: users)
+        try assertPlanAndRunRefuseAlike([unread], saying: "leaves data of source")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("v2.sqlite").path))
+
+        // A v3 store (the books pipeline's result) given to the v1 → v2 step.
+        XCTAssertEqual(try etl("run", pipeline, "--source", "v1.sqlite", "--destination", "v3.sqlite").status, 0)
+        let books = try temporary.booksStepPipeline("books.json", mappings: """
+            { "name": "Books", "source": "Book", "destination": "Book", "attributes": { "title": "$source.title" } }
+            """)
+        try assertPlanAndRunRefuseAlike([books, "--source", "v3.sqlite"], saying: "no column authorName")
     }
 }

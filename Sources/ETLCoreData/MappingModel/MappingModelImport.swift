@@ -28,7 +28,7 @@ import ETLModel
 ///   `add:to:` `from:subtract:` `multiply:by:` `divide:by:` `modulus:by:`, `uppercase:`
 ///   `lowercase:` `length:`, `castObject:toType:` (NSString, NSNumber, NSDate) and the string
 ///   methods `uppercaseString` `lowercaseString` `length` `stringByAppendingString:`;
-///   `SELF` as `$source`, `x.length` of a string attribute as `length($source.x)`;
+///   `SELF` as `$source`, `x.length` of a string attribute as `utf16length($source.x)` (NSString counts UTF-16 units);
 ///   arithmetic into an integer attribute as `integer(…)` (Core Data keeps the integer part).
 /// - Relationship expressions: `destinationInstancesForEntityMappingNamed:sourceInstances:`
 ///   and `destinationInstancesForSourceRelationshipNamed:sourceInstances:` on `$manager`,
@@ -119,7 +119,7 @@ private struct Translation {
             }
             if let predicate = m.sourcePredicate {
                 do {
-                    imported.filter = try PredicateTranslation.filter(predicate)
+                    imported.filter = try PredicateTranslation.filter(predicate) { attributeType(atPath: $0, from: m.source!) == .string }
                 } catch {
                     throw refuse(m, nil, "source filter \"\(ExpressionFormat.excerpt(predicate))\": \(error); write the mapping's \"filter\" in the pipeline language instead (docs/pipeline.md, Expressions)")
                 }
@@ -260,8 +260,9 @@ private struct Translation {
     }
 
     static let arithmetic = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "modulus:by:": "%"]
-    static let functions = ["uppercase:": "upper", "lowercase:": "lower", "length:": "length"]
-    static let methods = ["uppercaseString": "upper", "lowercaseString": "lower", "length": "length"]
+    // NSString's `length` counts UTF-16 units (NSData's, bytes): `utf16length`, not `length`.
+    static let functions = ["uppercase:": "upper", "lowercase:": "lower", "length:": "utf16length"]
+    static let methods = ["uppercaseString": "upper", "lowercaseString": "lower", "length": "utf16length"]
     static let casts = ["NSString": "string", "NSNumber": "double", "NSDate": "date"]
 
     /// An attribute value expression in the pipeline language, or nil when it has none.
@@ -272,7 +273,7 @@ private struct Translation {
     static func value(_ e: ArchivedExpression, isString: (String) -> Bool = { _ in false }, entityPolicy: String? = nil) -> String? {
         if let path = e.sourceKeyPath {
             if path.hasSuffix(".length"), isString(String(path.dropLast(".length".count))) {
-                return "length($source.\(path.dropLast(".length".count)))"
+                return "utf16length($source.\(path.dropLast(".length".count)))"
             }
             return path.isEmpty ? "$source" : "$source.\(path)"
         }

@@ -9,7 +9,7 @@ import Foundation
 /// `matches(a, 'pattern')`; `tags.@count` as `count($source.tags)`; `BEGINSWITH`,
 /// `ENDSWITH`, `CONTAINS`, `LIKE` with a string literal, and the options `[c]` `[d]` `[cd]`
 /// on those, `MATCHES`, `==` and `!=` (`StringComparison`). A key path `name` becomes
-/// `$source.name`.
+/// `$source.name`; `title.length` of a string attribute, `utf16length($source.title)`.
 ///
 ///     try PredicateTranslation.filter("maker != nil AND year >= 2000")
 ///     // "$source.maker != null && $source.year >= 2000"
@@ -25,7 +25,9 @@ enum PredicateTranslation {
     }
 
     /// nil: every row passes (`TRUEPREDICATE`, or nothing written).
-    static func filter(_ predicate: String) throws -> String? {
+    /// `isString` tells a key path that ends in a string attribute: `title.length` is the
+    /// string's length as NSString counts it, `utf16length($source.title)`.
+    static func filter(_ predicate: String, isString: (String) -> Bool = { _ in false }) throws -> String? {
         let trimmed = predicate.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty || trimmed.uppercased() == "TRUEPREDICATE" { return nil }
         var out: [String] = []
@@ -115,7 +117,11 @@ enum PredicateTranslation {
                 default:
                     let path = word.hasPrefix("SELF.") ? String(word.dropFirst(5)) : word
                     guard !path.isEmpty, !path.hasSuffix("."), !path.contains("..") else { throw Untranslatable(word: word) }
-                    try operand("$source.\(path)")
+                    if path.hasSuffix(".length"), isString(String(path.dropLast(".length".count))) {
+                        try operand("utf16length($source.\(path.dropLast(".length".count)))")
+                    } else {
+                        try operand("$source.\(path)")
+                    }
                 }
                 continue
             }

@@ -129,15 +129,14 @@ public struct Engine {
             area.removeAll(stepCount: plan.steps.count)
         }
         try checkDestination(destination, source: source)
-        try checkSourceSchema(sourceDatabase)
+        // What the source holds that the run refuses, before a row is read (`etl plan` asks
+        // `SourceRefusals.check` for the same, in this order).
+        try SourceRefusals.schema(plan, sourceDatabase)
         // Tables no entity owns (history, CloudKit, unknown) are refused here, before a row
         // is read, unless the pipeline says what to do with them.
         let unmodeled = try UnmodeledTables(plan: plan, source: sourceDatabase)
-        // What a later step would leave unread that the source already holds, under the same
-        // name: refused now, before the first step reads a row, not once the steps before it ran.
-        if checkpoint.map({ $0.position.step == 0 }) ?? true,
-           let (step, items) = try RemovedData.laterUndeclared(plan.steps, source: sourceDatabase).first {
-            throw MigrationError.dataLeftUnread(pipeline: plan.spec.file, step: step.name, source: "\(source), under the same names (the steps before it carry them there)", unread: items)
+        if checkpoint.map({ $0.position.step == 0 }) ?? true {
+            try SourceRefusals.laterSteps(plan, sourceDatabase)
         }
 
         let run = RunState(plan: plan, identity: identity, file: file, enabled: options.checkpoints,
@@ -294,10 +293,7 @@ public struct Engine {
         let resuming = position.map { !$0.isStartOfStep } ?? false
         let firstNewKeys = try step.firstNewKeys(source: input)
         // Counted before a row is read: data the pipeline does not say is to go refuses the step.
-        let removedData = try RemovedData(step: step, source: input)
-        if !removedData.undeclared.isEmpty {
-            throw MigrationError.dataLeftUnread(pipeline: plan.spec.file, step: step.name, source: inputPath, unread: removedData.undeclared)
-        }
+        let removedData = try SourceRefusals.unread(step, pipeline: plan.spec.file, source: input, path: inputPath)
         if let resume, let position, resuming {
             db = try openOutput(output, area: area)
             nextKeys = resume.nextKeys
@@ -363,7 +359,8 @@ public struct Engine {
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
-            for note in try KeptBookkeeping(step: step).copy(into: db, sourcePath: inputPath) where !run.notes.contains(note) {
+            let kept = KeptBookkeeping(step: step, associationsKept: execution.associationsKept, functions: options.policies.functions)
+            for note in try kept.copy(into: db, sourcePath: inputPath) where !run.notes.contains(note) {
                 run.notes.append(note)
             }
             // Said of the store the run delivers (every step before carried the same markers).
@@ -554,17 +551,6 @@ public struct Engine {
         }
         if fm.fileExists(atPath: destination) && options.replace == .refuse {
             throw MigrationError.badDestination(path: destination, reason: "already exists. Pass --backup to keep it as \(destination).bak, or --force to replace it")
-        }
-    }
-
-    /// Checks that the source has the tables and columns the first step reads, so a
-    /// store of another version fails before any work, naming what is missing.
-    private func checkSourceSchema(_ db: Database) throws {
-        guard let step = plan.steps.first else { return }
-        let entities = step.mappings.flatMap { [$0.sourceEntity] + ($0.itemEntity.map { [$0] } ?? []) }
-        try SourceSchemaCheck.checkTables(db, path: plan.sourcePath, layout: step.sourceLayout, entities: entities)
-        if let layout = step.sourceLayout as? CoreDataLayout {
-            try SourceBookkeeping.check(db, path: plan.sourcePath, layout: layout)
         }
     }
 }

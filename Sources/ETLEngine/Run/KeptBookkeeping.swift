@@ -11,24 +11,36 @@ import ETLPipeline
 /// - `Z_FOK_…` (the position of a member in an ordered to-many): a link the step carried
 ///   from an ordered relationship of the source to an ordered one of the destination keeps
 ///   the source's value, when both its rows keep their source keys (so the destination's
-///   link is the source's link). What is left (new links, new lists) `CoreDataLayout.finish`
-///   numbers as Core Data does, 2048, 3072, ….
+///   link is the source's link); when they do not, the source's order is carried through
+///   the associations or uniqueBy keys (`CarriedOrder`). What is left (new links, new lists)
+///   `CoreDataLayout.finish` numbers as Core Data does, 2048, 3072, ….
 ///
 /// Runs after either executor made the step's rows and links, whichever way (pushed down,
 /// row by row, fused), over the step's source attached read-only; every statement sets
 /// values from the source alone, so running it again after a resume writes the same.
 struct KeptBookkeeping {
     let step: StepPlan
+    /// The mappings whose associations the step's executor recorded (`StepOutcome`): where
+    /// rows do not keep their keys, an ordered list's order is carried through them
+    /// (`CarriedOrder`).
+    var associationsKept: Set<MappingID> = []
+    /// The program's functions, which a uniqueBy found again in SQL may call.
+    var functions: [String: ExpressionFunction] = [:]
 
-    /// The statements, over the source attached as `kept_src`, and the ordered relationships
-    /// whose order could not be copied (for the run's notes).
-    func statements() -> (sql: [SQLUpdate], uncopied: [String]) {
+    /// The statements, over the source attached as `kept_src`: `sql` and `carried` (the
+    /// order of lists whose rows do not keep their keys, `CarriedOrder`, and whether one
+    /// evaluates a uniqueBy in SQL); and the ordered relationships whose order could not be
+    /// carried (for the run's notes).
+    func statements() -> (sql: [SQLUpdate], carried: [String], evaluates: Bool, uncopied: [String]) {
         guard let source = CoreDataLayout.of(step.sourceLayout), let destination = CoreDataLayout.of(step.destinationLayout) else {
-            return ([], [])
+            return ([], [], false, [])
         }
         let kept = step.sourceKeyTargets
         var sql: [SQLUpdate] = []
+        var carried: [String] = []
+        var evaluates = false
         var uncopied: [String] = []
+        let order = CarriedOrder(step: step, associationsKept: associationsKept)
 
         // Z_OPT of the rows kept, table by table (the kept rows of one table come from one
         // source table: `sourceKeyTargets`).
@@ -67,7 +79,14 @@ struct KeptBookkeeping {
                     guard let match = sourceSides.first(where: { $0.ownerIsTarget == side.ownerIsTarget }),
                           let from = Self.pairs(of: match, in: source), let into = Self.pairs(of: side, in: destination) else { continue }
                     guard keysKept else {
-                        uncopied.append(what)
+                        // Through the record of which source row became which row.
+                        let (owners, members) = side.ownerIsTarget ? (targets, [index]) : ([index], targets)
+                        guard let statement = order.statement(from: from, into: into, owners: owners, members: members) else {
+                            uncopied.append(what)
+                            continue
+                        }
+                        if !carried.contains(statement) { carried.append(statement) }
+                        evaluates = evaluates || (owners + members).contains(where: order.evaluates)
                         continue
                     }
                     let statement = Self.keptOrder(from: from, into: into)
@@ -75,23 +94,31 @@ struct KeptBookkeeping {
                 }
             }
         }
-        return (sql, Array(Set(uncopied)).sorted())
+        return (sql, carried, evaluates, Array(Set(uncopied)).sorted())
     }
 
-    /// Copies what the source keeps into the step's store (`db`, inside a transaction).
-    /// Returns notes for the ordered relationships whose order was not copied.
+    /// Copies what the source keeps into the step's store (`db`, inside a transaction, with
+    /// the step's work database attached as `work`). Returns notes for the ordered
+    /// relationships whose order was not carried.
     func copy(into db: Database, sourcePath: String) throws -> [String] {
-        let (sql, uncopied) = statements()
-        guard !sql.isEmpty else { return [] }
+        let (sql, carried, evaluates, uncopied) = statements()
+        let notes = uncopied.map {
+            "step \(step.name): the order of \($0) was numbered anew in key order (2048, 3072, …), "
+                + "its rows not keeping their source keys: the source's order is not carried"
+        }
+        guard !sql.isEmpty || !carried.isEmpty else { return notes }
+        if evaluates {
+            // A resumed step may not have run the statements that registered them on this connection.
+            try SQLTranslator.registerValueFunction(on: db)
+            try SQLTranslator.register(functions, on: db)
+        }
         try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.readOnlyURI(sourcePath)).sqlLiteral) AS kept_src")
         defer { try? db.execute("DETACH DATABASE kept_src") }
         try db.transaction {
             for statement in sql { try db.execute(statement.sql) }
+            for statement in carried { try db.execute(statement) }
         }
-        return uncopied.map {
-            "step \(step.name): the order of \($0) was numbered anew in key order (2048, 3072, …), "
-                + "its rows not keeping their source keys: the source's order is not carried"
-        }
+        return notes
     }
 
     /// The source's table as the statements read it.

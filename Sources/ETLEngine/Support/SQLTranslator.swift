@@ -69,6 +69,9 @@ struct SQLTranslator {
         case .matches(let text, let pattern):
             guard let text = stringColumn(text) ?? sql(text), let pattern = sql(pattern) else { return nil }
             return "\(Self.matchesFunction)(\(text), \(pattern))"
+        case .utf16Length(let text):
+            guard let text = stringColumn(text) ?? sql(text) else { return nil }
+            return "\(Self.utf16LengthFunction)(\(text))"
         case .function(let name, let list):
             let parts = list.compactMap(sql)
             return parts.count == list.count ? "\(Self.functionName(name))(\(parts.joined(separator: ", ")))" : nil
@@ -249,7 +252,8 @@ struct SQLTranslator {
     /// - `etl_convert_<conversion>_<type>(orNull, x)`: the conversion of `x`, read as
     ///   `type`; fails the statement where the evaluator rejects the row, unless orNull is 1;
     /// - `etl_text_<function>(x)`;
-    /// - `etl_matches(text, pattern)` (`RegularExpression`), 1 or 0.
+    /// - `etl_matches(text, pattern)` (`RegularExpression`), 1 or 0;
+    /// - `etl_text_utf16length(x)` (`TextFunction.utf16Length`).
     ///
     /// The last two read `x` as `etl_value_<type>` does, the rejects included, so that a
     /// column can go in as stored; a value already read reads as itself again.
@@ -334,6 +338,12 @@ struct SQLTranslator {
                 return .text(function.apply(text))
             }
         }
+        // SQLite's length() counts characters (up to a NUL), not UTF-16 units.
+        try database.createFunction(utf16LengthFunction) { (argument: SQLValue) in
+            if let reason = Value.unreadable(sql: argument, as: .string) { throw rejected.record(reason) }
+            guard case .string(let text) = Value(sql: argument, as: .string) else { return .null }
+            return .integer(TextFunction.utf16Length(text))
+        }
     }
 
     /// The types a value function reads values as.
@@ -343,6 +353,7 @@ struct SQLTranslator {
     static func convertFunction(_ conversion: Conversion, _ type: ExprType) -> String { "etl_convert_\(conversion.rawValue)_\(type)" }
     static func textFunction(_ function: TextFunction) -> String { "etl_text_\(function.rawValue)" }
     static let matchesFunction = "etl_matches"
+    static let utf16LengthFunction = "etl_text_utf16length"
 
     /// Why a pushed statement stopped: a value the row-by-row engine would reject.
     struct ValueRejected: Error, CustomStringConvertible {

@@ -6,7 +6,7 @@
 /// `! && ||`, comparisons, `== null`, double arithmetic, `if`, `coalesce`,
 /// `destination(s)`, `union`, the program's own functions (`ExpressionFunction`), the conversions
 /// (`integer`, `double`, `boolean`, `date`, alone or in `orNull`) and `trim`, `normalize`,
-/// `casefold`, `diacriticfold`, `matches` (the engine registers the Swift code of these last kinds in SQLite). A
+/// `casefold`, `diacriticfold`, `matches`, `utf16length` (the engine registers the Swift code of these last kinds in SQLite). A
 /// conversion can fail on a row: the engine looks for such a row before it pushes a
 /// mapping down. Integer arithmetic has no form (the evaluator rejects an overflowing row
 /// where SQLite would switch to REAL), nor have the other text and date functions; an
@@ -35,6 +35,8 @@ public indirect enum ExpressionForm: Sendable, Hashable {
     case text(TextFunction, ExpressionForm)
     /// `matches(text, pattern)`: a regular expression over the whole text (`RegularExpression`).
     case matches(ExpressionForm, ExpressionForm)
+    /// `utf16length(text)`: the text's UTF-16 code units (`TextOperations.utf16Length`).
+    case utf16Length(ExpressionForm)
     /// A function the program added (`ExpressionFunction`), by name.
     case function(String, [ExpressionForm])
     /// `destination('mapping', row)` (`many` false) or `destinations('mapping', rows)`.
@@ -68,7 +70,7 @@ public indirect enum ExpressionForm: Sendable, Hashable {
         switch self {
         case .literal, .path: return []
         case .not(let a), .isNull(let a, _), .toDouble(let a), .text(_, let a), .convert(_, let a, _, _),
-             .destinations(_, let a, _):
+             .utf16Length(let a), .destinations(_, let a, _):
             return [a]
         case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b), .arithmetic(_, let a, let b),
              .matches(let a, let b): return [a, b]

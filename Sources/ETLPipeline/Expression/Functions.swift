@@ -6,7 +6,7 @@ import ETLModel
 enum FunctionLibrary {
     static let names = [
         "coalesce", "if", "concat", "substring", "prefix", "upper", "lower", "trim", "normalize", "casefold",
-        "diacriticfold", "replace", "length", "matches", "integer", "double", "string", "boolean", "orNull",
+        "diacriticfold", "replace", "length", "utf16length", "matches", "integer", "double", "string", "boolean", "orNull",
         "date", "epoch", "iso8601", "year", "month", "day",
         "count", "destination", "destinations", "union",
     ]
@@ -80,6 +80,18 @@ enum FunctionLibrary {
                 default: return .null
                 }
             }
+        case "utf16length":
+            // NSString's and NSData's `length`, which a mapping model's `length` means (`😀` is 2).
+            try call.arity(1...1)
+            try call.require(0, "a string or binary") { $0 == .string || $0 == .binary }
+            let isString = call.arguments[0].type == .string
+            return call.strict(.integer) { value in
+                switch value {
+                case .string(let s): return .integer(TextFunction.utf16Length(s))
+                case .binary(let b): return .integer(Int64(b.count))
+                default: return .null
+                }
+            }.with(form: isString ? call.arguments[0].form.map(ExpressionForm.utf16Length) : nil)
         case "integer", "double", "string", "boolean", "date":
             return try cast(call)
         case "epoch", "iso8601", "year", "month", "day":

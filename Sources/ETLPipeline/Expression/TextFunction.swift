@@ -12,3 +12,12 @@ public enum TextFunction: String, Sendable, Hashable, CaseIterable {
         }
     }
 }
+
+extension TextFunction {
+    /// `utf16length()`: the number of UTF-16 code units, as NSString's `length` counts them
+    /// (`😀` is 2; `length()` counts it 1, as SQLite does). The evaluator and the SQL
+    /// function a step pushed down calls (`etl_text_utf16length`) both count with this.
+    public static func utf16Length(_ text: String) -> Int64 {
+        Int64(text.utf16.count)
+    }
+}
