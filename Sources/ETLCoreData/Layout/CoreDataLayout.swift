@@ -50,6 +50,9 @@ public struct CoreDataLayout: StoreLayout {
 
     private(set) var names: CoreDataNames
 
+    /// The migrated store's indexes Core Data would keep beside the model's (`keepIndexes`).
+    public internal(set) var keptIndexSQL: [String] = []
+
     /// Conventional names and entity numbers for a new store of `model`.
     public init(model: Model, template: CoreDataMetadata? = nil) {
         self.model = model
@@ -313,7 +316,7 @@ public struct CoreDataLayout: StoreLayout {
                 + ", PRIMARY KEY (\(q(join.firstColumn)), \(q(join.secondColumn))) )")
             statements.append("CREATE INDEX \(q("\(join.name)_\(join.secondColumn)_INDEX")) ON \(q(join.name)) (\(q(join.secondColumn)), \(q(join.firstColumn)))")
         }
-        return statements + Self.bookkeepingSQL
+        return statements + keptIndexSQL + Self.bookkeepingSQL
     }
 }
 
