@@ -314,7 +314,8 @@ public struct CoreDataLayout: StoreLayout {
             let columns = [join.firstColumn, join.secondColumn] + join.orderColumns
             statements.append("CREATE TABLE \(q(join.name)) ( " + columns.map { "\(q($0)) INTEGER" }.joined(separator: ", ")
                 + ", PRIMARY KEY (\(q(join.firstColumn)), \(q(join.secondColumn))) )")
-            statements.append("CREATE INDEX \(q("\(join.name)_\(join.secondColumn)_INDEX")) ON \(q(join.name)) (\(q(join.secondColumn)), \(q(join.firstColumn)))")
+            // By the columns' roles, not their physical order (a renamed table keeps its old order: facts §1.4).
+            statements.append("CREATE INDEX \(q("\(join.name)_\(join.namingColumn)_INDEX")) ON \(q(join.name)) (\(q(join.namingColumn)), \(q(join.otherColumn)))")
         }
         return statements + keptIndexSQL + Self.bookkeepingSQL
     }
