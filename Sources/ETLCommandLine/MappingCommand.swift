@@ -23,8 +23,12 @@ struct MappingShowCommand: ParsableCommand {
             printed, as etl plan would: one the plan refuses is an error naming the place in the \
             mapping model (--no-check prints it anyway, to edit).
 
-            The mapping model's two versions are looked up in the model bundle its recorded \
-            paths name, beside the mapping model or in a folder above it, or in --models.
+            The mapping model's two versions are the versions of its model bundle whose \
+            version hashes are those of the models it archives (as Core Data finds a mapping \
+            model), whatever names it recorded; a mapping model made for models the bundle no \
+            longer has is refused (--no-check prints it anyway, against the versions it names). \
+            The bundle is --models, else the one its recorded paths name, beside the mapping \
+            model, above it, or in a folder near it (a Model/ folder beside MappingModels/).
 
             Example:
               etl mapping show MappingModels/V2toV3.xcmappingmodel
@@ -34,27 +38,16 @@ struct MappingShowCommand: ParsableCommand {
     @Argument(help: "The mapping model: a Name.xcmappingmodel folder or its xcmapping.xml.")
     var mappingModel: String
 
-    @Option(help: "The model bundle (Name.xcdatamodeld) holding the mapping model's two versions (default: found beside the mapping model or above it).")
+    @Option(help: "The model bundle (Name.xcdatamodeld) holding the mapping model's two versions (default: found beside the mapping model, above it or near it).")
     var models: String?
 
     @Flag(help: "Print the step without planning it first (to edit a step etl plan refuses).")
     var noCheck = false
 
     func run() throws {
-        let mapping = try XCMappingModel.load(path: mappingModel)
-        guard let bundlePath = models ?? mapping.findModelBundle() else {
-            throw CLIFailure(message: "\(mappingModel): cannot find the model bundle of \(mapping.sourceModelPath) beside the mapping model or above it: name it with --models", code: ExitStatus.badInput)
-        }
-        let bundle = try ModelBundle.load(path: bundlePath)
-        func version(_ name: String, _ side: String) throws -> Model {
-            guard let model = try bundle.model(named: name) else {
-                throw CLIFailure(message: "\(mappingModel): its \(side) model is version \(name), which \(bundlePath) does not have (versions: "
-                                 + bundle.names.joined(separator: ", ") + ")", code: ExitStatus.badInput)
-            }
-            return model
-        }
-        let step = try MappingModelImport.step(mapping, source: try version(mapping.sourceVersion, "source"),
-                                               destination: try version(mapping.destinationVersion, "destination"))
+        let hop = try MappingModelHop.find(mappingModel, models: models, checked: !noCheck)
+        let mapping = hop.mapping
+        let step = try MappingModelImport.step(mapping, source: hop.source, destination: hop.destination)
         for note in step.notes {
             FileHandle.standardError.write(Data("note: \(note)\n".utf8))
         }
@@ -64,7 +57,7 @@ struct MappingShowCommand: ParsableCommand {
                 + " ported to etl policies first (etl mapping port \(mappingModel) --swift DIR)\n").utf8))
         } else if !noCheck {
             do {
-                try ShownStepCheck(mappingModel: mappingModel, bundle: bundlePath, from: mapping.sourceVersion, to: mapping.destinationVersion).plan()
+                try ShownStepCheck(mapping: mapping, bundle: hop.bundlePath, from: hop.source.version, to: hop.destination.version).plan()
             } catch {
                 throw CLIFailure(message: "\(error)\n\(mappingModel): the step it imports to is refused by etl plan (above), so it is not printed: "
                                  + "etl mapping show --no-check prints it to edit", code: ExitStatus.badInput)
@@ -93,25 +86,15 @@ struct MappingPortCommand: ParsableCommand {
     @Argument(help: "The mapping model: a Name.xcmappingmodel folder or its xcmapping.xml.")
     var mappingModel: String
 
-    @Option(help: "The model bundle (Name.xcdatamodeld) holding the mapping model's two versions (default: found beside the mapping model or above it).")
+    @Option(help: "The model bundle (Name.xcdatamodeld) holding the mapping model's two versions (default: found beside the mapping model, above it or near it).")
     var models: String?
 
     @Option(help: "The folder to write the Swift files into (made if missing).")
     var swift: String
 
     func run() throws {
-        let mapping = try XCMappingModel.load(path: mappingModel)
-        guard let bundlePath = models ?? mapping.findModelBundle() else {
-            throw CLIFailure(message: "\(mappingModel): cannot find the model bundle of \(mapping.sourceModelPath) beside the mapping model or above it: name it with --models", code: ExitStatus.badInput)
-        }
-        let bundle = try ModelBundle.load(path: bundlePath)
-        func version(_ name: String) throws -> Model {
-            guard let model = try bundle.model(named: name) else {
-                throw CLIFailure(message: "\(mappingModel): its model version \(name) is not in \(bundlePath) (versions: \(bundle.names.joined(separator: ", ")))", code: ExitStatus.badInput)
-            }
-            return model
-        }
-        let files = PolicySkeleton.files(mapping, source: try version(mapping.sourceVersion), destination: try version(mapping.destinationVersion))
+        let hop = try MappingModelHop.find(mappingModel, models: models)
+        let files = PolicySkeleton.files(hop.mapping, source: hop.source, destination: hop.destination)
         guard !files.isEmpty else {
             FileHandle.standardError.write(Data("note: \(mappingModel) names no migration policy class: nothing to port\n".utf8))
             return

@@ -11,7 +11,7 @@ import ETLDocument
 /// `FUNCTION($entityPolicy, …)`) cannot be planned without them: it is printed with a
 /// note saying so (`etl mapping port` starts the port).
 struct ShownStepCheck {
-    let mappingModel: String
+    let mapping: XCMappingModel
     let bundle: String
     let from: String
     let to: String
@@ -40,11 +40,17 @@ struct ShownStepCheck {
             { "format": 1, "models": \(jsonStringLiteral(absolute(bundle))),
               "source": { "store": \(jsonStringLiteral(folder.appendingPathComponent("source.sqlite").path)), "layout": "coredata", "version": \(jsonStringLiteral(from)) },
               "destination": { "store": \(jsonStringLiteral(folder.appendingPathComponent("destination.sqlite").path)), "layout": "coredata", "version": \(jsonStringLiteral(to)) },
-              "steps": [ { "from": \(jsonStringLiteral(from)), "to": \(jsonStringLiteral(to)), "mappingModel": \(jsonStringLiteral(absolute(mappingModel))) } ] }
+              "steps": [ { "from": \(jsonStringLiteral(from)), "to": \(jsonStringLiteral(to)), "mappingModel": \(jsonStringLiteral(absolute(mapping.path))) } ] }
             """
         let file = folder.appendingPathComponent("mapping-show.json").path
         try Data(pipeline.utf8).write(to: URL(fileURLWithPath: file))
-        // What `etl plan` runs, on the same pipeline.
-        _ = try PlanReport.make(Migration(pipeline: file))
+        // What `etl plan` runs, on the same pipeline. Its errors name the mapping model's
+        // places; one at the step itself (the pipeline written here, gone when this returns)
+        // is the mapping model's as a whole.
+        do {
+            _ = try PlanReport.make(Migration(pipeline: file))
+        } catch let error as DocumentError where error.file == file {
+            throw DocumentError(file: mapping.file, line: 0, column: 0, path: "$", message: error.message)
+        }
     }
 }

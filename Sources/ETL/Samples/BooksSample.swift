@@ -29,6 +29,18 @@ public enum BooksSample {
         ]),
     ])
 
+    /// Version 1 as the books app's bundle has it (`pipelines/models/Books.xcdatamodeld`,
+    /// books-v1): there userId defaults to 0, which the Core Data sample keeps in its model
+    /// (`Z_MODELCACHE`), so that the kept model is the bundle's version.
+    public static var coreDataModelV1: Model {
+        var model = modelV1
+        if let user = model.entities.firstIndex(where: { $0.name == "User" }),
+           let userId = model.entities[user].attributes.firstIndex(where: { $0.name == "userId" }) {
+            model.entities[user].attributes[userId].defaultValue = .integer(0)
+        }
+        return model
+    }
+
     public struct Counts: Sendable, Equatable {
         public var books: Int
         public var users: Int
@@ -54,7 +66,7 @@ public enum BooksSample {
         let layout: any StoreLayout
         if kind == .coredata {
             // Z_METADATA's store UUID from the seed: the same arguments give the same bytes.
-            var coreData = CoreDataLayout(model: modelV1)
+            var coreData = CoreDataLayout(model: coreDataModelV1)
             var uuidRandom = SplitMix64(seed: seed ^ 0x5EED)
             let bytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: uuidRandom.next()) }
             coreData.storeUUID = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],

@@ -17,7 +17,9 @@ import ETLModel
 /// stored) and so are fetched properties; delete rules have no place in `Model`. Core Data
 /// archives a fetch index of its own for every indexed attribute and compound index (§4 of
 /// the facts): these are kept as fetch indexes (they make the same SQLite indexes), except
-/// the twin of a one-element fetch index, which the model file does not declare.
+/// the twin of a one-element fetch index, which the model file does not declare, and those of
+/// an `indexed="YES"` attribute or a compound index, read back as the model file says them
+/// (`ModelCacheWriter` writes them so).
 ///
 /// The archive is untrusted: it inflates to 64 MiB at most, its graph (with cycles: every
 /// property names its entity) is followed by reference, never expanded, and every error
@@ -164,6 +166,23 @@ public enum ModelCache {
                     throw ArchiveGraph.Malformed(reason: "property \(here) is a \(className), which etl does not know")
                 }
             }
+            // `indexed="YES"` and compound indexes come back as the model file says them: Core
+            // Data archives each as a fetch index of its own (named after the attribute, or the
+            // names joined by "_"), beside `NSIsIndexed` and `NSCompoundIndexes`.
+            func ownIndex(_ properties: [String]) -> Int? {
+                entity.fetchIndexes.firstIndex { $0.name == properties.joined(separator: "_")
+                    && $0.elements == properties.map { FetchIndex.Element(property: $0) } }
+            }
+            for i in entity.attributes.indices where entity.attributes[i].isIndexed {
+                let index = ownIndex([entity.attributes[i].name])
+                entity.attributes[i].isIndexed = index != nil
+                if let index { entity.fetchIndexes.remove(at: index) }
+            }
+            for compound in try nameLists(object["NSCompoundIndexes"], "\(place): NSCompoundIndexes") where compound.count > 1 {
+                guard let index = ownIndex(compound) else { continue }
+                entity.fetchIndexes.remove(at: index)
+                entity.compoundIndexes.append(compound)
+            }
             return entity
         }
 
@@ -182,6 +201,7 @@ public enum ModelCache {
             var attribute = Attribute(name: name, type: type, isOptional: try graph.bool(object["NSIsOptional"], place),
                                       renamingIdentifier: try renamingIdentifier(object, name: name, place))
             attribute.versionHashModifier = try graph.optionalText(object["NSVersionHashModifier"], place)
+            attribute.isIndexed = try graph.bool(object["NSIsIndexed"], place)
             let flags = try graph.int(object["NSFlagsKey"], "attribute \(place): NSFlagsKey") ?? 0
             attribute.allowsExternalBinaryDataStorage = flags & 4 != 0
             attribute.preservesValueInHistoryOnDeletion = flags & 16 != 0

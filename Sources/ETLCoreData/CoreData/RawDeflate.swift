@@ -5,6 +5,7 @@ import CZlib
 /// few kilobytes of deflate can claim gigabytes.
 ///
 ///     let archive = try RawDeflate.inflate(blob, limit: ModelCache.inflatedLimit)
+///     let blob = try RawDeflate.deflate(archive)   // what Core Data writes into Z_MODELCACHE
 enum RawDeflate {
     struct Failure: Error, CustomStringConvertible, Sendable {
         var reason: String
@@ -49,5 +50,29 @@ enum RawDeflate {
                 }
             }
         }
+    }
+
+    /// `input` compressed as raw deflate at zlib's default level, in one call (a model
+    /// archive is some kilobytes).
+    static func deflate(_ input: [UInt8]) throws -> [UInt8] {
+        var stream = z_stream()
+        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
+                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw Failure(reason: "zlib could not start deflating")
+        }
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(input.count))))
+        var input = input
+        let status = input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target -> Int32 in
+                stream.next_in = source.baseAddress
+                stream.avail_in = UInt32(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = UInt32(target.count)
+                return CZlib.deflate(&stream, Z_FINISH)
+            }
+        }
+        guard status == Z_STREAM_END else { throw Failure(reason: "zlib could not deflate (error \(status))") }
+        return Array(output.prefix(Int(stream.total_out)))
     }
 }

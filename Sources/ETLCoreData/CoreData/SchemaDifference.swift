@@ -3,10 +3,11 @@ import ETLModel
 
 /// How a store's tables and columns differ from what a model version lays out.
 ///
-/// Names are compared case-insensitively. For the Core Data layout, entity numbers inside
-/// names (`Z_1SONGS`, `Z_4SONGS`, `Z9_OWNER`, `Z_FOK_4SONGS`) are not compared, because they
-/// differ from store to store; the names listed are the store's (extra) or the
-/// conventional ones (missing).
+/// Names are compared case-insensitively, exact names first. For the Core Data layout, a
+/// join table is also found by its two key columns, and what is still unmatched is compared
+/// without the entity numbers inside names (`Z_1SONGS`, `Z_4SONGS`, `Z9_OWNER`,
+/// `Z_FOK_4SONGS`), which differ from store to store; the names listed are the store's
+/// (extra) or the expected ones (missing).
 public struct SchemaDifference: Sendable, Equatable, CustomStringConvertible {
     public var missingTables: [String] = []
     public var extraTables: [String] = []
@@ -44,7 +45,6 @@ public struct SchemaDifference: Sendable, Equatable, CustomStringConvertible {
         let actual = try store.tables()
         let coreData = kind == .coredata
 
-        func key(_ name: String) -> String { coreData ? normalized(name) : name.uppercased() }
         // Core Data's own tables: the metadata ones must be there, nothing else about them is compared;
         // tables not starting with Z belong to Core Data's other machinery (history, CloudKit).
         let required: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA"]
@@ -55,26 +55,69 @@ public struct SchemaDifference: Sendable, Equatable, CustomStringConvertible {
         }
 
         var difference = SchemaDifference()
-        var actualByKey: [String: TableInfo] = [:]
-        for table in actual { actualByKey[key(table.name)] = table }
-        var matched = Set<String>()
+        let candidates = actual.filter { !skipped($0.name) }
+        let present = Set(actual.map { $0.name.uppercased() })
+        var pairs: [(expected: TableInfo, found: TableInfo)] = []
+        var unmatched: [TableInfo] = []
         for table in expected {
-            let upper = table.name.uppercased()
             if skipped(table.name) {
-                if required.contains(upper), actualByKey[upper] == nil { difference.missingTables.append(table.name) }
+                if required.contains(table.name.uppercased()), !present.contains(table.name.uppercased()) {
+                    difference.missingTables.append(table.name)
+                }
                 continue
             }
-            guard let found = actualByKey[key(table.name)] else {
-                difference.missingTables.append(table.name)
-                continue
-            }
-            matched.insert(key(table.name))
-            let have = Set(found.columns.map { key($0.name) })
-            let want = Set(table.columns.map { key($0.name) })
-            difference.missingColumns += table.columns.filter { !have.contains(key($0.name)) }.map { "\(found.name).\($0.name)" }
-            difference.extraColumns += found.columns.filter { !want.contains(key($0.name)) }.map { "\(found.name).\($0.name)" }
+            unmatched.append(table)
         }
-        difference.extraTables = actual.filter { !matched.contains(key($0.name)) && !skipped($0.name) }.map(\.name)
+        // Tables are matched by their exact names first: a store holding the model is read
+        // under its own names (`CoreDataLayout(model:store:)`), and two join tables whose
+        // names differ only in their entity numbers (`Z_16USERS` of SystemMessage.users and
+        // `Z_20USERS` of Reaction.users, facts §1.3) are different tables. Then, for Core
+        // Data, by their columns (a join table is known by its two key columns, whatever
+        // Core Data named it, facts §1.2 b), exact and without entity numbers; last by the
+        // name without entity numbers (another store's numbering).
+        var taken = Set<String>()
+        func match(_ same: (TableInfo, TableInfo) -> Bool) {
+            unmatched.removeAll { table in
+                guard let found = candidates.first(where: { !taken.contains($0.name.uppercased()) && same(table, $0) }) else { return false }
+                taken.insert(found.name.uppercased())
+                pairs.append((table, found))
+                return true
+            }
+        }
+        match { $0.name.uppercased() == $1.name.uppercased() }
+        if coreData {
+            func keyColumns(_ table: TableInfo, _ name: (String) -> String) -> Set<String>? {
+                guard table.name.uppercased().hasPrefix("Z_") else { return nil }
+                let keys = table.columns.map(\.name).filter { !$0.uppercased().hasPrefix("Z_FOK_") }
+                return keys.count == 2 ? Set(keys.map(name)) : nil
+            }
+            match { a, b in keyColumns(a, { $0.uppercased() }).map { $0 == keyColumns(b, { $0.uppercased() }) } ?? false }
+            match { a, b in keyColumns(a, normalized).map { $0 == keyColumns(b, normalized) } ?? false }
+            match { normalized($0.name) == normalized($1.name) }
+        }
+        let order = Dictionary(expected.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        difference.missingTables = (difference.missingTables + unmatched.map(\.name)).sorted { order[$0, default: 0] < order[$1, default: 0] }
+        pairs.sort { order[$0.expected.name, default: 0] < order[$1.expected.name, default: 0] }
+        for (table, found) in pairs {
+            // Columns likewise: by exact name, then (Core Data) without entity numbers.
+            var have = found.columns.map(\.name)
+            var missing: [String] = []
+            for column in table.columns {
+                if let i = have.firstIndex(where: { $0.uppercased() == column.name.uppercased() }) {
+                    have.remove(at: i)
+                } else {
+                    missing.append(column.name)
+                }
+            }
+            missing.removeAll { column in
+                guard coreData, let i = have.firstIndex(where: { normalized($0) == normalized(column) }) else { return false }
+                have.remove(at: i)
+                return true
+            }
+            difference.missingColumns += missing.map { "\(found.name).\($0)" }
+            difference.extraColumns += have.map { "\(found.name).\($0)" }
+        }
+        difference.extraTables = candidates.filter { !taken.contains($0.name.uppercased()) }.map(\.name)
         return difference
     }
 

@@ -21,7 +21,11 @@ import ETLStore
 ///    the plist: the model keys of this version (version hashes and digest, computed or the
 ///    template's, version identifiers), `NSPersistenceFrameworkVersion` of the framework the
 ///    layout claims (the template's, else `CoreDataMetadata.defaultFrameworkVersion`), and
-///    every other key of the migrated store's metadata (`carried`) unchanged, with its type.
+///    every other key of the migrated store's metadata (`carried`) unchanged, with its type;
+/// 7. `Z_MODELCACHE`: the model, as Core Data keeps it (`ModelCacheWriter`, facts §6), so that
+///    the store says what it holds to the next hop and to `etl model from-store`. A model with
+///    a derivation etl cannot archive gets none (the table stays empty, as a store that keeps
+///    no model).
 ///
 /// Runs inside a savepoint (so it works in or out of the caller's transaction) and can run
 /// again: every step only fills what is missing or rewrites the same values.
@@ -38,6 +42,7 @@ extension CoreDataLayout {
             try computeDerivedValues(db)
             try writePrimaryKeys(db)
             try writeMetadata(db)
+            try writeModelCache(db)
             try db.execute("RELEASE etl_coredata_finish")
         } catch {
             try? db.execute("ROLLBACK TO etl_coredata_finish")
@@ -174,8 +179,7 @@ extension CoreDataLayout {
             uuid = existing
         }
         let storeUUID = uuid ?? UUID().uuidString
-        let identifiers = !model.versionIdentifiers.isEmpty ? model.versionIdentifiers
-            : (template?.versionIdentifiers.isEmpty == false ? template!.versionIdentifiers : [""])
+        let identifiers = versionIdentifiers
         var metadata = CoreDataMetadata(
             storeUUID: storeUUID, storeType: "SQLite",
             versionHashes: hashes?.entities ?? [:], versionIdentifiers: identifiers,
@@ -189,5 +193,23 @@ extension CoreDataLayout {
         let plist = try metadata.encodePlist()
         try db.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                    [.text(storeUUID), .blob(Array(plist))])
+    }
+
+    /// The `NSStoreModelVersionIdentifiers` written: the model's, else the template's, else `[""]`
+    /// (what Xcode's models without identifiers give).
+    var versionIdentifiers: [String] {
+        !model.versionIdentifiers.isEmpty ? model.versionIdentifiers
+            : (template?.versionIdentifiers.isEmpty == false ? template!.versionIdentifiers : [""])
+    }
+
+    private func writeModelCache(_ db: Database) throws {
+        try db.execute("DELETE FROM Z_MODELCACHE")
+        let content: [UInt8]
+        do {
+            content = try ModelCacheWriter.content(of: model, versionIdentifiers: versionIdentifiers)
+        } catch is ModelCacheWriter.Unwritable {
+            return
+        }
+        try db.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(content)])
     }
 }

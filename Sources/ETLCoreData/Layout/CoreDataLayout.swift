@@ -50,6 +50,9 @@ public struct CoreDataLayout: StoreLayout {
 
     private(set) var names: CoreDataNames
 
+    /// The migrated store's indexes Core Data would keep beside the model's (`keepIndexes`).
+    public internal(set) var keptIndexSQL: [String] = []
+
     /// Conventional names and entity numbers for a new store of `model`.
     public init(model: Model, template: CoreDataMetadata? = nil) {
         self.model = model
@@ -311,9 +314,10 @@ public struct CoreDataLayout: StoreLayout {
             let columns = [join.firstColumn, join.secondColumn] + join.orderColumns
             statements.append("CREATE TABLE \(q(join.name)) ( " + columns.map { "\(q($0)) INTEGER" }.joined(separator: ", ")
                 + ", PRIMARY KEY (\(q(join.firstColumn)), \(q(join.secondColumn))) )")
-            statements.append("CREATE INDEX \(q("\(join.name)_\(join.secondColumn)_INDEX")) ON \(q(join.name)) (\(q(join.secondColumn)), \(q(join.firstColumn)))")
+            // By the columns' roles, not their physical order (a renamed table keeps its old order: facts §1.4).
+            statements.append("CREATE INDEX \(q("\(join.name)_\(join.namingColumn)_INDEX")) ON \(q(join.name)) (\(q(join.namingColumn)), \(q(join.otherColumn)))")
         }
-        return statements + Self.bookkeepingSQL
+        return statements + keptIndexSQL + Self.bookkeepingSQL
     }
 }
 

@@ -39,6 +39,10 @@ struct CoreDataNames: Sendable, Equatable {
         var secondColumn: String
         /// Ordering columns (`Z_FOK_…`) of the ordered sides.
         var orderColumns: [String]
+        /// The column named by the relationship that names the table, which Core Data's index
+        /// `<table>_<column>_INDEX` leads with, whatever the columns' physical order (facts §1.4).
+        var namingColumn: String
+        var otherColumn: String
     }
 
     struct JoinSide: Sendable, Equatable {
@@ -195,7 +199,8 @@ struct CoreDataNames: Sendable, Equatable {
         let aFirst = pair.firstNamedByR.map { !$0 } ?? pair.aNamesTable
         joinTables.append(JoinTable(name: table, firstColumn: aFirst ? colA : colB,
                                     secondColumn: aFirst ? colB : colA,
-                                    orderColumns: (aFirst ? [orderA, orderB] : [orderB, orderA]).compactMap { $0 }))
+                                    orderColumns: (aFirst ? [orderA, orderB] : [orderB, orderA]).compactMap { $0 },
+                                    namingColumn: pair.aNamesTable ? colB : colA, otherColumn: pair.aNamesTable ? colA : colB))
     }
 
     // MARK: A new store
@@ -410,7 +415,7 @@ struct CoreDataNames: Sendable, Equatable {
                 }
                 usedJoins.insert(table.name.uppercased())
                 var p = pair
-                p.aNamesTable = table.name.uppercased().hasPrefix("Z_\(pair.nA)\(R)")
+                p.aNamesTable = isBase("Z_\(pair.nA)\(R)", ofColumn: table.name)
                 // The key columns in the order the table has them.
                 let physical = table.columns.map(\.name)
                 p.firstNamedByR = (physical.firstIndex(of: colB) ?? 0) < (physical.firstIndex(of: colA) ?? 0)

@@ -18,7 +18,10 @@ import ETLModel
 /// - The source fetch's predicate becomes `filter` (see `PredicateTranslation`).
 /// - Relationship mappings set by Xcode's Key Path and Mapping Name fields (`sourcekeypath`,
 ///   `sourcemappingname`) are lookups through that mapping along the key path
-///   (`@distinctUnionOfSets` and the like followed through).
+///   (`@distinctUnionOfSets` and the like followed through); a Key Path of `$source` alone
+///   is the row that mapping made from the source row: `destination('NoteToNote', $source)`.
+/// - A relationship set by `FUNCTION($entityPolicy, "selector:", …)` is left to the policy's
+///   `relate` hook, with a note.
 /// - `migrationpolicyclassname` (`Module.ClassName`, `REPLACE_AT_RUNTIME.ClassName`)
 ///   becomes `"policy": "ClassName"`.
 /// - A property mapping without an expression, where the mapping auto-generates them, is
@@ -29,7 +32,10 @@ import ETLModel
 ///   `lowercase:` `length:`, `castObject:toType:` (NSString, NSNumber, NSDate) and the string
 ///   methods `uppercaseString` `lowercaseString` `length` `stringByAppendingString:`;
 ///   `SELF` as `$source`, `x.length` of a string attribute as `utf16length($source.x)` (NSString counts UTF-16 units);
-///   arithmetic into an integer attribute as `integer(…)` (Core Data keeps the integer part).
+///   arithmetic into an integer attribute as `integer(…)` (Core Data keeps the integer part);
+///   NSNumber's semantics between Integer and Boolean attributes: a Boolean into an Integer
+///   as `integer(…)` (1/0), an integer into a Boolean as `false`/`true` for 0/1, any other
+///   number rejecting its row.
 /// - Relationship expressions: `destinationInstancesForEntityMappingNamed:sourceInstances:`
 ///   and `destinationInstancesForSourceRelationshipNamed:sourceInstances:` on `$manager`,
 ///   as `destination(…)` (to-one) or `destinations(…)` (to-many). Source rows of several
@@ -141,6 +147,17 @@ private struct Translation {
                 guard let r = destination.relationship(p.name, of: m.destination!) else {
                     throw refuse(m, p, kind: "relationship", "\(m.destination!) has no relationship \(p.name) in model \(destination.version)")
                 }
+                // `FUNCTION($entityPolicy, "selector:", …)`: the policy class computes the links,
+                // which an etl policy gives in its `relate` hook.
+                if let e = p.expression, case .function(.variable("entityPolicy")?, let selector, _) = e {
+                    guard let policy = m.policyName else {
+                        throw refuse(m, p, kind: "relationship", "value expression \(e) calls $entityPolicy, but the entity mapping names no migration "
+                            + "policy class (Custom Policy in Xcode): name the class whose etl policy sets \(m.destination!).\(r.name)")
+                    }
+                    notes.append("\(m.name): \(m.destination!).\(r.name) is set by the policy class (\(selector)): the etl policy '\(policy)' "
+                        + "sets it in its relate hook (Policy.relate, links by relationship name); without one it stays empty")
+                    continue
+                }
                 guard let lookup = try relationshipValue(m, p, r, kept: kept) else { continue }
                 lookups[m.name, default: []].append((r, lookup, MappingModelPlace(mapping, m, p, kind: "relationship")))
             }
@@ -245,9 +262,26 @@ private struct Translation {
             return "$source.\(p.name)"
         }
         if let text = Self.value(expression, isString: { attributeType(atPath: $0, from: m.source!) == .string }, entityPolicy: m.policyName) {
+            let target = destination.attribute(p.name, of: m.destination!)?.type
             // Arithmetic stored in an integer attribute: Core Data keeps the number's integer
             // part (`$source.content.length * 0.2` in an Integer 32), as `integer()` does.
-            if text.hasPrefix("("), destination.attribute(p.name, of: m.destination!)?.type.isInteger == true { return "integer\(text)" }
+            if text.hasPrefix("("), target?.isInteger == true { return "integer\(text)" }
+            // An NSNumber holds integers and booleans alike, so Core Data stores either in the
+            // other's attribute: a Boolean into an Integer as 1/0, an integer into a Boolean
+            // as it is, which only 0 and 1 mean (another number is rejected, row by row).
+            let given: AttributeType? = switch expression {
+            case .constant(.integer): .integer64
+            case .constant(.bool): .boolean
+            default: expression.sourceKeyPath.flatMap { attributeType(atPath: $0, from: m.source!) }
+            }
+            if target == .boolean, given?.isInteger == true {
+                if case .constant(.integer(let n)) = expression, n == 0 || n == 1 { return n == 1 ? "true" : "false" }
+                return "if(\(text) == 0, false, if(\(text) == 1, true, boolean(concat('NSNumber ', \(text), ' in a Boolean attribute (0 or 1 only)'))))"
+            }
+            if target?.isInteger == true, given == .boolean {
+                if case .constant(.bool(let b)) = expression { return b ? "1" : "0" }
+                return "integer(\(text))"
+            }
             return text
         }
         if m.policyName == nil, expression.callsEntityPolicy {
@@ -343,6 +377,9 @@ private struct Translation {
                 throw unknown("key path \(keyPath) is no path of \(m.source!)'s relationships in model \(source.version)")
             }
             guard let name = p.sourceMappingName else {
+                guard !path.isEmpty else {
+                    throw unknown("key path \(keyPath) without a Mapping Name names no mapping whose rows \(m.destination!).\(r.name) holds")
+                }
                 return Lookup(mappings: try mappings(followingSourceRelationship: path), path: path)
             }
             guard kept.contains(where: { $0.name == name }) else {
@@ -379,6 +416,8 @@ private struct Translation {
         let unions: Set<String> = ["@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfArrays", "@unionOfArrays",
                                    "@distinctUnionOfObjects", "@unionOfObjects"]
         names.removeAll { unions.contains($0) }
+        // `$source` alone: the source row itself (with a Mapping Name, the row that mapping made from it).
+        if names.isEmpty, text.split(separator: ".").first == "$source" { return "" }
         guard !names.isEmpty, names.allSatisfy({ !$0.hasPrefix("@") && !$0.hasPrefix("$") }) else { return nil }
         return names.joined(separator: ".")
     }

@@ -8,8 +8,15 @@ import Foundation
 ///     let bytes = try BinaryPropertyList.encode(["NSStoreType": "SQLite"])
 ///
 /// Values: String, Data, Bool, integers, Double, Date, arrays and string-keyed dictionaries
-/// of them — what `PropertyListSerialization` reads from a store's `Z_PLIST`.
+/// of them — what `PropertyListSerialization` reads from a store's `Z_PLIST` — and the
+/// references of a keyed archive (`UID`, `KeyedArchiver`).
 extension BinaryPropertyList {
+    /// A keyed archiver's reference to an object of `$objects` (`CF$UID`).
+    struct UID: Hashable {
+        var index: Int
+    }
+
+
     struct UnsupportedValue: Error, CustomStringConvertible {
         var value: String
         var description: String { "a property list cannot hold \(value)" }
@@ -51,6 +58,9 @@ extension BinaryPropertyList {
                     return [0x13] + bigEndian(UInt64(bitPattern: exact))
                 }
                 return [0x23] + bigEndian(v.doubleValue.bitPattern)
+            case let v as UID:
+                let size = byteCount(for: v.index)
+                return [0x80 | UInt8(size - 1)] + bigEndian(UInt64(v.index), size: size)
             case let v as [Any]:
                 var refs: [Int] = []
                 for item in v { refs.append(try add(item)) }

@@ -55,6 +55,7 @@ struct KeptBookkeeping {
         for (table, kept) in keptEntities.sorted(by: { $0.key < $1.key }) {
             sql.append(Self.keptSaveCounts(table: table, entities: kept.numbers, from: kept.source))
         }
+        sql += sharedColumns(source: source, destination: destination, kept: keptEntities)
 
         // Z_FOK_: each relationship assignment `destination(s)('M', $source.r)` carries r's
         // links; where r's ordered side maps onto the destination's, its values come along.
@@ -119,6 +120,53 @@ struct KeptBookkeeping {
             for statement in carried { try db.execute(statement) }
         }
         return notes
+    }
+
+    /// A sub-entity's attribute column on a table its root shares with other entities holds,
+    /// on the other entities' rows, what Core Data's migration leaves there (facts §4.1):
+    /// - the column the source has for it (the same attribute, by name or renaming
+    ///   identifier, of the entity the step maps onto it): the source's values, on the rows
+    ///   that keep their source keys — a later hop keeps what the source holds there;
+    /// - an attribute the hop adds, with a default: the default, on every row (Core Data adds
+    ///   the column with its default). Dates, binary values and UUIDs are left null: their
+    ///   stored form is not the model's default's.
+    func sharedColumns(source: CoreDataLayout, destination: CoreDataLayout,
+                       kept: [String: (source: String, numbers: [Int])]) -> [SQLUpdate] {
+        let model = destination.model
+        var sql: [SQLUpdate] = []
+        for root in model.entities where root.parent == nil {
+            let members = model.descendants(of: root.name)
+            guard members.count > 1 else { continue }
+            let table = destination.table(of: root.name).name
+            for entity in members.dropFirst().compactMap({ model.entity(named: $0) }) where !entity.attributes.isEmpty {
+                let own = Set(model.descendants(of: entity.name))
+                let others = members.filter { !own.contains($0) }.compactMap { destination.entityNumber(of: $0) }.sorted()
+                let sourceEntity = step.mappings.first { $0.destinationEntity == entity.name }?.sourceEntity
+                for attribute in entity.attributes {
+                    let column = destination.column(ofAttribute: attribute.name, entity: entity.name)
+                    let t = SQLTable.main(table)
+                    let counterpart = sourceEntity.flatMap { e in
+                        [attribute.name, attribute.renamingIdentifier].compactMap { $0 }.first { source.model.attribute($0, of: e) != nil }.map { (e, $0) }
+                    }
+                    if let (e, name) = counterpart {
+                        let from = source.table(of: e).name
+                        let rows = (kept[table]?.source == from ? kept[table]!.numbers : []).filter { others.contains($0) }
+                        guard !rows.isEmpty else { continue }
+                        let s = Self.source(from, alias: "s"), sourceColumn = source.column(ofAttribute: name, entity: e)
+                        sql.append(SQLUpdate(t, set: [(column: column, value: s.column(sourceColumn))], from: .table(s),
+                                             where: ["\(s.column("Z_PK")) = \(t.column("Z_PK"))",
+                                                     "\(t.column("Z_ENT")) IN (\(rows.map(String.init).joined(separator: ", ")))",
+                                                     "\(s.column(sourceColumn)) IS NOT \(t.column(column))"]))
+                    } else if let value = attribute.defaultValue, !others.isEmpty,
+                              ![.date, .binary, .uuid, .transformable].contains(attribute.type) {
+                        sql.append(SQLUpdate(t, set: [(column: column, value: value.sqlLiteral)],
+                                             where: ["\(t.column("Z_ENT")) IN (\(others.map(String.init).joined(separator: ", ")))",
+                                                     "\(t.column(column)) IS NULL"]))
+                    }
+                }
+            }
+        }
+        return sql
     }
 
     /// The source's table as the statements read it.

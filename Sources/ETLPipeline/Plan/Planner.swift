@@ -356,8 +356,10 @@ public struct Planner {
             var layout = CoreDataLayout(model: model)
             // A self-referencing many-to-many's table as the source store lays it out (no rule
             // of the model gives Core Data's choice: facts §1.2 b); with a template, the template's.
+            // The source's indexes on what survives the hop, as Core Data keeps them (facts §4.1).
             if let source, carried != nil, let sourceLayout = try? CoreDataLayout(model: sourceModel, store: source) {
                 layout.adoptSelfReferencingJoins(from: sourceLayout)
+                try layout.keepIndexes(of: source, laidOutAs: sourceLayout)
             }
             layout.recordedHashes = recorded
             layout.carried = carried
