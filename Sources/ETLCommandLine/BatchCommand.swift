@@ -31,8 +31,13 @@ struct BatchCommand: ParsableCommand {
             Each store's outcome is appended to a manifest as it finishes \
             (OUTDIR/.etl-batch-manifest.jsonl.zst, zstd JSON lines; with --in-place beside the \
             pipeline). Run the same command again to continue: stores recorded done, skipped or \
-            failed are not touched again (--retry-failed tries failed ones again; --restart forgets \
-            everything), and stores that were interrupted resume from their own checkpoints.
+            failed are not touched again while what made them is unchanged — their source, \
+            their result, and the batch's inputs (the pipeline, every model and mapping model \
+            it reads, policies, etl's version): a new model version in the bundle migrates \
+            every store again, saying why (--report-stale only reports them; --verify-sources \
+            hashes whole sources). --retry-failed tries failed ones again; --restart forgets \
+            everything; stores that were interrupted resume from their own checkpoints. One \
+            batch runs into an --out at a time.
 
             --shard INDEX/COUNT takes a stable share of the stores (by a hash of their relative \
             paths), for several processes or machines; --shard auto reads a Kubernetes Indexed \
