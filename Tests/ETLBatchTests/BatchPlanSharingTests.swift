@@ -71,4 +71,36 @@ final class BatchPlanSharingTests: XCTestCase {
             XCTAssertEqual(uuid, .text("STORE-" + store.path.prefix(2) + "-" + String(store.path.dropLast(".sqlite".count).suffix(1))), store.path)
         }
     }
+
+    /// Stores of one kind with different rows (Core Data books v1, each its own seed and
+    /// size): one plan, and each result still that of its own store run alone — nothing a
+    /// run works out from its store's rows is shared with the next store.
+    func testCoreDataStoresOfOneKindWithDifferentRowsShareAPlan() throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: folder.path("archive"), withIntermediateDirectories: true)
+        for i in 0..<4 {
+            _ = try BooksSample.write(rows: 20 + 17 * i, seed: UInt64(40 + i), to: folder.path("archive/user-\(i).sqlite"), layout: .coredata)
+        }
+        let data = try Data(contentsOf: repositoryRoot.appendingPathComponent("pipelines/books-coredata.json"))
+        var json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        json["models"] = repositoryRoot.appendingPathComponent("pipelines/models/Books.xcdatamodeld").path
+        let pipeline = folder.path("upgrade.json")
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: pipeline))
+        let plans = Counter()
+        var options = BatchOptions(pipeline: pipeline, stores: try BatchStoreList.find(folder.path("archive")).stores,
+                                   output: .directory(folder.path("out")), manifest: folder.path("out/manifest.jsonl.zst"), jobs: 2)
+        options.run.tuning.observe = { if $0 == .planned { plans.add() } }
+        let report = try Batch(options: options).run()
+        XCTAssertEqual(report.stores.map(\.status), Array(repeating: .done, count: 4), "\(report.stores.map { $0.error ?? "" })")
+        XCTAssertEqual(plans.value, 1)
+        for store in report.stores {
+            let alone = folder.path("alone/" + store.path)
+            var migration = Migration(pipeline: pipeline)
+            migration.source = store.store
+            migration.destination = alone
+            migration.workers = 1
+            _ = try migration.run()
+            try assertSameStore(try XCTUnwrap(store.output), alone)
+        }
+    }
 }
