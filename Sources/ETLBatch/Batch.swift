@@ -24,6 +24,7 @@ public final class Batch: @unchecked Sendable {
     /// What makes this batch's results besides each store (`BatchInputs`), and its digest,
     /// recorded with each outcome.
     var inputs: BatchInputs!
+    var inputsDigest = ""
     private var events: @Sendable (BatchEvent) -> Void = { _ in }
 
     public init(options: BatchOptions) {
@@ -44,6 +45,7 @@ public final class Batch: @unchecked Sendable {
         let batchLock = try BatchLock.take(options)
         defer { batchLock?.release() }
         inputs = try BatchInputs.of(pipeline: options.pipeline, run: options.run)
+        inputsDigest = inputs.digest
         manifest = try BatchManifest(path: options.manifest, header: header, restart: options.restart)
         let previous = manifest.contents.latest
         let triage = BatchTriage(options: options, inputs: inputs, recorded: manifest.contents.inputs)

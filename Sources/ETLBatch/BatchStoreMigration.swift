@@ -12,7 +12,7 @@ extension Batch {
         let started = Date()
         var result = BatchStoreResult(store: store, status: .failed)
         result.source = BatchSourceIdentity.of(store.path, whole: options.verifySources)
-        result.inputs = inputs.digest
+        result.inputs = inputsDigest
         if !reasons.isEmpty, prior?.status != .started, prior?.status != .interrupted {
             result.notes.append("migrated again: " + reasons.joined(separator: "; "))
         }

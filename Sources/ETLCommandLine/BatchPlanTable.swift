@@ -27,7 +27,8 @@ enum BatchPlanTable {
         let count = { (decision: BatchStorePlan.Decision) in plans.filter { $0.decision == decision }.count }
         lines.append("")
         lines.append("dry run, nothing written: \(count(.migrate)) to migrate, \(count(.skip)) up to date, \(count(.refuse)) refused, "
-                     + "\(count(.keep)) kept from earlier runs\(count(.stale) > 0 ? ", \(count(.stale)) stale" : ""), of \(plans.count) stores")
+                     + (count(.keep) > 0 ? "\(count(.keep)) kept from earlier runs, " : "")
+                     + (count(.stale) > 0 ? "\(count(.stale)) stale, " : "") + "of \(plans.count) stores")
         return lines.joined(separator: "\n")
     }
 
