@@ -92,6 +92,12 @@ BATCH_SMOKE_STORES = 20
 BATCH_BOOKS = 50
 BATCH_JOBS = 2
 BATCH_GOAL = 150  # stores/s, issue 18
+# (k): the batch of Core Data stores (issue 44): DuckDuckGo's Bookmarks V4 and V5 (with
+# their -wal) from the fixtures' coredata-corpus, half each, to the bundle's current
+# version (BookmarksModel 6).
+CD_BATCH_VERSIONS = (4, 5)
+BATCH_GOAL_44 = 400  # stores/s, issue 44, for (j) and (k)
+FIXTURES = os.environ.get("ETL_FIXTURES", "/work/shared/fixtures")
 COST_PARTS = ["open", "plan", "check", "copy", "validate", "rename"]
 RESULTS_FORMAT = 1
 # The scale run (issue 18): (a) and (c) only, at 50M books, kept in scale.json beside
@@ -814,7 +820,93 @@ def bench_batch(etl, work, stores, rounds):
                         str(index + 1), "--out", source, "--force"], check=True, cwd=ROOT,
                        stdout=subprocess.DEVNULL)
         expected[name] = expected_hash(source, EXPECTED_DUMP_V3)[0]
-    result = {"stores": stores, "books_per_store": BATCH_BOOKS, "jobs": BATCH_JOBS, "runs": []}
+
+    def wrong_results(out):
+        def matches(name, digest):
+            try:
+                return content_hash(os.path.join(out, name), "v1-v3")[0] == digest
+            except sqlite3.Error:
+                return False  # missing or not a store
+        return [name for name, digest in expected.items() if not matches(name, digest)]
+
+    result = {"stores": stores, "books_per_store": BATCH_BOOKS, "jobs": BATCH_JOBS}
+    result.update(time_batch(etl, folder, archive, V3_PIPELINE, stores, rounds, wrong_results))
+    shutil.rmtree(folder, ignore_errors=True)
+    return result
+
+
+def store_dump(path):
+    """Every table but Z_METADATA, its rows sorted: what two results must share."""
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = [row[0] for row in connection.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND name != 'Z_METADATA' ORDER BY name")]
+        dump = [repr(connection.execute("SELECT type, name, sql FROM sqlite_schema ORDER BY type, name").fetchall())]
+        for table in tables:
+            rows = connection.execute(f'SELECT * FROM "{table}"').fetchall()
+            dump.append(table + repr(sorted(rows, key=repr)))
+        return hashlib.sha256("\n".join(dump).encode()).hexdigest()
+    finally:
+        connection.close()
+
+
+def bench_coredata_batch(etl, work, stores, rounds):
+    """(k) `etl batch` of `stores` Core Data stores — copies of Bookmarks V4 and V5 with
+    their `-wal`, alternately — to the bundle's current version, `rounds` times into a
+    fresh folder; in the first round every result is checked against `etl run` of its
+    version's store alone (every table but Z_METADATA)."""
+    corpus = os.path.join(FIXTURES, "coredata-corpus", "ddg-bookmarks")
+    if not os.path.isdir(corpus):
+        log(f"== (k) skipped: no fixtures at {corpus} (set ETL_FIXTURES)")
+        return {"status": f"not measured: no fixtures at {corpus}", "stores": stores}
+    folder = os.path.join(work, "coredata-batch")
+    shutil.rmtree(folder, ignore_errors=True)
+    archive = os.path.join(folder, "archive")
+    os.makedirs(archive)
+    shutil.copytree(os.path.join(corpus, "BookmarksModel.xcdatamodeld"), os.path.join(folder, "BookmarksModel.xcdatamodeld"))
+    pipeline = os.path.join(folder, "bookmarks.json")
+    with open(pipeline, "w") as handle:
+        json.dump({"format": 1, "models": "BookmarksModel.xcdatamodeld",
+                   "source": {"store": "source.sqlite", "layout": "coredata"},
+                   "destination": {"store": "result.sqlite", "layout": "coredata"}}, handle, indent=2)
+    log(f"== (k) batch: {stores} Core Data stores (Bookmarks V4/V5 with -wal) → BookmarksModel 6, --jobs {BATCH_JOBS}")
+    expected_by_version = {}
+    for version in CD_BATCH_VERSIONS:
+        alone = os.path.join(folder, f"alone-V{version}")
+        os.makedirs(alone)
+        for suffix in ("", "-wal"):
+            shutil.copy(os.path.join(corpus, f"Bookmarks_V{version}.sqlite{suffix}"), os.path.join(alone, f"source.sqlite{suffix}"))
+        subprocess.run([etl, "run", pipeline, "--source", os.path.join(alone, "source.sqlite"),
+                        "--destination", os.path.join(alone, "result.sqlite"), "--progress", "none"], check=True, cwd=folder,
+                       stdout=subprocess.DEVNULL)
+        expected_by_version[version] = store_dump(os.path.join(alone, "result.sqlite"))
+    expected = {}
+    for index in range(stores):
+        version = CD_BATCH_VERSIONS[index % len(CD_BATCH_VERSIONS)]
+        name = f"store-{index:04d}.sqlite"
+        for suffix in ("", "-wal"):
+            shutil.copy(os.path.join(corpus, f"Bookmarks_V{version}.sqlite{suffix}"), os.path.join(archive, name + suffix))
+        expected[name] = expected_by_version[version]
+
+    def wrong_results(out):
+        def matches(name, digest):
+            try:
+                return store_dump(os.path.join(out, name)) == digest
+            except sqlite3.Error:
+                return False
+        return [name for name, digest in expected.items() if not matches(name, digest)]
+
+    result = {"stores": stores, "versions": [f"Bookmarks_V{v}" for v in CD_BATCH_VERSIONS], "jobs": BATCH_JOBS}
+    result.update(time_batch(etl, folder, archive, pipeline, stores, rounds, wrong_results))
+    shutil.rmtree(folder, ignore_errors=True)
+    return result
+
+
+def time_batch(etl, folder, archive, pipeline, stores, rounds, wrong_results):
+    """Runs `etl batch PIPELINE --stores ARCHIVE --out …` `rounds` times into a fresh
+    folder (a new process each, timed whole); `wrong_results(out)` checks the first round."""
+    result = {"runs": []}
     costs = []
     for round_index in range(rounds):
         out = os.path.join(folder, "out")
@@ -823,7 +915,7 @@ def bench_batch(etl, work, stores, rounds):
         if os.path.exists(report_path):
             os.remove(report_path)
         os.sync()
-        command = [etl, "batch", V3_PIPELINE, "--stores", archive, "--out", out, "--jobs", str(BATCH_JOBS),
+        command = [etl, "batch", pipeline, "--stores", archive, "--out", out, "--jobs", str(BATCH_JOBS),
                    "--report", report_path, "--progress", "lines"]
         time_path = os.path.join(folder, f"batch.round{round_index + 1}.time")
         with open(os.path.join(folder, f"batch.round{round_index + 1}.log"), "wb") as output:
@@ -844,12 +936,7 @@ def bench_batch(etl, work, stores, rounds):
             run["done"] = 0
             run["error"] = f"no batch report: {error}"
         if round_index == 0 and done.returncode == 0:
-            def matches(name, digest):
-                try:
-                    return content_hash(os.path.join(out, name), "v1-v3")[0] == digest
-                except sqlite3.Error:
-                    return False  # missing or not a store
-            wrong = [name for name, digest in expected.items() if not matches(name, digest)]
+            wrong = wrong_results(out)
             run["content_ok"] = not wrong
             if wrong:
                 run["wrong"] = wrong[:5]
@@ -875,7 +962,6 @@ def bench_batch(etl, work, stores, rounds):
     if costs:
         result["cost_ms_per_store"] = {part: round(statistics.mean(c.get(part, 0) for c in costs) * 1000, 2)
                                        for part in COST_PARTS}
-    shutil.rmtree(folder, ignore_errors=True)
     return result
 
 
@@ -1492,6 +1578,21 @@ def write_markdown(results, path, plot_note, scale=()):
                            if total else f"| {part} | {cost.get(part, 0):.1f} | — |")
             out.append("")
 
+    cd_batch = results.get("coredata_batch")
+    if cd_batch and cd_batch.get("runs"):
+        out.append(f"### (k) etl batch of {fmt_int(cd_batch['stores'])} Core Data stores\n")
+        out.append(f"`etl batch` of a bundle pipeline (BookmarksModel.xcdatamodeld, to its current version 6) over "
+                   f"{fmt_int(cd_batch['stores'])} copies of the fixtures' {' and '.join(cd_batch.get('versions', []))} "
+                   f"(each with its `-wal`), `--jobs {cd_batch['jobs']}`, into a fresh folder each round; every result "
+                   f"of the first round checked against `etl run` of its version's store alone. Goal (issue 44): "
+                   f"≥ {BATCH_GOAL_44} stores/s.\n")
+        out.append("| median s | stores/s | peak MiB | result |")
+        out.append("|---:|---:|---:|---|")
+        status = cd_batch.get("status")
+        out.append(f"| {fmt_seconds(cd_batch.get('median_seconds'))} | {cd_batch.get('stores_per_second') or '—'} | "
+                   f"{fmt_mib(cd_batch.get('peak_mib'))} | {status if status == 'ok' else f'**{status}**'} |")
+        out.append("")
+
     out += scale_section(scale)
     out.append("## Targets\n")
     out.append(TARGETS_TEXT)
@@ -1602,6 +1703,9 @@ def failures(results):
     batch = results.get("batch")
     if batch and batch.get("status") != "ok":
         bad.append(f"(j) etl batch of {batch['stores']} stores: {batch.get('status')}")
+    cd_batch = results.get("coredata_batch")
+    if cd_batch and cd_batch.get("runs") and cd_batch.get("status") != "ok":
+        bad.append(f"(k) etl batch of {cd_batch['stores']} Core Data stores: {cd_batch.get('status')}")
     return bad
 
 
@@ -1694,6 +1798,7 @@ def command_run(args, smoke):
             shutil.rmtree(os.path.join(work, f"rows-{rows}"), ignore_errors=True)
     if smoke or not args.no_batch:
         results["batch"] = bench_batch(etl, work, BATCH_SMOKE_STORES if smoke else BATCH_STORES, rounds)
+        results["coredata_batch"] = bench_coredata_batch(etl, work, BATCH_SMOKE_STORES if smoke else BATCH_STORES, rounds)
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     write_json(os.path.join(output, "results.json"), results)
     json_path, md_path, png_path = report(results, output, plot)
@@ -1739,6 +1844,26 @@ def print_summary(results):
         log(f"-- (j) etl batch of {batch['stores']} stores: "
             + (f"{rate} stores/s" if rate else "no rate") + f", {batch.get('status')}"
             + ("; ms per store: " + ", ".join(f"{p} {cost[p]:.1f}" for p in COST_PARTS if p in cost) if cost else ""))
+
+
+def command_batches(args):
+    """(j) and (k) alone: for a base-against-branch comparison of the batch figures."""
+    etl = os.path.abspath(args.etl)
+    check_tools(etl)
+    os.makedirs(args.work, exist_ok=True)
+    os.makedirs(args.output, exist_ok=True)
+    results = {"etl": etl_info(etl), "machine": machine_info(),
+               "load_before": os.getloadavg(),
+               "batch": bench_batch(etl, args.work, args.stores, args.rounds),
+               "coredata_batch": bench_coredata_batch(etl, args.work, args.stores, args.rounds),
+               "load_after": os.getloadavg()}
+    write_json(os.path.join(args.output, "batches.json"), results)
+    for key, label in (("batch", "(j) plain books v1 → v3"), ("coredata_batch", "(k) Core Data Bookmarks V4/V5 → 6")):
+        entry = results[key]
+        cost = entry.get("cost_ms_per_store") or {}
+        log(f"-- {label}: {entry.get('median_seconds')} s median, {entry.get('stores_per_second')} stores/s, "
+            f"{entry.get('status')}" + ("; ms per store: " + ", ".join(f"{p} {cost[p]:.1f}" for p in COST_PARTS if p in cost) if cost else ""))
+    return 0
 
 
 def command_scale(args):
@@ -1842,7 +1967,16 @@ def main():
     scale.add_argument("--no-plot", action="store_true")
     scale.add_argument("--keep", action="store_true", help="keep the stores and logs of the work folder")
     scale.add_argument("--note", action="append", help="a line for the record and RESULTS.md (repeatable)")
+    batches = sub.add_parser("batches", help="(j) and (k) alone, the two archives (issue 44): printed and "
+                             "written to OUTPUT/batches.json, RESULTS.md left as it is")
+    batches.add_argument("--etl", default=os.path.join(ROOT, ".build", "release", "etl"))
+    batches.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
+    batches.add_argument("--stores", type=int, default=BATCH_STORES, help=f"stores per archive (default {BATCH_STORES})")
+    batches.add_argument("--work", default=os.path.join(ROOT, "out", "bench"), help="folder for the stores (default out/bench)")
+    batches.add_argument("--output", required=True, help="folder for batches.json")
     args = parser.parse_args()
+    if args.command == "batches":
+        return command_batches(args)
     if args.command == "report":
         return command_report(args)
     if args.command == "scale":

@@ -80,9 +80,14 @@ public struct Migration: Sendable {
         }
         let planner = Planner(policies: options.policies.signatures, functions: options.policies.functions)
         let plan: Plan
+        let observe = options.tuning.observe
         if let plans, let store {
-            plan = try plans.plan(spec, source: store.database) { try planner.plan(spec, source: store.database) }
+            plan = try plans.plan(spec, source: store.database) {
+                observe?(.planned)
+                return try planner.plan(spec, source: store.database)
+            }
         } else {
+            observe?(.planned)
             plan = try planner.plan(spec, source: store?.database)
         }
         try options.policies.prepare(plan)

@@ -14,8 +14,9 @@ import ETLEngine
 /// A plain store's plan depends on the store only through its version, which the planner
 /// detects from its schema alone (`VersionDetector`): same schema, same plan. A store of
 /// another schema (another version, or a changed one) is planned, and checked, on its own.
-/// A Core Data store's plan also carries the store's own names, UUID and metadata: it is
-/// always planned on its own.
+/// A Core Data store's plan is shared by the stores of its kind too (`kind(of:)`: same
+/// schema, entity numbers, kept model and version hashes): what else its plan carries of
+/// the store — its UUID and metadata, for the result's `Z_METADATA` — is set per store.
 ///
 /// The stores sharing a plan share its `PlanMemo` too: what their runs work out from the
 /// plan alone (its push-down statements, its pipeline's fingerprint) is worked out once.
@@ -23,6 +24,7 @@ public final class PlanCache: @unchecked Sendable {
     private let lock = NSLock()
     private var specs: [String: PipelineSpec] = [:]
     private var plans: [String: Plan] = [:]
+    private var makers: [String: NSLock] = [:]
 
     public init() {}
 
@@ -47,16 +49,26 @@ public final class PlanCache: @unchecked Sendable {
     }
 
     /// The plan of `spec` for the store `source`: the one made for a store of the same
-    /// schema, given this spec (its paths), else `make()`'s, kept for the next such store.
+    /// kind, given this spec (its paths) and, for a Core Data store, its own metadata; else
+    /// `make()`'s, kept for the next such store.
     func plan(_ spec: PipelineSpec, source: Database, make: () throws -> Plan) throws -> Plan {
-        guard spec.source.layout == .plain else { return try make() }
-        let schema = try source.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_schema ORDER BY type, name, tbl_name")
-        let key = schema.map { row in row.map(\.sqlLiteral).joined(separator: ",") }.joined(separator: "\n")
+        let key = try kind(of: source, layout: spec.source.layout)
+        // One plan per kind, also when two jobs reach their first stores of a kind at once:
+        // the second waits for the first's plan instead of making its own.
+        let making = lock.withLock { () -> NSLock in
+            if let existing = makers[key] { return existing }
+            let made = NSLock()
+            makers[key] = made
+            return made
+        }
+        making.lock()
+        defer { making.unlock() }
         lock.lock()
         let known = plans[key]
         lock.unlock()
         if var known {
             known.spec = spec
+            if spec.source.layout == .coredata { try known.adoptMetadata(of: source, newStoreUUID: spec.destination.newStoreUUID) }
             return known
         }
         var plan = try make()
@@ -65,5 +77,39 @@ public final class PlanCache: @unchecked Sendable {
         plans[key] = plan
         lock.unlock()
         return plan
+    }
+
+    /// What decides a store's plan. A plain store: its schema (`sqlite_schema`), which its
+    /// version is detected from. A Core Data store: its schema too (the real table and
+    /// column names), its entity numbers (`Z_PRIMARYKEY` but the counters), the model it
+    /// keeps (`Z_MODELCACHE`, a bundle-less pipeline's source model) and the version hashes
+    /// and identifiers of its metadata (its version); not its UUID or its app's own keys,
+    /// which only the result's metadata carries (`Plan.adoptMetadata`). Read through the
+    /// store's connection, a `-wal` included: the state of the WAL does not matter.
+    private func kind(of source: Database, layout: LayoutKind) throws -> String {
+        var parts = try source.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_schema ORDER BY type, name, tbl_name")
+            .map { row in row.map(\.sqlLiteral).joined(separator: ",") }
+        guard layout == .coredata else { return parts.joined(separator: "\n") }
+        parts.append("coredata")
+        if try source.table(named: "Z_PRIMARYKEY") != nil {
+            parts += try source.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+                .map { row in row.map(\.sqlLiteral).joined(separator: ",") }
+        }
+        if try source.table(named: "Z_MODELCACHE") != nil {
+            // Hashed for this process only (the key lives in memory), not written anywhere.
+            var hash = Hasher()
+            for row in try source.rows("SELECT Z_CONTENT FROM Z_MODELCACHE") {
+                if case .blob(let bytes)? = row.first { hash.combine(bytes.count); bytes.withUnsafeBytes { hash.combine(bytes: $0) } }
+            }
+            parts.append("modelcache \(hash.finalize())")
+        }
+        if try source.table(named: "Z_METADATA") != nil {
+            let metadata = try CoreDataMetadata.read(source)
+            parts.append("identifiers " + metadata.versionIdentifiers.joined(separator: ","))
+            for (entity, hash) in metadata.versionHashes.sorted(by: { $0.key < $1.key }) {
+                parts.append("hash \(entity) \(hash.base64EncodedString())")
+            }
+        }
+        return parts.joined(separator: "\n")
     }
 }

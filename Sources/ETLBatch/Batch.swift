@@ -11,7 +11,7 @@ public final class Batch: @unchecked Sendable {
     public let options: BatchOptions
 
     private let lock = NSLock()
-    private var queue: [(store: BatchStore, prior: BatchStoreResult?)] = []
+    private var queue: [(store: BatchStore, prior: BatchStoreResult?, reasons: [String])] = []
     private var next = 0
     private var running: [String] = []
     private var results: [String: BatchStoreResult] = [:]
@@ -21,6 +21,10 @@ public final class Batch: @unchecked Sendable {
     var manifest: BatchManifest!
     /// The pipeline read once per batch, and planned once per kind of store (`PlanCache`).
     var plans = PlanCache()
+    /// What makes this batch's results besides each store (`BatchInputs`), and its digest,
+    /// recorded with each outcome.
+    var inputs: BatchInputs!
+    var inputsDigest = ""
     private var events: @Sendable (BatchEvent) -> Void = { _ in }
 
     public init(options: BatchOptions) {
@@ -37,24 +41,22 @@ public final class Batch: @unchecked Sendable {
         plans = PlanCache()
         let header = BatchManifest.Header(pipeline: BatchStoreList.absolute(options.pipeline, in: FileManager.default.currentDirectoryPath),
                                           output: outputDescription, shard: options.shard.isWhole ? "all" : options.shard.description)
+        // One batch per manifest at a time (with --out: in place, batches share it, `BatchStoreLock`).
+        let batchLock = try BatchLock.take(options)
+        defer { batchLock?.release() }
+        inputs = try BatchInputs.of(pipeline: options.pipeline, run: options.run)
+        inputsDigest = inputs.digest
         manifest = try BatchManifest(path: options.manifest, header: header, restart: options.restart)
         let previous = manifest.contents.latest
+        let triage = BatchTriage(options: options, inputs: inputs, recorded: manifest.contents.inputs)
         for store in options.stores {
-            let prior = previous[store.path]
-            switch prior?.status {
-            case .done?, .skipped?:
-                // Changed since (replaced after last night's run): migrated again, not served stale.
-                if let recorded = prior?.source, let now = BatchSourceIdentity.of(store.path), now != recorded {
-                    queue.append((store, prior))
-                } else {
-                    results[store.path] = prior
-                }
-            case .failed? where !options.retryFailed:
-                results[store.path] = prior
-            default:
-                queue.append((store, prior))
+            switch triage.decide(store, prior: previous[store.path]) {
+            case .keep(let prior): results[store.path] = prior
+            case .stale(let prior): results[store.path] = prior
+            case .run(let reasons): queue.append((store, previous[store.path], reasons))
             }
         }
+        if !queue.isEmpty { try manifest.record(inputs) }
         finished = results.count
         finishedBefore = results.count
         emit(.batchStarted, store: nil, result: nil)
@@ -150,7 +152,7 @@ public final class Batch: @unchecked Sendable {
 
             let result: BatchStoreResult
             do {
-                result = try process(item.store, prior: item.prior)
+                result = try process(item.store, prior: item.prior, reasons: item.reasons)
             } catch {
                 lock.lock()
                 if fatal == nil { fatal = error }

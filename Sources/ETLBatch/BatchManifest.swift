@@ -34,10 +34,26 @@ public final class BatchManifest: @unchecked Sendable {
         }
     }
 
-    /// One line of the file.
+    /// One line of the file: the header, the inputs store entries name by digest
+    /// (written once per digest, before the first entry naming it), or a store's entry.
     struct Line: Codable {
         var batch: Header?
         var store: BatchStoreResult?
+        var inputs: BatchInputs?
+    }
+
+    /// What a manifest may hold. No batch writes more (`bounded` clamps what it writes);
+    /// a file that does is refused, not loaded: a planted file of a few hundred kilobytes
+    /// must not make a batch decompress gigabytes (a "done" entry with a 15 MiB note,
+    /// 400 times over, made the next batch peak at 12 GB).
+    public enum Bounds {
+        /// One line, decompressed.
+        public static let line = 256 << 10
+        /// All lines together, decompressed.
+        public static let total = 1 << 30
+        /// A note, and an entry's error.
+        public static let note = 4 << 10
+        public static let notes = 64
     }
 
     /// What a manifest file holds.
@@ -49,6 +65,10 @@ public final class BatchManifest: @unchecked Sendable {
         public var validLength: Int
         /// Frames skipped because they were damaged (not counting a cut-off tail).
         public var damagedFrames: Int
+        /// The inputs entries name, by digest (`BatchStoreResult.inputs`).
+        public var inputs: [String: BatchInputs] = [:]
+        /// Why the file is over its bounds (`Bounds`); reading stopped there.
+        public var overBounds: String?
 
         /// Each store's latest entry, by absolute path.
         public var latest: [String: BatchStoreResult] {
@@ -97,7 +117,12 @@ public final class BatchManifest: @unchecked Sendable {
             throw BatchUsageError("cannot read the batch manifest: \(error)")
         }
         guard let data = found else { return Contents(header: nil, entries: [], validLength: 0, damagedFrames: 0) }
-        return parse(Array(data))
+        let contents = parse(Array(data))
+        if let problem = contents.overBounds {
+            throw BatchUsageError("the batch manifest \(path) is refused, not loaded: \(problem). No batch writes that; "
+                                  + "pass --restart to start the batch over (the file is removed), or move it away")
+        }
+        return contents
     }
 
     /// Frame by frame. Where no readable frame starts (a damaged byte in a frame's header
@@ -111,14 +136,33 @@ public final class BatchManifest: @unchecked Sendable {
         let decoder = JSONDecoder()
         var offset = 0
         var skipping = false
+        var total = 0
         while offset < bytes.count {
             let scan = ZstdFrameScanner.scan(bytes, at: offset)
-            if case .complete(let length) = scan,
-               let json = try? Zstd.decompress(Array(bytes[offset..<offset + length]), limit: 16 << 20),
+            var json: [UInt8]?
+            if case .complete(let length) = scan {
+                do {
+                    json = try Zstd.decompress(Array(bytes[offset..<offset + length]), limit: Bounds.line)
+                } catch let failure as Zstd.Failure where failure.isOverLimit {
+                    contents.overBounds = "its line at byte \(offset) is larger than \(Bounds.line >> 10) KiB decompressed"
+                    return contents
+                } catch {}
+                total += json?.count ?? 0
+                if total > Bounds.total {
+                    contents.overBounds = "its lines hold more than \(Bounds.total >> 20) MiB decompressed (at byte \(offset))"
+                    return contents
+                }
+            }
+            if case .complete(let length) = scan, let json,
                let line = try? decoder.decode(Line.self, from: Data(json)), line.store?.isWithinRange ?? true {
+                if let problem = line.store?.overBounds {
+                    contents.overBounds = "its entry at byte \(offset) (\(line.store?.path ?? "")) has \(problem)"
+                    return contents
+                }
                 if skipping { contents.damagedFrames += 1 }
                 skipping = false
                 if let header = line.batch, contents.header == nil { contents.header = header }
+                if let inputs = line.inputs { contents.inputs[inputs.digest] = inputs }
                 if let store = line.store { contents.entries.append(store) }
                 offset += length
                 contents.validLength = offset
@@ -195,8 +239,21 @@ public final class BatchManifest: @unchecked Sendable {
     public func append(_ result: BatchStoreResult, durable: Bool = true) throws {
         lock.lock()
         defer { lock.unlock() }
+        let result = result.bounded
         try write(Line(batch: nil, store: result), durable: durable)
         contents.entries.append(result)
+    }
+
+    /// Records `inputs` (once per digest), so that entries naming their digest can be
+    /// compared with a later batch's inputs.
+    public func record(_ inputs: BatchInputs) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        let digest = inputs.digest
+        guard contents.inputs[digest] == nil else { return }
+        // Not synced on its own: the first store's `started` entry after it syncs the file whole.
+        try write(Line(batch: nil, store: nil, inputs: inputs), durable: false)
+        contents.inputs[digest] = inputs
     }
 
     /// fsyncs every entry appended so far (the batch's end).

@@ -40,6 +40,13 @@ public struct BatchOptions: Sendable {
     /// The watchdog: a store's run that takes longer is stopped after its chunk being
     /// loaded and recorded as failed (its work kept: a rerun with a larger limit resumes it).
     public var storeTimeout: TimeInterval?
+    /// `--report-stale`: a store whose outcome was made with other inputs (`BatchInputs`: the
+    /// pipeline, a model, a policy, etl…) is reported stale and left as it is, instead of
+    /// migrated again.
+    public var reportStale = false
+    /// `--verify-sources`: each source is hashed whole when recorded and when checked, for
+    /// archives whose modification times cannot be trusted.
+    public var verifySources = false
     /// Written in the manifest's header and the report.
     public var shard: BatchShard = .all
     public init(pipeline: String, stores: [BatchStore], output: Output, manifest: String, jobs: Int) {

@@ -22,6 +22,9 @@ public struct BatchStoreList: Sendable {
     /// Files and folders below `base` whose names are not UTF-8, which no path of the batch
     /// can name: relative paths with those bytes as `\xNN`. Not migrated, and reported.
     public var unnamed: [String] = []
+    /// Links to folders below `base` that were not walked, each with why (a loop, or a
+    /// folder already walked by another path): reported, never skipped silently.
+    public var notWalked: [String] = []
 
     /// The stores of one shard.
     public func shard(_ shard: BatchShard) -> [BatchStore] {
@@ -57,8 +60,8 @@ public struct BatchStoreList: Sendable {
                 let base = (path as NSString).deletingLastPathComponent
                 return BatchStoreList(base: base, stores: [BatchStore(path: path, relativePath: (path as NSString).lastPathComponent)])
             }
-            let (stores, unnamed) = walk(base: path, excluded: excluded) { relative in isCandidate(relative, explicitlyHidden: false) }
-            return BatchStoreList(base: path, stores: stores, unnamed: unnamed)
+            let (stores, unnamed, notWalked) = walk(base: path, excluded: excluded) { relative in isCandidate(relative, explicitlyHidden: false) }
+            return BatchStoreList(base: path, stores: stores, unnamed: unnamed, notWalked: notWalked)
         }
         // Split the glob: the leading folders without wildcards are the base.
         let absolutePattern = absolute(argument, in: currentDirectory, standardize: false)
@@ -73,10 +76,10 @@ public struct BatchStoreList: Sendable {
             throw BatchUsageError("--stores \(argument): the folder \(base) does not exist")
         }
         let glob = Glob(components)
-        let (stores, unnamed) = walk(base: base, excluded: excluded) { relative in
+        let (stores, unnamed, notWalked) = walk(base: base, excluded: excluded) { relative in
             glob.matches(relative) && isCandidate(relative, explicitlyHidden: true)
         }
-        return BatchStoreList(base: base, stores: stores, unnamed: unnamed)
+        return BatchStoreList(base: base, stores: stores, unnamed: unnamed, notWalked: notWalked)
     }
 
     private static func list(file: String, currentDirectory: String) throws -> BatchStoreList {
@@ -107,12 +110,22 @@ public struct BatchStoreList: Sendable {
         return BatchStoreList(base: base, stores: stores)
     }
 
-    /// Files below `base` (not following links to folders) whose relative path `accept`s.
-    private static func walk(base: String, excluded: [String], accept: (String) -> Bool) -> (stores: [BatchStore], unnamed: [String]) {
+    /// Files below `base` whose relative path `accept`s. A link to a folder is followed
+    /// (`archive/2019 → ../disk2/2019`: its stores keep the link's path), once: a folder
+    /// reached again (a loop, or by two links) is not walked twice, and said so (`notWalked`).
+    private static func walk(base: String, excluded: [String], accept: (String) -> Bool)
+        -> (stores: [BatchStore], unnamed: [String], notWalked: [String]) {
         var found: [BatchStore] = []
         var unnamed: [String] = []
+        var notWalked: [String] = []
         var folders = [""]
+        var walked: [FolderID: String] = [:]
+        if let id = FolderID(base) { walked[id] = "." }
         let fm = FileManager.default
+        let excludedReal = excluded.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+        func isExcluded(_ path: String) -> Bool {
+            excluded.contains { path == $0 || path.hasPrefix($0 + "/") }
+        }
         while let relativeFolder = folders.popLast() {
             let folder = relativeFolder.isEmpty ? base : base + "/" + relativeFolder
             unnamed += nonUTF8Names(in: folder).map { relativeFolder.isEmpty ? $0 : relativeFolder + "/" + $0 }
@@ -120,18 +133,53 @@ public struct BatchStoreList: Sendable {
             for name in names {
                 let relative = relativeFolder.isEmpty ? name : relativeFolder + "/" + name
                 let path = folder + "/" + name
-                if excluded.contains(where: { path == $0 || path.hasPrefix($0 + "/") }) { continue }
+                if isExcluded(path) { continue }
                 var info = stat()
                 guard lstat(path, &info) == 0 else { continue }
                 let type = info.st_mode & S_IFMT
                 if type == S_IFDIR {
-                    if !name.hasPrefix(".") { folders.append(relative) }
+                    guard !name.hasPrefix("."), let id = FolderID(path) else { continue }
+                    if let earlier = walked[id] {
+                        notWalked.append("\(relative): walked already as \(earlier), through a link")
+                        continue
+                    }
+                    walked[id] = relative
+                    folders.append(relative)
+                } else if type == S_IFLNK, isFolder(path) {
+                    guard !name.hasPrefix(".") else { continue }
+                    let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+                    if excludedReal.contains(where: { real == $0 || real.hasPrefix($0 + "/") }) { continue }
+                    guard let id = FolderID(path) else { continue }
+                    if let earlier = walked[id] {
+                        notWalked.append("\(relative): a link to the folder \(real), walked already as \(earlier)")
+                        continue
+                    }
+                    walked[id] = relative
+                    folders.append(relative)
                 } else if type == S_IFREG || (type == S_IFLNK && isRegularFile(path)) {
                     if accept(relative) { found.append(BatchStore(path: path, relativePath: relative)) }
                 }
             }
         }
-        return (found.sorted { $0.relativePath < $1.relativePath }, unnamed.sorted())
+        return (found.sorted { $0.relativePath < $1.relativePath }, unnamed.sorted(), notWalked.sorted())
+    }
+
+    /// A folder by device and inode (through links): what makes a walk visit each once.
+    private struct FolderID: Hashable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The names in `folder` that are not UTF-8, their bytes read with `readdir` (Foundation

@@ -7,12 +7,14 @@ import ETL
 extension Batch {
     /// Migrates one store and records its outcome in the manifest. Throws only when the
     /// manifest cannot be written.
-    func process(_ store: BatchStore, prior: BatchStoreResult?) throws -> BatchStoreResult {
+    /// `reasons`: why a store recorded before is migrated again (`BatchTriage`), for its note.
+    func process(_ store: BatchStore, prior: BatchStoreResult?, reasons: [String] = []) throws -> BatchStoreResult {
         let started = Date()
         var result = BatchStoreResult(store: store, status: .failed)
-        result.source = BatchSourceIdentity.of(store.path)
-        if let recorded = prior?.source, prior?.status == .done || prior?.status == .skipped, let now = result.source, now != recorded {
-            result.notes.append("the source changed since it was migrated (\(now.differences(from: recorded).joined(separator: ", "))): migrated again")
+        result.source = BatchSourceIdentity.of(store.path, whole: options.verifySources)
+        result.inputs = inputsDigest
+        if !reasons.isEmpty, prior?.status != .started, prior?.status != .interrupted {
+            result.notes.append("migrated again: " + reasons.joined(separator: "; "))
         }
         // In place, one batch at a time per store (`BatchStoreLock`).
         var storeLock: RunLock?
@@ -116,8 +118,8 @@ extension Batch {
         let checkpoint = CheckpointFile(destination: destination)
         var exists = fm.fileExists(atPath: destination)
         if prior?.status == .done, exists {
-            // Queued again because its source changed since (`Batch.run`): the result is stale,
-            // and goes before the store is migrated again (a kill then finds no result, as for a new store).
+            // Queued again because its source, its inputs or the result itself changed since
+            // (`BatchTriage`): the result is stale, and goes before the store is migrated again (a kill then finds no result, as for a new store).
             try fm.removeItem(atPath: destination)
             exists = false
             result.notes.append("its stale result was removed before migrating it again")
@@ -136,6 +138,7 @@ extension Batch {
             result.status = .done
             result.rows = BatchReport.rowsInStore(destination, plan: plan)
             result.notes.append("finished just before the batch was stopped; rows counted in the result")
+            result.result = BatchSourceIdentity.of(destination)
             removeStaleRunLock(of: destination)
             return
         }
@@ -165,6 +168,7 @@ extension Batch {
         let summary = try run(migration, store: store, planned: (plan, source), clock: clock)
         finish(summary, plan: plan, result: &result)
         result.cost = clock.finished()
+        if result.status == .done { result.result = BatchSourceIdentity.of(destination) }
     }
 
     /// `--in-place`: the store is replaced by its result, atomically, after validation.

@@ -52,6 +52,14 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
     /// The source as this run of the store found it before reading it (`BatchSourceIdentity`):
     /// a rerun that finds it changed migrates it again.
     public var source: BatchSourceIdentity?
+    /// The digest of the inputs the outcome was made with (`BatchInputs`, recorded in the
+    /// manifest by that digest): a rerun whose inputs differ does the store again.
+    public var inputs: String?
+    /// Done stores with `--out`: the result as this run installed it. A rerun trusts the
+    /// entry only while the result is there and the same (size, time, pages).
+    public var result: BatchSourceIdentity?
+    /// `--report-stale`: what changed since the outcome was made; the store was left as it is.
+    public var stale: [String]?
 
     public init(store: BatchStore, status: BatchStatus, output: String? = nil) {
         path = store.relativePath
@@ -70,6 +78,36 @@ public struct BatchStoreResult: Sendable, Codable, Equatable {
     /// The most rows an entry may count (2^40, far beyond any store): summed over the
     /// entries a manifest can hold (it is read up to 1 GiB), counts stay below overflowing.
     static let maximumRows = 1 << 40
+
+    /// What of this entry is over `BatchManifest.Bounds`, or nil.
+    var overBounds: String? {
+        if notes.count > BatchManifest.Bounds.notes { return "\(notes.count) notes (at most \(BatchManifest.Bounds.notes))" }
+        if let long = (notes + [error ?? ""] + (stale ?? [])).first(where: { $0.utf8.count > BatchManifest.Bounds.note }) {
+            return "a note of \(long.utf8.count) bytes (at most \(BatchManifest.Bounds.note))"
+        }
+        return nil
+    }
+
+    /// The entry within `BatchManifest.Bounds`: notes and error cut (saying so), so that
+    /// what a batch writes it always reads back.
+    var bounded: BatchStoreResult {
+        func cut(_ text: String) -> String {
+            guard text.utf8.count > BatchManifest.Bounds.note else { return text }
+            let marker = " … (cut)"
+            var kept = Substring(text)
+            while kept.utf8.count + marker.utf8.count > BatchManifest.Bounds.note { kept = kept.dropLast(max(1, (kept.utf8.count - BatchManifest.Bounds.note) / 2)) }
+            return kept + marker
+        }
+        var entry = self
+        if entry.notes.count > BatchManifest.Bounds.notes {
+            let left = entry.notes.count - (BatchManifest.Bounds.notes - 1)
+            entry.notes = Array(entry.notes.prefix(BatchManifest.Bounds.notes - 1)) + ["… and \(left) more notes"]
+        }
+        entry.notes = entry.notes.map(cut)
+        entry.error = entry.error.map(cut)
+        entry.stale = entry.stale.map { Array($0.prefix(BatchManifest.Bounds.notes)).map(cut) }
+        return entry
+    }
 
     /// Whether every number is one a batch could have written: counts not negative and
     /// together at most `maximumRows`, times finite and not negative. A manifest entry that

@@ -31,8 +31,13 @@ struct BatchCommand: ParsableCommand {
             Each store's outcome is appended to a manifest as it finishes \
             (OUTDIR/.etl-batch-manifest.jsonl.zst, zstd JSON lines; with --in-place beside the \
             pipeline). Run the same command again to continue: stores recorded done, skipped or \
-            failed are not touched again (--retry-failed tries failed ones again; --restart forgets \
-            everything), and stores that were interrupted resume from their own checkpoints.
+            failed are not touched again while what made them is unchanged — their source, \
+            their result, and the batch's inputs (the pipeline, every model and mapping model \
+            it reads, policies, etl's version): a new model version in the bundle migrates \
+            every store again, saying why (--report-stale only reports them; --verify-sources \
+            hashes whole sources). --retry-failed tries failed ones again; --restart forgets \
+            everything; stores that were interrupted resume from their own checkpoints. One \
+            batch runs into an --out at a time.
 
             --shard INDEX/COUNT takes a stable share of the stores (by a hash of their relative \
             paths), for several processes or machines; --shard auto reads a Kubernetes Indexed \
@@ -108,6 +113,12 @@ struct BatchCommand: ParsableCommand {
     @Flag(help: "Migrate the stores the manifest records as failed again (after fixing them or the pipeline).")
     var retryFailed = false
 
+    @Flag(help: "Stores whose outcome was made with other inputs (the pipeline, a model, a mapping model, a policy, etl) are reported stale and left as they are, instead of migrated again.")
+    var reportStale = false
+
+    @Flag(help: "Hash each source whole to tell whether it changed since its outcome was recorded (for archives whose modification times cannot be trusted).")
+    var verifySources = false
+
     @Option(help: "Progress on standard error: auto (a status line on a terminal, log lines otherwise), bar, lines, json (one event per line), none.")
     var progress: ProgressStyle = .auto
 
@@ -151,11 +162,6 @@ struct BatchCommand: ParsableCommand {
                              code: ExitStatus.badInput)
         }
         let selected = list.shard(shard)
-        if dryRun {
-            let plans = Batch.plan(pipeline: pipeline, stores: selected, policies: policies)
-            print(json ? try BatchPlanTable.json(plans) : BatchPlanTable.render(plans))
-            return
-        }
         func expand(_ path: String) -> String { shard.expand(path, in: folder) }
         let output: BatchOptions.Output = out.map { .directory(expand($0)) } ?? .inPlace(backupDirectory: backupDir.map(expand))
 
@@ -167,12 +173,24 @@ struct BatchCommand: ParsableCommand {
         options.storeTimeout = storeTimeout
         options.restart = restart
         options.retryFailed = retryFailed
+        options.reportStale = reportStale
+        options.verifySources = verifySources
         options.unnamed = list.unnamed
         options.cancellation = trap.cancellation
         options.shard = shard
         options.policies = policies
+        if dryRun {
+            // Decided as the run decides: the manifest read (never written), each store triaged, then planned.
+            let plans: [BatchStorePlan]
+            do { plans = try Batch(options: options).dryRun() } catch let error as BatchUsageError {
+                throw CLIFailure(message: error.message, code: ExitStatus.badInput)
+            }
+            print(json ? try BatchPlanTable.json(plans) : BatchPlanTable.render(plans))
+            return
+        }
 
         let display = BatchProgressDisplay(style: progress, jobs: options.jobs)
+        for folder in list.notWalked { display.note("not walked again: \(folder)") }
         if !shard.isWhole {
             display.note("shard \(shard): \(selected.count) of the \(list.stores.count) stores below \(list.base)")
         }

@@ -49,6 +49,21 @@ enum BatchSummaryTable {
             }
             lines.append("")
         }
+        let stale = report.stores.filter { $0.stale != nil }
+        if !stale.isEmpty {
+            lines.append("stale stores (\(stale.count), --report-stale: left as they are; run without it to migrate them again):")
+            for store in stale { lines.append("  \(store.path): " + (store.stale ?? []).joined(separator: "; ")) }
+            lines.append("")
+        }
+        let redone = report.stores.filter { $0.notes.contains { $0.hasPrefix("migrated again: ") } }
+        if !redone.isEmpty {
+            lines.append("migrated again (\(redone.count)):")
+            for store in redone.prefix(10) {
+                lines.append("  \(store.path): " + (store.notes.first { $0.hasPrefix("migrated again: ") }?.dropFirst("migrated again: ".count) ?? ""))
+            }
+            if redone.count > 10 { lines.append("  … (\(redone.count - 10) more in the report)") }
+            lines.append("")
+        }
         let stopped = report.stores.filter { $0.status == .interrupted }
         if !stopped.isEmpty {
             lines.append("interrupted (resumed by the next run): " + stopped.map(\.path).joined(separator: ", "))

@@ -61,4 +61,22 @@ final class SummaryTableTests: XCTestCase {
             dry run, nothing written: 1 to migrate, 1 up to date, 1 refused, of 3 stores
             """)
     }
+
+    /// A rerun's dry run: why a store done before is migrated again, which outcomes stand,
+    /// which are stale (--report-stale).
+    func testADryRunOfARerunSaysWhyAndWhatItKeeps() {
+        let plans = [BatchStorePlan(store: "one.sqlite", decision: .migrate, fromVersion: "v1", toVersion: "v4", hops: 3,
+                                    reason: "again: its inputs changed: /m/Books.xcdatamodeld/.xccurrentversion changed"),
+                     BatchStorePlan(store: "two.sqlite", decision: .keep, fromVersion: "v1", toVersion: "v3",
+                                    reason: "done in an earlier run; what made it is unchanged"),
+                     BatchStorePlan(store: "three.sqlite", decision: .stale, fromVersion: "v1", toVersion: "v3",
+                                    reason: "its inputs changed: the pipeline up.json was edited")]
+        XCTAssertEqual(BatchPlanTable.render(plans), """
+            one.sqlite    migrate  v1 → v4 (3 hops), again: its inputs changed: /m/Books.xcdatamodeld/.xccurrentversion changed
+            two.sqlite    keep     done in an earlier run; what made it is unchanged
+            three.sqlite  stale    its inputs changed: the pipeline up.json was edited (--report-stale: left as it is)
+
+            dry run, nothing written: 1 to migrate, 0 up to date, 0 refused, 1 kept from earlier runs, 1 stale, of 3 stores
+            """)
+    }
 }

@@ -28,6 +28,11 @@ public struct MappingModelCatalog: Sendable {
     /// How deep below the folder mapping models are looked for.
     static let depth = 4
 
+    /// The mapping models `load(folder:)` reads: what a batch fingerprints as its inputs.
+    public static func paths(in folder: String) -> [String] {
+        mappingModelPaths(in: folder, depth: depth)
+    }
+
     public static func load(folder: String) -> MappingModelCatalog {
         var catalog = MappingModelCatalog(entries: [])
         for path in mappingModelPaths(in: folder, depth: depth) {

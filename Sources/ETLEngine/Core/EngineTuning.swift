@@ -40,4 +40,7 @@ public enum EngineEvent: Sendable, Equatable {
     case joinTableCopiedWhole(String)
     /// A step resumed from a checkpoint is compared with counts made in its source (`SourceCounts`).
     case sourceCounted(step: String)
+    /// The planner made a plan (`Migration`): a batch's stores of one kind share one
+    /// (`PlanCache`), so a batch hears this once per kind.
+    case planned
 }

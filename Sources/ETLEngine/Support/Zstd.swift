@@ -10,6 +10,9 @@ public enum Zstd {
         public var message: String
         /// zstd could not allocate what it needed: memory ran out, not the data went bad.
         public var isOutOfMemory = false
+        /// The output would have been larger than the limit asked for: the data may be
+        /// whole, but is more than the caller accepts.
+        public var isOverLimit = false
         public var description: String { "zstd: " + message }
 
         public init(message: String, isOutOfMemory: Bool = false) {
@@ -64,7 +67,11 @@ public enum Zstd {
                     return outBuffer.pos
                 }
                 output += buffer[0..<produced]
-                guard output.count <= limit else { throw Failure(message: "decompressed data larger than \(limit) bytes") }
+                guard output.count <= limit else {
+                    var failure = Failure(message: "decompressed data larger than \(limit) bytes")
+                    failure.isOverLimit = true
+                    throw failure
+                }
                 if inBuffer.pos == inBuffer.size && produced < bufferCount { break }
             }
         }

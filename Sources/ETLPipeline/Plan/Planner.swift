@@ -85,17 +85,25 @@ public struct Planner {
             sourceLayout = destinationLayout
         }
         // One pipeline serves stores of every version: an entry for a hop this store does not
-        // take is a note; one that names nothing of any version is a mistake.
+        // take is a note; one that names nothing of any version is a mistake. Without a
+        // bundle or a source model, each store brings its own model: the versions are those
+        // of the archive, which no store shows whole, so an entry its own model lacks is a
+        // note too (a bundle-less archive: the V1 stores' removed property, named once).
         var notes = chain.notes
+        let versionsKnown = spec.models != nil || spec.source.model != nil
         for (i, entry) in spec.drop.enumerated() where !topLevelUsed.contains(i) {
-            guard chain.versions.contains(where: { DropEntry.names(entry.name, in: $0) }) else {
+            guard chain.versions.contains(where: { DropEntry.names(entry.name, in: $0) }) || !versionsKnown else {
                 let removed = removedByAny.sorted()
                 throw entry.cursor.error("'\(entry.name)' is no entity or property of any model version of the pipeline ("
                     + chain.versions.map(\.version).joined(separator: ", ") + "); the steps of this run leave unread: "
                     + (removed.isEmpty ? "nothing" : removed.joined(separator: ", ")))
             }
-            notes.append("\"drop\" entry '\(entry.name)' applies to no step of this store's path ("
-                + ([chain.models[first].version] + chain.hops.map { chain.models[$0.to].version }).joined(separator: " → ") + "): nothing of it to drop")
+            let path = ([chain.models[first].version] + chain.hops.map { chain.models[$0.to].version }).joined(separator: " → ")
+            if chain.versions.contains(where: { DropEntry.names(entry.name, in: $0) }) {
+                notes.append("\"drop\" entry '\(entry.name)' applies to no step of this store's path (\(path)): nothing of it to drop")
+            } else {
+                notes.append("\"drop\" entry '\(entry.name)' names nothing of this store's own model or the destination's (\(path)): nothing of it to drop")
+            }
         }
         var plan = Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
                         targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
