@@ -83,7 +83,7 @@ struct KeptBookkeeping {
     func copy(into db: Database, sourcePath: String) throws -> [String] {
         let (sql, uncopied) = statements()
         guard !sql.isEmpty else { return [] }
-        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.readOnlyURI(sourcePath)).sqlLiteral) AS kept_src")
+        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS kept_src")
         defer { try? db.execute("DETACH DATABASE kept_src") }
         try db.transaction {
             for statement in sql { try db.execute(statement.sql) }
