@@ -51,6 +51,11 @@ public final class SourceStore: @unchecked Sendable {
         if ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue == 0 {
             throw MigrationError.badSource(path: path, reason: "is an empty file (0 bytes), not a SQLite store")
         }
+        // A FIFO (or anything but a file) named like SQLite's own files beside it: refused
+        // before anything opens it, which would wait forever for a writer.
+        do { try StoreCompanions.check(path) } catch let error as StoreError {
+            throw MigrationError.badSource(path: path, reason: error.message)
+        }
         let companions = [path + "-wal", path + "-shm"]
         let existing = companions.filter { fm.fileExists(atPath: $0) }
         // Before SQLite reads it: SQLite would read a WAL with a damaged frame as less data.
