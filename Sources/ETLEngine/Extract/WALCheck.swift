@@ -26,17 +26,17 @@ import ETLStore
 /// frames of a 24-byte header (page number, database size after a commit or 0, the two
 /// salts, the checksum) and a page. Checksums run on from the header's over each frame's
 /// first 8 header bytes and its page.
-enum WALCheck {
-    struct Damaged: Error, CustomStringConvertible {
-        let description: String
+public enum WALCheck {
+    public struct Damaged: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// What SQLite reads of a WAL: its header's salts and checkpoint sequence, how many
     /// frames it applies (up to the last commit) and how many the file holds.
-    struct Summary: Equatable {
-        var salts: UInt64
-        var checkpointSequence: UInt32
-        var committedFrames: Int
+    public struct Summary: Equatable, Sendable {
+        public var salts: UInt64
+        public var checkpointSequence: UInt32
+        public var committedFrames: Int
     }
 
     /// Checks the WAL at `path`; nil when there is none (or an empty one).
@@ -66,6 +66,16 @@ enum WALCheck {
                 got += n
             }
             return Array(bytes[0..<got])
+        }
+    }
+
+    /// Checks the WAL `bytes` (a whole `-wal` file's); `path` names it in messages. For the fuzz target.
+    public static func check(bytes: [UInt8], path: String) throws -> Summary? {
+        var at = 0
+        return try check(path: path) { count in
+            let end = min(bytes.count, at + count)
+            defer { at = end }
+            return Array(bytes[at..<end])
         }
     }
 
