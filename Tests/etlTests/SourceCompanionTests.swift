@@ -71,4 +71,34 @@ final class SourceCompanionTests: XCTestCase {
         XCTAssertFalse(rerun.stderr.contains("its size"), rerun.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
     }
+
+    /// A store whose `-wal` has content gets a `-shm` from SQLite while it is read: killed,
+    /// the run leaves it; the next run (or `inspect`) knows it for its own and removes it,
+    /// leaving the folder as it was found.
+    func testTheShmOfAKilledRunIsRemovedByTheNextOne() throws {
+        let bookmarks = folder.appendingPathComponent("bookmarks")
+        for name in ["Bookmarks_V1.sqlite", "Bookmarks_V1.sqlite-wal", "BookmarksModel.xcdatamodeld"] {
+            _ = try FixtureSet.copy("coredata-corpus/ddg-bookmarks/\(name)", into: bookmarks)
+        }
+        let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path
+        let found = try FileManager.default.contentsOfDirectory(atPath: bookmarks.path).sorted()
+        let files = try [bytes(store), bytes(store + "-wal")]
+        let pipeline = path("bookmarks.json")
+        try Data("""
+            { "format": 1, "models": "\(bookmarks.path)/BookmarksModel.xcdatamodeld", "drop": ["BookmarkEntity.isFavorite"],
+              "source": { "store": "\(store)", "layout": "coredata" },
+              "destination": { "store": "\(path("out.sqlite"))", "layout": "coredata" } }
+            """.utf8).write(to: URL(fileURLWithPath: pipeline))
+        let killed = try ToolProcess.run(["run", pipeline, "--progress", "json"], killAt: KillTarget(step: 1, stage: "create"), pause: 0)
+        XCTAssertTrue(killed.killed, killed.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: store + "-shm"), "SQLite's index of the -wal, left by the kill")
+        let inspect = try ToolProcess.run(["inspect", store])
+        XCTAssertEqual(inspect.status, 0, inspect.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: bookmarks.path).sorted(), found, "inspect removed what the killed run left")
+        let rerun = try ToolProcess.run(["run", pipeline])
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        XCTAssertEqual(try Database(path: path("out.sqlite"), mode: .readOnly).scalarInt("SELECT count(*) FROM ZBOOKMARKENTITY"), 10)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: bookmarks.path).sorted(), found)
+        XCTAssertEqual(try [bytes(store), bytes(store + "-wal")], files, "the store and its -wal are byte-identical")
+    }
 }
