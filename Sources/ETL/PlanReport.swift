@@ -88,6 +88,8 @@ public struct PlanReport: Sendable, Codable, Equatable {
             return try make(plan, pipeline: migration.pipeline, source: nil, policies: policies)
         }
         let (plan, store) = try migration.planWithSource()
+        // Tables no entity owns, triggers, views: refused by the plan as the run refuses them.
+        try UnmodeledTables.check(plan: plan, source: store.database)
         return try make(plan, pipeline: migration.pipeline, source: store.database, policies: migration.policies)
     }
 

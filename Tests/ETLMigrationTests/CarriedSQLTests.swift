@@ -59,6 +59,8 @@ final class CarriedSQLTests: XCTestCase {
     func testADeleteAfterTheDefinitionIsRefusedByTheTablesName() throws {
         let s = try store("UPDATE sqlite_schema SET sql = sql || '; DELETE FROM ZCAR' WHERE name = 'ZOTHER'")
         try assertRefused(s, [#"its unknown table "ZOTHER" cannot be carried"#, "holds more than one statement", "DELETE FROM ZCAR", #""otherTables": "drop""#])
+        // etl plan refuses it as etl run does.
+        assertMigrationError(try PlanReport.make(Migration(pipeline: try pipeline(s))), contains: [#"its unknown table "ZOTHER" cannot be carried"#])
     }
 
     func testAVacuumIntoElsewhereIsRefusedAndWritesNothing() throws {

@@ -14,7 +14,7 @@ import ETLPipeline
 /// made in the new store in the finalize stage, once every row is in, in one transaction
 /// and once: tables with their rows, then virtual tables with theirs, then views, then
 /// triggers, so that no source trigger fires during the run.
-struct UnmodeledTables {
+public struct UnmodeledTables {
     let tables: [UnmodeledTable]
     let actions: [UnmodeledTable.Kind: UnmodeledTableAction]
     /// History: source entity number → destination entity name, for `ZENTITY`.
@@ -54,6 +54,12 @@ struct UnmodeledTables {
         }
         self.historyEntities = historyEntities
         try readDefinitions(plan: plan, source: source)
+    }
+
+    /// What `etl plan` refuses of them, as `etl run` would, before a row is read.
+    public static func check(plan: Plan, source: Database) throws {
+        guard !plan.steps.isEmpty else { return }
+        _ = try UnmodeledTables(plan: plan, source: source)
     }
 
     static func list(_ tables: [UnmodeledTable]) -> String {
