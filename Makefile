@@ -133,3 +133,9 @@ fuzz-pipelines:
 .PHONY: fuzz-archives
 fuzz-archives:
 	TARGETS="PropertyListFuzzer:plists MappingModelFuzzer:mappings" TIMEOUT=2 scripts/fuzz-pipelines.sh $(or $(SECONDS),60)
+
+# make fuzz-wal SECONDS=60: the same on a source's -wal check (WALCheck: frames, salts, page
+# numbers, commits as SQLite's recovery reads them); seeds in Fuzz/corpus/wal
+.PHONY: fuzz-wal
+fuzz-wal:
+	TARGETS="WALFuzzer:wal" TIMEOUT=2 scripts/fuzz-pipelines.sh $(or $(SECONDS),60)

@@ -39,9 +39,13 @@ public final class Database: @unchecked Sendable {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
         case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
+        try StoreCompanions.check(path)
         var db: OpaquePointer?
-        // A plain path, not a URI: the path is taken literally whatever characters it holds.
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        // A plain path, not a URI: the path is taken literally whatever characters it holds;
+        // a source SQLite would make a -wal and -shm beside only to read it, by a URI that
+        // encodes the path and says it is immutable (`StoreCompanions`).
+        let opened = mode == .readOnly && hardened && StoreCompanions.readsImmutable(path) ? StoreCompanions.readOnlyURI(path) : path
+        let rc = sqlite3_open_v2(opened, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }

@@ -31,7 +31,12 @@ public struct RunIdentity: Codable, Sendable, Equatable {
     }
 }
 
-/// A source store as it was when the run started: a replaced or modified store is noticed.
+/// A source store as it was when the run started: a replaced or modified store is noticed,
+/// by its size and time and by what SQLite itself changes on every write: the header's
+/// file change counter (offset 24; every commit of a store in rollback mode), its schema
+/// cookie (offset 40; every change of schema), and its `-wal`'s salts and checkpoint
+/// sequence (every restart of the log) and frames (every commit in WAL mode). A program
+/// that keeps size and time (`touch -r`) still changes these.
 public struct SourceIdentity: Codable, Sendable, Equatable {
     public var path: String
     public var size: Int64
@@ -40,26 +45,60 @@ public struct SourceIdentity: Codable, Sendable, Equatable {
     public var header: String
     /// Size of the `-wal` file beside it, if any.
     public var walSize: Int64?
+    /// The header's file change counter and schema cookie; nil in a checkpoint of an etl
+    /// that did not record them (such a checkpoint is not continued: `differences`).
+    public var changeCounter: UInt32?
+    public var schemaCookie: UInt32?
+    /// The `-wal`'s header: its two salts (as one number) and checkpoint sequence; and its
+    /// whole frames. Nil without a `-wal` header.
+    public var walSalts: UInt64?
+    public var walCheckpoints: UInt32?
+    public var walFrames: Int64?
 
     public static func of(_ path: String) throws -> SourceIdentity {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
         let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
         var hash = FNV1a()
+        var first = Data()
         if let handle = FileHandle(forReadingAtPath: path) {
             defer { try? handle.close() }
-            hash.add(handle.readData(ofLength: 65_536))
+            first = handle.readData(ofLength: 65_536)
+            hash.add(first)
+        }
+        func word(_ at: Int) -> UInt32 {
+            first.count >= at + 4 ? first[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } : 0
         }
         let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber
-        return SourceIdentity(path: path, size: size, modified: modified, header: hash.hex, walSize: wal?.int64Value)
+        var identity = SourceIdentity(path: path, size: size, modified: modified, header: hash.hex, walSize: wal?.int64Value)
+        identity.changeCounter = word(24)
+        identity.schemaCookie = word(40)
+        if let stamp = WALCheck.headerStamp(path + "-wal"), let walSize = wal?.int64Value {
+            identity.walSalts = stamp.salts
+            identity.walCheckpoints = stamp.checkpointSequence
+            identity.walFrames = stamp.pageSize > 0 ? max(0, walSize - 32) / Int64(24 + stamp.pageSize) : 0
+        }
+        return identity
     }
 
+    /// What differs from `other` (the source now), each in words.
     func differences(from other: SourceIdentity) -> [String] {
         if path != other.path { return ["the source changed from \(path) to \(other.path)"] }
-        if size != other.size || header != other.header || modified != other.modified || walSize != other.walSize {
-            return ["the source store \(path) was modified or replaced since the run started (size \(size) → \(other.size) bytes)"]
+        guard changeCounter != nil, schemaCookie != nil else {
+            return ["the checkpoint was written by an etl that did not record what SQLite changes on every write of the source "
+                + "(its change counter, schema cookie and -wal salts), so it cannot tell whether \(path) changed since: run again with --restart"]
         }
-        return []
+        var changed: [String] = []
+        if size != other.size { changed.append("its size (\(size) → \(other.size) bytes)") }
+        if modified != other.modified { changed.append("its modification time") }
+        if changeCounter != other.changeCounter { changed.append("its header's change counter (\(changeCounter!) → \(other.changeCounter.map(String.init) ?? "none"))") }
+        if schemaCookie != other.schemaCookie { changed.append("its schema cookie (\(schemaCookie!) → \(other.schemaCookie.map(String.init) ?? "none"))") }
+        if header != other.header, changeCounter == other.changeCounter, schemaCookie == other.schemaCookie { changed.append("its first 64 KiB") }
+        if walSize != other.walSize { changed.append("its -wal's size (\(walSize.map { "\($0) bytes" } ?? "none") → \(other.walSize.map { "\($0) bytes" } ?? "none"))") }
+        if walSalts != other.walSalts || walCheckpoints != other.walCheckpoints { changed.append("its -wal's salts (the log was restarted)") }
+        if walFrames != other.walFrames, walSize == other.walSize { changed.append("its -wal's frames") }
+        guard !changed.isEmpty else { return [] }
+        return ["the source store \(path) was modified or replaced since the run started: \(changed.joined(separator: ", ")) changed"]
     }
 }
 

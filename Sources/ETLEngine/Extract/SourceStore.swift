@@ -51,6 +51,13 @@ public final class SourceStore: @unchecked Sendable {
         if ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue == 0 {
             throw MigrationError.badSource(path: path, reason: "is an empty file (0 bytes), not a SQLite store")
         }
+        // A FIFO (or anything but a file) named like SQLite's own files beside it: refused
+        // before anything opens it, which would wait forever for a writer.
+        do { try StoreCompanions.check(path) } catch let error as StoreError {
+            throw MigrationError.badSource(path: path, reason: error.message)
+        }
+        // What a killed run's SQLite left beside the store, known by the record it kept.
+        SourceCompanionRecord.removeLeftovers(of: path)
         let companions = [path + "-wal", path + "-shm"]
         let existing = companions.filter { fm.fileExists(atPath: $0) }
         // Before SQLite reads it: SQLite would read a WAL with a damaged frame as less data.
@@ -78,6 +85,7 @@ public final class SourceStore: @unchecked Sendable {
             throw MigrationError.badSource(path: path, reason: SourceStore.reason(for: error, size: size(), busyTimeout: busyTimeout))
         }
         created = companions.filter { !existing.contains($0) && fm.fileExists(atPath: $0) }
+        if !created.isEmpty { SourceCompanionRecord.record(created, of: path) }
     }
 
     /// What a SQLite failure on opening or checking a source means for the user.
@@ -151,5 +159,6 @@ public final class SourceStore: @unchecked Sendable {
             let size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
             if file.hasSuffix("-shm") || size == 0 { try? FileManager.default.removeItem(atPath: file) }
         }
+        if !created.isEmpty { SourceCompanionRecord.forget(path) }
     }
 }

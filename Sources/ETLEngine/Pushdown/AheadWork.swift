@@ -103,7 +103,7 @@ final class AheadWork: @unchecked Sendable {
         }
         guard !keys.isEmpty else { return nil }
         let work = AheadWork(files: WorkArea.aheadFiles(ofWork: context.workPath), tuning: context.tuning)
-        let source = PushdownStage.readOnlyURI(context.sourcePath)
+        let source = PushdownStage.sourceURI(context.sourcePath)
         let functions = context.policies.functions
         let cancellation = context.cancellation
         let items = (keys: keys, links: links)

@@ -66,7 +66,7 @@ struct PushdownStage {
         for index in plan.policiesInSQLite.sorted(by: { $0.index < $1.index }) {
             try PolicyInSQLite.register(context, index, on: db, irregular: irregular)
         }
-        try db.execute("ATTACH DATABASE \(SQLValue.text(readOnlyURI(context.sourcePath)).sqlLiteral) AS src")
+        try db.execute("ATTACH DATABASE \(SQLValue.text(sourceURI(context.sourcePath)).sqlLiteral) AS src")
         try db.execute(PageCache.pragmas("src", "main", "work"))
         var nullsOnPurpose: [MappingID: Int] = [:]
         for create in plan.creates {
@@ -127,6 +127,12 @@ struct PushdownStage {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
         return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?mode=ro"
+    }
+
+    /// `readOnlyURI` of a step's source, which nothing writes during the run: `immutable`
+    /// when SQLite would otherwise make a `-wal` and `-shm` beside it (`StoreCompanions`).
+    static func sourceURI(_ path: String) -> String {
+        StoreCompanions.readOnlyURI(path)
     }
 
     /// Runs the step, or as much of it as it takes to learn that it must start over.

@@ -173,13 +173,16 @@ public struct Engine {
                 }
             }
             try sourceCheck?.wait()
-            try unmodeled.carry(into: Database(path: area.temporaryDestination, mode: .readWrite), sourcePath: source)
             let last = plan.steps.count
             let name = plan.steps.last!.name
             try ValidationProof.require(step: last - 1, run: identity, in: area.work, store: area.temporaryDestination, checkpoint: file.path)
             try snapshot.checkWhole()
             try run.save(.init(step: last - 1, stage: .finalize, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 1), durable: true)
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
+            // In the finalize stage only, so a store that steps or validation may still work
+            // on holds no carried trigger; in one transaction, and not again on a rerun that
+            // finds it committed.
+            try unmodeled.carry(into: Database(path: area.temporaryDestination, mode: .readWrite), sourcePath: source)
             if options.replace != .refuse || !FileManager.default.fileExists(atPath: destination) {
                 try ExternalBinaryStorage.install(from: WorkArea.externalFolder(ofStore: area.temporaryDestination), at: destination,
                                                   backup: options.replace == .backup ? (area.backup, area.backupExternal) : nil)

@@ -113,7 +113,7 @@ struct KeptBookkeeping {
             try SQLTranslator.registerValueFunction(on: db)
             try SQLTranslator.register(functions, on: db)
         }
-        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.readOnlyURI(sourcePath)).sqlLiteral) AS kept_src")
+        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS kept_src")
         defer { try? db.execute("DETACH DATABASE kept_src") }
         try db.transaction {
             for statement in sql { try db.execute(statement.sql) }

@@ -7,10 +7,14 @@ import ETLPipeline
 /// The source's tables that belong to no entity (`UnmodeledTable`), its triggers, views and
 /// virtual tables, and what the pipeline says to do with them. Decided before a row is read:
 /// a kind the pipeline does not name is refused with the names (and tables' row counts),
-/// and so is a carry that cannot be faithful. Carried ones are made in the new store after
-/// the last step, once every row is in: tables with their rows, then virtual tables with
-/// theirs, then views, then triggers, so that no source trigger fires during the run.
-struct UnmodeledTables {
+/// and so is a carry that cannot be faithful: a definition that is no single plain CREATE
+/// statement, a name the destination's layout makes, a view or trigger naming what the
+/// result does not have (`readDefinitions`). Nothing of the source runs as SQL text: each
+/// definition is checked by SQLite's parser first (`SchemaDefinition`). Carried ones are
+/// made in the new store in the finalize stage, once every row is in, in one transaction
+/// and once: tables with their rows, then virtual tables with theirs, then views, then
+/// triggers, so that no source trigger fires during the run.
+public struct UnmodeledTables {
     let tables: [UnmodeledTable]
     let actions: [UnmodeledTable.Kind: UnmodeledTableAction]
     /// History: source entity number → destination entity name, for `ZENTITY`.
@@ -49,6 +53,13 @@ struct UnmodeledTables {
             }
         }
         self.historyEntities = historyEntities
+        try readDefinitions(plan: plan, source: source)
+    }
+
+    /// What `etl plan` refuses of them, as `etl run` would, before a row is read.
+    public static func check(plan: Plan, source: Database) throws {
+        guard !plan.steps.isEmpty else { return }
+        _ = try UnmodeledTables(plan: plan, source: source)
     }
 
     static func list(_ tables: [UnmodeledTable]) -> String {
@@ -97,61 +108,155 @@ struct UnmodeledTables {
         return result
     }
 
-    /// Copies the carried tables from the source into the new store (idempotent: a resume
-    /// copies them again over themselves): definitions and indexes as the source has them,
-    /// rows with their keys; history's `ZENTITY` renumbered for the destination's entities,
-    /// and its entities' `Z_PRIMARYKEY` rows kept so Core Data goes on numbering them.
-    func carry(into db: Database, sourcePath: String) throws {
+    /// The carried objects' definitions, as the source's `sqlite_schema` holds them, read
+    /// once (through the run's hardened connection) and checked before a row is read.
+    private(set) var definitions: [CarriedDefinition] = []
+
+    /// One `sqlite_schema` entry of a carried object: the object itself, or an index of a carried table.
+    struct CarriedDefinition {
+        let object: UnmodeledTable
+        let kind: SchemaDefinition.Kind
+        let name: String
+        let sql: String
+    }
+
+    /// Reads the carried objects' definitions from `source` and makes them, without rows,
+    /// in an empty store of the last step's destination layout: a definition that is no
+    /// single plain CREATE statement of its object, a name the destination's layout makes
+    /// already, or a view or trigger that names what the result does not have, is refused
+    /// here, by name, before a row is read.
+    mutating func readDefinitions(plan: Plan, source: Database) throws {
         let carried = tables.filter { actions[$0.kind] == .carry }
         guard !carried.isEmpty else { return }
-        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.readOnlyURI(sourcePath)).sqlLiteral) AS src")
-        defer { try? db.execute("DETACH DATABASE src") }
-        let q = Database.quote
-        func create(_ object: UnmodeledTable, types: String) throws {
-            let definitions = try db.rows("SELECT sql FROM src.sqlite_schema WHERE \(types) AND sql IS NOT NULL ORDER BY type = 'table' DESC, rowid",
-                                          [.text(object.name)])
-            for row in definitions {
-                guard case .text(let sql) = row[0] else { continue }
-                guard (try db.rows("SELECT 1 FROM main.sqlite_schema WHERE sql = ?", [.text(sql)])).isEmpty else { continue }
-                do {
-                    try db.execute(sql)
-                } catch {
-                    throw MigrationError.badSource(path: sourcePath, reason: "its \(object.kind.description) \(object.name) cannot be made in the new store "
-                        + "(\(error)): say \"\(object.kind.pipelineKey)\": \"drop\", or change it in the source")
+        var found: [CarriedDefinition] = []
+        for object in carried {
+            let rows = object.kind.isSchemaObject
+                ? try source.rows("SELECT type, name, sql FROM sqlite_schema WHERE name = ? AND sql IS NOT NULL", [.text(object.name)])
+                : try source.rows("SELECT type, name, sql FROM sqlite_schema WHERE tbl_name = ? AND type IN ('table', 'index') AND sql IS NOT NULL "
+                                  + "ORDER BY type = 'table' DESC, rowid", [.text(object.name)])
+            for row in rows {
+                guard case .text(let type) = row[0], case .text(let name) = row[1], case .text(let sql) = row[2] else { continue }
+                let kind: SchemaDefinition.Kind
+                switch (type, object.kind) {
+                case ("index", _): kind = .index
+                case ("table", .virtualTable): kind = .virtualTable
+                case ("table", _): kind = .table
+                case ("view", _): kind = .view
+                case ("trigger", _): kind = .trigger
+                default: continue
                 }
+                found.append(CarriedDefinition(object: object, kind: kind, name: name, sql: sql))
             }
         }
+        definitions = found
+        let image = try Database(path: ":memory:", mode: .create)
+        for sql in plan.steps.last!.destinationLayout.schemaSQL() { try image.execute(sql) }
+        try make(in: image, sourcePath: plan.sourcePath, rowsFrom: nil)
+    }
+
+    /// Makes the carried objects in the new store, with the source's rows, in one
+    /// transaction, once: a rerun after a kill finds them there (no layout makes their
+    /// names, `readDefinitions` saw to it) and makes nothing again. Tables get their rows
+    /// with their keys before any trigger exists, so no carried trigger fires during the
+    /// carry; history's `ZENTITY` is renumbered for the destination's entities, and its
+    /// entities' `Z_PRIMARYKEY` rows kept so Core Data goes on numbering them.
+    func carry(into db: Database, sourcePath: String) throws {
+        guard !definitions.isEmpty else { return }
+        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS src")
+        defer { try? db.execute("DETACH DATABASE src") }
         try db.transaction {
-            // Rows first, with no trigger of the source's in the new store yet.
-            for table in carried where !table.kind.isSchemaObject {
-                try create(table, types: "tbl_name = ? AND type IN ('table', 'index')")
-                try db.execute("INSERT OR REPLACE INTO main.\(q(table.name)) SELECT * FROM src.\(q(table.name))")
+            let names = Set(try db.rows("SELECT name FROM main.sqlite_schema").compactMap { row -> String? in
+                if case .text(let name) = row[0] { return name.lowercased() } else { return nil }
+            })
+            if definitions.contains(where: { names.contains($0.name.lowercased()) }) { return }
+            try make(in: db, sourcePath: sourcePath, rowsFrom: "src")
+        }
+    }
+
+    /// Makes every carried definition in `db`'s `main`, each checked first
+    /// (`SchemaDefinition`), with the rows of the tables of schema `rowsFrom` when given;
+    /// each view and trigger then prepared against the result (nothing stepped).
+    private func make(in db: Database, sourcePath: String, rowsFrom src: String?) throws {
+        let q = Database.quote
+        let existing = Set(try db.rows("SELECT name FROM main.sqlite_schema").compactMap { row -> String? in
+            if case .text(let name) = row[0] { return name.lowercased() } else { return nil }
+        })
+        func refuse(_ object: UnmodeledTable, _ what: String) -> MigrationError {
+            .badSource(path: sourcePath, reason: "its \(object.kind.description)\(object.kind.isSchemaObject ? "" : " table") \(SchemaDefinition.quoted(object.name)) "
+                + "cannot be carried: \(what). Say \"\(object.kind.pipelineKey)\": \"drop\", or change it in the source")
+        }
+        func make(_ definition: CarriedDefinition) throws -> SchemaDefinition {
+            guard !existing.contains(definition.name.lowercased()) else {
+                throw refuse(definition.object, "the destination's layout makes \(definition.kind == .index ? "an object" : "a table or object") named "
+                    + "\(SchemaDefinition.quoted(definition.name)) (written by the mappings), and a carried object never touches one")
             }
-            for table in carried where table.kind == .virtualTable {
-                try create(table, types: "name = ?")
-                // With their row ids (an external-content index refers to its rows by them).
-                let columns = try db.rows("SELECT name FROM pragma_table_info(?, 'src')", [.text(table.name)])
-                    .compactMap { row -> String? in if case .text(let name) = row[0] { return q(name) } else { return nil } }
-                let list = (["rowid"] + columns).joined(separator: ", ")
-                try db.execute("DELETE FROM main.\(q(table.name))")
-                try db.execute("INSERT INTO main.\(q(table.name)) (\(list)) SELECT \(list) FROM src.\(q(table.name))")
+            let checked: SchemaDefinition
+            do {
+                checked = try SchemaDefinition.check(definition.sql, kind: definition.kind, name: definition.name, on: db)
+            } catch let refused as SchemaDefinition.Refused {
+                throw refuse(definition.object, "its definition (\(definition.kind.rawValue) \(SchemaDefinition.quoted(definition.name)) in sqlite_schema) \(refused)")
             }
-            for kind in [UnmodeledTable.Kind.view, .trigger] {
-                for object in carried where object.kind == kind { try create(object, types: "name = ?") }
+            if definition.kind == .index, checked.table.caseInsensitiveCompare(definition.object.name) != .orderedSame {
+                throw refuse(definition.object, "its index \(SchemaDefinition.quoted(definition.name)) is on \(SchemaDefinition.quoted(checked.table)), not on it")
             }
-            if carried.contains(where: { $0.name.uppercased() == "ACHANGE" }), !historyEntities.isEmpty {
-                var numbers: [String: Int64] = [:]
-                for row in try db.rows("SELECT Z_NAME, Z_ENT FROM main.Z_PRIMARYKEY") {
-                    if case .text(let name) = row[0], case .integer(let number) = row[1] { numbers[name] = number }
+            do { try checked.create(in: db) } catch let error as StoreError {
+                throw refuse(definition.object, "SQLite cannot make it in the new store (\(error.message))")
+            }
+            return checked
+        }
+        let carried = definitions
+        // Rows first, with no trigger of the source's in the new store yet.
+        for definition in carried where definition.kind == .table {
+            _ = try make(definition)
+            if let src { try db.execute("INSERT INTO main.\(q(definition.name)) SELECT * FROM \(src).\(q(definition.name))") }
+        }
+        for definition in carried where definition.kind == .index { _ = try make(definition) }
+        for definition in carried where definition.kind == .virtualTable {
+            _ = try make(definition)
+            guard let src else { continue }
+            // With their row ids (an external-content index refers to its rows by them).
+            let columns = try db.rows("SELECT name FROM pragma_table_info(?, ?)", [.text(definition.name), .text(src)])
+                .compactMap { row -> String? in if case .text(let name) = row[0] { return q(name) } else { return nil } }
+            let list = (["rowid"] + columns).joined(separator: ", ")
+            try db.execute("INSERT INTO main.\(q(definition.name)) (\(list)) SELECT \(list) FROM \(src).\(q(definition.name))")
+        }
+        if src != nil, carried.contains(where: { $0.name.uppercased() == "ACHANGE" && $0.kind == .table }), !historyEntities.isEmpty {
+            var numbers: [String: Int64] = [:]
+            for row in try db.rows("SELECT Z_NAME, Z_ENT FROM main.Z_PRIMARYKEY") {
+                if case .text(let name) = row[0], case .integer(let number) = row[1] { numbers[name] = number }
+            }
+            let cases = try historyEntities.sorted { $0.key < $1.key }.map { old, entity -> String in
+                guard let new = numbers[entity] else {
+                    throw MigrationError.badDestination(path: db.path, reason: "has no entity number for \(entity) in Z_PRIMARYKEY")
                 }
-                let cases = try historyEntities.sorted { $0.key < $1.key }.map { old, entity -> String in
-                    guard let new = numbers[entity] else {
-                        throw MigrationError.badDestination(path: db.path, reason: "has no entity number for \(entity) in Z_PRIMARYKEY")
-                    }
-                    return "WHEN \(old) THEN \(new)"
+                return "WHEN \(old) THEN \(new)"
+            }
+            try db.execute("UPDATE main.ACHANGE SET ZENTITY = CASE ZENTITY \(cases.joined(separator: " ")) END WHERE ZENTITY IS NOT NULL")
+            try db.execute("INSERT OR REPLACE INTO main.Z_PRIMARYKEY SELECT * FROM src.Z_PRIMARYKEY WHERE Z_NAME IN ('CHANGE', 'TRANSACTION', 'TRANSACTIONSTRING')")
+        }
+        // Views, then triggers: each prepared against the result as it would be used, so
+        // one naming what the result does not have (a column the step renamed) is refused,
+        // never installed broken.
+        for definition in carried where definition.kind == .view {
+            _ = try make(definition)
+            do { _ = try db.prepare("SELECT * FROM main.\(q(definition.name))") } catch let error as StoreError {
+                throw refuse(definition.object, "it names what the new store does not have (\(error.message))")
+            }
+        }
+        for definition in carried where definition.kind == .trigger {
+            let checked = try make(definition)
+            let table = q(checked.table)
+            let columns = try db.rows("SELECT name FROM pragma_table_xinfo(?, 'main') WHERE hidden = 0", [.text(checked.table)])
+                .compactMap { row -> String? in if case .text(let name) = row[0] { return q(name) } else { return nil } }
+            // Preparing a statement compiles the triggers it would fire (never stepped).
+            var uses = ["INSERT INTO main.\(table) DEFAULT VALUES", "DELETE FROM main.\(table)"]
+            if !columns.isEmpty { uses.append("UPDATE main.\(table) SET \(columns.map { "\($0) = \($0)" }.joined(separator: ", "))") }
+            for use in uses {
+                do { _ = try db.prepare(use) } catch let error as StoreError {
+                    // A view's statement without an INSTEAD OF trigger for it: nothing to compile.
+                    if error.message.contains("because it is a view") { continue }
+                    throw refuse(definition.object, "it names what the new store does not have (\(error.message))")
                 }
-                try db.execute("UPDATE main.ACHANGE SET ZENTITY = CASE ZENTITY \(cases.joined(separator: " ")) END WHERE ZENTITY IS NOT NULL")
-                try db.execute("INSERT OR REPLACE INTO main.Z_PRIMARYKEY SELECT * FROM src.Z_PRIMARYKEY WHERE Z_NAME IN ('CHANGE', 'TRANSACTION', 'TRANSACTIONSTRING')")
             }
         }
     }
