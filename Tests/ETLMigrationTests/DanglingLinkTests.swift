@@ -80,8 +80,9 @@ final class DanglingLinkTests: XCTestCase {
             let rejects = try RejectFile.read(XCTUnwrap(summary.rejectFile)).sorted { ($0.key, $0.error) < ($1.key, $1.error) }
             XCTAssertEqual(rejects.map(\.key), [4, 5, 6])
             XCTAssertEqual(rejects.map(\.values), [["parent": "999"], ["parent": "'8x'"], ["tags": "(6, 999)"]])
-            XCTAssertEqual(rejects[0].error, "parent_id = 999 names no row of Folder: the row is migrated without Folder.parent (\"danglingLinks\": \"drop\" drops such links)")
-            XCTAssertEqual(rejects[2].error, "the pair (6, 999) of Folder_tags(source_id, target_id) names no row of Folder and Tag: the link is not made (\"danglingLinks\": \"drop\" drops such links)")
+            let source = folder.path("source.sqlite")
+            XCTAssertEqual(rejects[0].error, "parent_id = 999 in \(source) names no row of Folder: the row is migrated without Folder.parent (\"danglingLinks\": \"drop\" drops such links)")
+            XCTAssertEqual(rejects[2].error, "the pair (6, 999) of Folder_tags(source_id, target_id) in \(source) names no row of Folder and Tag: the link is not made (\"danglingLinks\": \"drop\" drops such links)")
             XCTAssertTrue(rejects.allSatisfy { $0.mapping == "Folders" && $0.stage == "relate" })
         }
     }

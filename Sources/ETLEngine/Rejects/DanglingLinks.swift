@@ -133,10 +133,10 @@ struct DanglingLinks {
                         let record = Reject(step: step.name, mapping: step.mappings[link.mapping].name, stage: "relate", entity: link.entity,
                                             key: key, expression: "$source.\(link.relationship)",
                                             error: link.column.contains("(")
-                                                ? "the pair \(described) of \(link.column) names no row of \(link.target): the link is not made "
-                                                    + "(\"danglingLinks\": \"drop\" drops such links)"
-                                                : "\(link.column) = \(described) names no row of \(link.target): the row is migrated without "
-                                                    + "\(link.entity).\(link.relationship) (\"danglingLinks\": \"drop\" drops such links)",
+                                                ? "the pair \(described) of \(link.column) in \(context.sourcePath) names no row of \(link.target): "
+                                                    + "the link is not made (\"danglingLinks\": \"drop\" drops such links)"
+                                                : "\(link.column) = \(described) in \(context.sourcePath) names no row of \(link.target): the row is "
+                                                    + "migrated without \(link.entity).\(link.relationship) (\"danglingLinks\": \"drop\" drops such links)",
                                             values: [link.relationship: described])
                         try insert.run([.integer(key), .text(String(decoding: try encoder.encode(record), as: UTF8.self))])
                         if rejected.count < 5 { rejected.append(record) }
