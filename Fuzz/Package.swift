@@ -3,7 +3,8 @@ import PackageDescription
 
 // libFuzzer targets for the pipeline decoder + planner and the expression compiler +
 // evaluator (`make fuzz-pipelines`), and for the binary property list + keyed archive
-// readers and mapping-model XML (`make fuzz-archives`), and a source's `-wal` check (`make fuzz-wal`). Built and run by scripts/fuzz-pipelines.sh:
+// readers and mapping-model XML (`make fuzz-archives`), a source's `-wal` check (`make fuzz-wal`),
+// and the model a store keeps (`make fuzz-keptmodels`). Built and run by scripts/fuzz-pipelines.sh:
 //   swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 let package = Package(
     name: "etl-fuzz",
@@ -18,5 +19,6 @@ let package = Package(
         .executableTarget(name: "PropertyListFuzzer", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "MappingModelFuzzer", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "WALFuzzer", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "KeptModelFuzzer", dependencies: ["FuzzSupport"]),
     ]
 )

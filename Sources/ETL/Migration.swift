@@ -90,6 +90,10 @@ public struct Migration: Sendable {
             observe?(.planned)
             plan = try planner.plan(spec, source: store?.database)
         }
+        // Planning reads no rows and is bounded (a kept model by `ModelCache.Bounds`), but is
+        // not interrupted midway: a stop asked for meanwhile (`etl batch --store-timeout`,
+        // a signal) ends the run here, before a row is read.
+        if options.cancellation?.isCancelled == true { throw MigrationError.interrupted(checkpoint: nil) }
         try options.policies.prepare(plan)
         return plan
     }

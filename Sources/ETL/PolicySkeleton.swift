@@ -19,7 +19,19 @@ public enum PolicySkeleton {
             if classes[name] == nil { order.append(name) }
             classes[name, default: []].append(m)
         }
-        return order.map { name in ("\(name).swift", file(name, classes[name]!, mapping, source: source, destination: destination)) }
+        // The type (and file) name: the class's name as an identifier, told apart from the
+        // others' when two become the same one.
+        var used: Set<String> = []
+        return order.map { name in
+            var type = SwiftText.identifier(name)
+            if used.contains(type.lowercased()) {
+                var n = 2
+                while used.contains("\(type)_\(n)".lowercased()) { n += 1 }
+                type = "\(type)_\(n)"
+            }
+            used.insert(type.lowercased())
+            return ("\(type).swift", file(name, type: type, classes[name]!, mapping, source: source, destination: destination))
+        }
     }
 
     /// A call `FUNCTION($entityPolicy, "selector:", …)` where it was found.
@@ -57,37 +69,41 @@ public enum PolicySkeleton {
         }
     }
 
-    static func file(_ name: String, _ mappings: [XCMappingModel.EntityMapping], _ mapping: XCMappingModel,
+    /// - Parameters: name: the policy's name as the mapping model gives it (the key it is
+    ///   registered under); type: its Swift type's name. Everything copied from the mapping
+    ///   model or the models goes through `SwiftText`.
+    static func file(_ name: String, type: String, _ mappings: [XCMappingModel.EntityMapping], _ mapping: XCMappingModel,
                      source: Model, destination: Model) -> String {
+        let comment = SwiftText.comment, literal = SwiftText.stringLiteral
         let fileName = URL(fileURLWithPath: mapping.path).lastPathComponent
         let className = mappings[0].policyClassName ?? name
         var lines = [
             "import ETL",
             "",
-            "/// `\(className)`, the migration policy class of \(fileName), ported to an etl policy.",
+            "/// `\(comment(className))`, the migration policy class of \(comment(fileName)), ported to an etl policy.",
             "/// Register it under the class's name, as the mapping model names it:",
             "///",
-            "///     ETLCommand.main(policies: [\"\(name)\": \(name).policy])",
+            "///     ETLCommand.main(policies: [\(comment(literal(name))): \(type).policy])",
             "///",
             "/// Its entity mappings (what each declares is in `output` before `create` runs, as",
             "/// `super` made it in Core Data):",
         ]
         for m in mappings {
             let declared = (m.attributes + m.relationships).map(\.name)
-            lines.append("/// - \(m.name): \(m.source ?? "?") → \(m.destination ?? "?")" + (declared.isEmpty ? "" : ", declaring \(declared.joined(separator: ", "))"))
+            lines.append("/// - " + comment("\(m.name): \(m.source ?? "?") → \(m.destination ?? "?")" + (declared.isEmpty ? "" : ", declaring \(declared.joined(separator: ", "))")))
         }
-        lines += ["public enum \(name) {", "    public static let policy = Policy(", "        create: { source, output in"]
+        lines += ["public enum \(type) {", "    public static let policy = Policy(", "        create: { source, output in"]
         for m in mappings {
             guard let entity = m.source, source.entity(named: entity) != nil else { continue }
             let fields = source.attributes(of: entity).map { attribute -> String in
                 switch ExprType(attribute.type) {
-                case .string: return "source.string(\"\(attribute.name)\")"
-                case .integer: return "source.integer(\"\(attribute.name)\")"
-                case .double: return "source.double(\"\(attribute.name)\")"
-                default: return "source[\"\(attribute.name)\"]"
+                case .string: return "source.string(\(literal(attribute.name)))"
+                case .integer: return "source.integer(\(literal(attribute.name)))"
+                case .double: return "source.double(\(literal(attribute.name)))"
+                default: return "source[\(literal(attribute.name))]"
                 }
             }
-            lines.append("            // \(m.name), a row of \(entity): " + fields.joined(separator: ", "))
+            lines.append("            // " + comment("\(m.name), a row of \(entity): " + fields.joined(separator: ", ")))
         }
         lines += [
             "            // Change output.rows[0].values[\"attribute\"], add rows with output.insert(\"Entity\", [\"attribute\": .string(…)])",
@@ -120,9 +136,9 @@ public enum PolicySkeleton {
                 }
                 let result = call.isWhole ? destination.attribute(call.attribute, of: call.mapping.destination ?? "").map { ExprType($0.type) } ?? .string : .string
                 lines += [
-                    "            // \(call.mapping.name).\(call.attribute): FUNCTION($entityPolicy, \"\(call.selector)\", "
-                        + call.arguments.map(\.description).joined(separator: ", ") + ")",
-                    "            \"\(call.selector)\": ExpressionFunction([\(arguments.map(swift).joined(separator: ", "))], returns: \(swift(result))) { arguments in",
+                    "            // " + comment("\(call.mapping.name).\(call.attribute): FUNCTION($entityPolicy, \"\(call.selector)\", "
+                        + call.arguments.map(\.description).joined(separator: ", ") + ")"),
+                    "            \(literal(call.selector)): ExpressionFunction([\(arguments.map(swift).joined(separator: ", "))], returns: \(swift(result))) { arguments in",
                     "                .null",
                     "            },",
                 ]

@@ -56,9 +56,16 @@ struct ModelCommand: ParsableCommand {
                 return
             }
             let contents = URL(fileURLWithPath: xcdatamodel).appendingPathComponent("contents")
+            // Refused before anything is written: a name XML cannot hold.
+            let xml: String
+            do {
+                xml = try XCDataModelWriter.xml(model)
+            } catch {
+                throw CLIFailure(message: "\(store): \(error)", code: ExitStatus.badInput)
+            }
             do {
                 try FileManager.default.createDirectory(atPath: xcdatamodel, withIntermediateDirectories: true)
-                try Data(XCDataModelWriter.xml(model).utf8).write(to: contents, options: .atomic)
+                try Data(xml.utf8).write(to: contents, options: .atomic)
             } catch {
                 throw CLIFailure(message: "\(contents.path): cannot write the model: \(error.localizedDescription)")
             }

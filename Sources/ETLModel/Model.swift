@@ -5,10 +5,14 @@
 public struct Model: Sendable, Equatable {
     /// The version's name ("v1", "v1.1.0").
     public var version: String
-    public var entities: [Entity]
+    public var entities: [Entity] {
+        didSet { index = EntityIndex() }
+    }
     /// Core Data's version identifiers (`NSStoreModelVersionIdentifiers`): an Xcode model's
     /// `userDefinedModelVersionIdentifier`. Empty when the model does not say.
     public var versionIdentifiers: [String]
+    /// The entities by name (not part of the model: equal models may hold different ones).
+    private var index = EntityIndex()
 
     public init(version: String, entities: [Entity], versionIdentifiers: [String] = []) {
         self.version = version
@@ -16,15 +20,21 @@ public struct Model: Sendable, Equatable {
         self.versionIdentifiers = versionIdentifiers
     }
 
-    public func entity(named name: String) -> Entity? {
-        entities.first { $0.name == name }
+    public static func == (a: Model, b: Model) -> Bool {
+        a.version == b.version && a.entities == b.entities && a.versionIdentifiers == b.versionIdentifiers
     }
 
-    /// The entity and its parents, nearest first.
+    /// The first entity of that name (a dictionary probe: see `EntityIndex`).
+    public func entity(named name: String) -> Entity? {
+        index.position(of: name, in: entities).map { entities[$0] }
+    }
+
+    /// The entity and its parents, nearest first (a cycle ends where it would repeat).
     public func lineage(of name: String) -> [Entity] {
         var result: [Entity] = []
+        var seen: Set<String> = []
         var next: String? = name
-        while let current = next, let entity = entity(named: current), !result.contains(where: { $0.name == current }) {
+        while let current = next, let entity = entity(named: current), seen.insert(current).inserted {
             result.append(entity)
             next = entity.parent
         }
@@ -38,7 +48,17 @@ public struct Model: Sendable, Equatable {
 
     /// The entity and every entity below it.
     public func descendants(of name: String) -> [String] {
-        [name] + entities.filter { $0.parent == name }.flatMap { descendants(of: $0.name) }
+        // Depth first, each entity's sub-entities in the model's order; iterative, so a chain
+        // thousands deep does not exhaust the stack, and a cycle ends where it would repeat.
+        var result: [String] = []
+        var seen: Set<String> = []
+        var pending = [name]
+        while let current = pending.popLast() {
+            guard seen.insert(current).inserted else { continue }
+            result.append(current)
+            pending += index.children(of: current, in: entities).reversed().map { entities[$0].name }
+        }
+        return result
     }
 
     /// All attributes, inherited first, in declaration order.

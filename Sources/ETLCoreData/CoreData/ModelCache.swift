@@ -30,18 +30,19 @@ public enum ModelCache {
 
     /// The store's cached model, or nil when it has no `Z_MODELCACHE` (stores of Core Data
     /// before about 2017) or the table is empty.
-    public static func read(_ db: Database, version: String, inflatedLimit: Int = ModelCache.inflatedLimit) throws -> Model? {
+    public static func read(_ db: Database, version: String, inflatedLimit: Int = ModelCache.inflatedLimit,
+                            bounds: Bounds = Bounds()) throws -> Model? {
         guard try db.table(named: "Z_MODELCACHE") != nil else { return nil }
         guard let row = try db.rows("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1").first else { return nil }
         guard case .blob(let bytes) = row[0] else {
             throw CoreDataStoreError(store: db.path, "Z_MODELCACHE.Z_CONTENT is not a blob")
         }
-        return try model(content: bytes, version: version, store: db.path, inflatedLimit: inflatedLimit)
+        return try model(content: bytes, version: version, store: db.path, inflatedLimit: inflatedLimit, bounds: bounds)
     }
 
     /// The model in the bytes of `Z_MODELCACHE.Z_CONTENT`; `store` names them in errors.
     public static func model(content: [UInt8], version: String, store: String,
-                             inflatedLimit: Int = ModelCache.inflatedLimit) throws -> Model {
+                             inflatedLimit: Int = ModelCache.inflatedLimit, bounds: Bounds = Bounds()) throws -> Model {
         let archive: [UInt8]
         do {
             archive = try RawDeflate.inflate(content, limit: inflatedLimit)
@@ -49,7 +50,9 @@ public enum ModelCache {
             throw CoreDataStoreError(store: store, "Z_MODELCACHE: \(failure.reason)")
         }
         do {
-            return try Reader(graph: ArchiveGraph(archive)).model(version: version)
+            return try Reader(graph: ArchiveGraph(archive), bounds: bounds).model(version: version)
+        } catch let oversized as Oversized {
+            throw CoreDataStoreError(store: store, "Z_MODELCACHE is refused: \(oversized.reason)")
         } catch let malformed as ArchiveGraph.Malformed {
             throw CoreDataStoreError(store: store, "Z_MODELCACHE is not a readable model: \(malformed.reason)")
         }
@@ -57,32 +60,88 @@ public enum ModelCache {
 
     /// What the XML reader checks across entities, for a model whose archive was not
     /// written by Core Data: no inheritance cycle (hashes recurse through parents),
-    /// inverses that exist, indexes and constraints of stored properties.
-    static func check(_ model: Model) throws {
+    /// inverses that exist, indexes and constraints of stored properties; and the bounds
+    /// (`Bounds`) on its inheritance depth and its properties, inherited ones counted.
+    ///
+    /// Each entity's depth and property count is worked out once from its parent's, so the
+    /// check is linear in the entities and the properties, however deep the chains.
+    static func check(_ model: Model, bounds: Bounds = Bounds()) throws {
+        // Entity → (levels above it, properties with its inherited ones).
+        var known: [String: (depth: Int, properties: Int)] = [:]
+        var properties = 0
         for entity in model.entities {
-            var seen: Set<String> = [entity.name]
-            var next = entity.parent
-            while let parent = next {
-                guard seen.insert(parent).inserted else {
-                    throw ArchiveGraph.Malformed(reason: "entity \(entity.name) is its own ancestor")
+            var chain: [Entity] = []
+            var onChain: Set<String> = []
+            var above = (depth: -1, properties: 0)
+            var next: Entity? = entity
+            while let current = next {
+                if let found = known[current.name] { above = found; break }
+                guard onChain.insert(current.name).inserted else {
+                    throw ArchiveGraph.Malformed(reason: "entity \(current.name) is its own ancestor")
                 }
-                next = model.entity(named: parent)?.parent
+                chain.append(current)
+                next = current.parent.flatMap { model.entity(named: $0) }
             }
+            for current in chain.reversed() {
+                above = (above.depth + 1, above.properties + current.attributes.count + current.relationships.count)
+                guard above.depth <= bounds.depth else {
+                    throw Oversized(reason: "entity \(current.name) has \(above.depth) ancestors, more than the \(bounds.depth) etl reads")
+                }
+                known[current.name] = above
+            }
+            properties += known[entity.name]?.properties ?? 0
+            guard properties <= bounds.properties else {
+                throw Oversized(reason: "its entities have more than \(bounds.properties) properties (each entity's inherited ones counted with its own), the most etl reads")
+            }
+        }
+        // Relationship names by entity, inherited ones included, each set made once.
+        var relationshipNames: [String: Set<String>] = [:]
+        func hasRelationship(_ name: String, _ entity: String) -> Bool {
+            if let names = relationshipNames[entity] { return names.contains(name) }
+            let names = Set(model.relationships(of: entity).map(\.name))
+            relationshipNames[entity] = names
+            return names.contains(name)
+        }
+        for entity in model.entities {
             for r in entity.relationships {
-                if let inverse = r.inverse, model.relationship(inverse, of: r.destination) == nil {
+                if let inverse = r.inverse, !hasRelationship(inverse, r.destination) {
                     throw ArchiveGraph.Malformed(reason: "relationship \(entity.name).\(r.name): its inverse \(inverse) is not a relationship of \(r.destination)")
                 }
             }
+            let named = entity.fetchIndexes.flatMap({ $0.elements.map(\.property) }) + entity.uniquenessConstraints.joined()
+            guard !named.isEmpty else { continue }
             let stored = Set(model.attributes(of: entity.name).map(\.name) + model.relationships(of: entity.name).filter { !$0.isToMany }.map(\.name))
-            for property in entity.fetchIndexes.flatMap({ $0.elements.map(\.property) }) + entity.uniquenessConstraints.joined()
-            where !stored.contains(property) {
+            for property in named where !stored.contains(property) {
                 throw ArchiveGraph.Malformed(reason: "entity \(entity.name): an index or uniqueness constraint names \(property), not a stored attribute or to-one of it")
             }
         }
     }
 
+    /// How large a kept model etl reads. Core Data's own are far smaller (the corpus's
+    /// largest: 15 entities, 2 levels, 120 properties); a crafted one of 20,000 entities,
+    /// each the sub-entity of the one before, is refused by these instead of being worked on
+    /// for minutes (issue 45).
+    public struct Bounds: Sendable, Equatable {
+        /// Entities in the model.
+        public var entities = 10_000
+        /// Properties of every entity, each entity's inherited ones counted with its own
+        /// (what its version hash and its table cover).
+        public var properties = 200_000
+        /// Ancestors of one entity.
+        public var depth = 100
+
+        public init() {}
+    }
+
+    /// A kept model over `Bounds`.
+    struct Oversized: Error, CustomStringConvertible, Sendable {
+        var reason: String
+        var description: String { reason }
+    }
+
     private struct Reader {
         let graph: ArchiveGraph
+        let bounds: Bounds
         typealias Object = [String: PropertyListValue]
 
         func model(version: String) throws -> Model {
@@ -99,6 +158,9 @@ public enum ModelCache {
             } else {
                 objects = try graph.dictionary(root, "NSEntities", "the model").sorted { $0.key < $1.key }.map { try graph.object($0.value, "entity \($0.key)") }
             }
+            guard objects.count <= bounds.entities else {
+                throw Oversized(reason: "it holds \(objects.count) entities, more than the \(bounds.entities) etl reads")
+            }
             var entities: [(name: String, object: Object)] = []
             for object in objects {
                 entities.append((try graph.string(object, "NSEntityName", "an entity"), object))
@@ -106,19 +168,22 @@ public enum ModelCache {
             let names = Set(entities.map(\.name))
             guard names.count == entities.count else { throw ArchiveGraph.Malformed(reason: "an entity name appears twice") }
             var result: [Entity] = []
+            // The archive lists each entity's inherited properties with its own: counted as
+            // they are read, so an archive over the bound is not read whole first.
+            var properties = 0
             for (name, object) in entities.sorted(by: { $0.name < $1.name }) {
-                result.append(try entity(name, object, names: names))
+                result.append(try entity(name, object, names: names, properties: &properties))
             }
             var identifiers: [String] = []
             if let set = root["NSVersionIdentifiers"], try graph.deref(set) != .null {
                 identifiers = try graph.elements(set, "NSVersionIdentifiers").map { try graph.text($0, "a version identifier") }.sorted()
             }
             let model = Model(version: version, entities: result, versionIdentifiers: identifiers)
-            try ModelCache.check(model)
+            try ModelCache.check(model, bounds: bounds)
             return model
         }
 
-        private func entity(_ name: String, _ object: Object, names: Set<String>) throws -> Entity {
+        private func entity(_ name: String, _ object: Object, names: Set<String>, properties: inout Int) throws -> Entity {
             let place = "entity \(name)"
             var entity = Entity(name: name, isAbstract: try graph.bool(object["NSIsAbstract"], place))
             var inherited: Set<String> = []
@@ -137,11 +202,18 @@ public enum ModelCache {
             entity.fetchIndexes = try fetchIndexes(object, place)
             // A fetch index of one element marks its attribute indexed, and Core Data archives
             // an index for each indexed attribute, named after it: the twin is not the model's.
-            let singles = entity.fetchIndexes.filter { $0.elements.count == 1 && $0.name != $0.elements[0].property }.map { $0.elements[0] }
-            entity.fetchIndexes.removeAll { $0.elements.count == 1 && $0.name == $0.elements[0].property && singles.contains($0.elements[0]) }
+            let singles = Set(entity.fetchIndexes.filter { $0.elements.count == 1 && $0.name != $0.elements[0].property }
+                .map { "\($0.elements[0].isAscending) \($0.elements[0].property)" })
+            entity.fetchIndexes.removeAll { $0.elements.count == 1 && $0.name == $0.elements[0].property
+                && singles.contains("\($0.elements[0].isAscending) \($0.elements[0].property)") }
             // NSProperties includes what the parents declare: a property is the entity's own
             // when its parent does not list it.
-            for (property, reference) in try graph.dictionary(object, "NSProperties", place).sorted(by: { $0.key < $1.key })
+            let listed = try graph.dictionary(object, "NSProperties", place)
+            properties += listed.count
+            guard properties <= bounds.properties else {
+                throw Oversized(reason: "its entities have more than \(bounds.properties) properties (each entity's inherited ones counted with its own), the most etl reads")
+            }
+            for (property, reference) in listed.sorted(by: { $0.key < $1.key })
             where !inherited.contains(property) {
                 let here = "\(name).\(property)"
                 var description = try graph.object(reference, here)

@@ -41,10 +41,12 @@ public struct ModelCacheAgreement: Sendable, Equatable {
         var result = ModelCacheAgreement(model: model, unreadable: nil)
         let names = Set(model.entities.map(\.name))
         result.unmatched = names.symmetricDifference(metadata.versionHashes.keys).sorted()
+        // One hash per entity: a sub-entity's is made from its parent's, kept here.
+        var known = VersionHashes.Memo()
         for name in names.intersection(metadata.versionHashes.keys).sorted() {
             if model.attributes(of: name).contains(where: { $0.derivation != nil }) {
                 result.notComputable.append(name)
-            } else if let hash = try? VersionHashes.hash(of: name, in: model), Data(hash) == metadata.versionHashes[name] {
+            } else if let hash = try? VersionHashes.hash(of: name, in: model, known: &known), Data(hash) == metadata.versionHashes[name] {
                 result.matching.append(name)
             } else {
                 result.differing.append(name)

@@ -30,8 +30,9 @@ public struct VersionHashes: Sendable, Equatable {
     ///   used for those whose hash cannot be computed (a derived attribute).
     public init(model: Model, recorded: [String: Data] = [:]) throws {
         var hashes: [String: Data] = [:]
+        var known = Memo()
         for entity in model.entities {
-            hashes[entity.name] = Data(try Self.hash(of: entity.name, in: model, recorded: recorded))
+            hashes[entity.name] = Data(try Self.hash(of: entity.name, in: model, recorded: recorded, known: &known))
         }
         entities = hashes
         digest = Self.digest(of: hashes)
@@ -52,28 +53,70 @@ public struct VersionHashes: Sendable, Equatable {
     }
 
     static func hash(of name: String, in model: Model, recorded: [String: Data] = [:]) throws -> [UInt8] {
+        var known = Memo()
+        return try hash(of: name, in: model, recorded: recorded, known: &known)
+    }
+
+    /// Hashes already made for a model: each entity's, and each entity's own properties'
+    /// (a sub-entity's hash covers its inherited properties, hashed once where declared).
+    struct Memo {
+        var entities: [String: [UInt8]] = [:]
+        var properties: [String: (attributes: [(name: String, hash: [UInt8])], relationships: [(name: String, hash: [UInt8])])] = [:]
+
+        /// The hashes of `entity`'s own attributes and relationships.
+        mutating func properties(of entity: Entity) -> (attributes: [(name: String, hash: [UInt8])], relationships: [(name: String, hash: [UInt8])]) {
+            if let known = properties[entity.name] { return known }
+            let hashes = (entity.attributes.map { ($0.name, VersionHashes.hash(of: $0)) },
+                          entity.relationships.map { ($0.name, VersionHashes.hash(of: $0)) })
+            properties[entity.name] = hashes
+            return hashes
+        }
+    }
+
+    /// An entity's hash holds its parent's: the lineage is hashed from its root down, each
+    /// hash kept in `known` for the entities after it, so a model's hashes cost one hash
+    /// per entity however deep its chains (not one per ancestor of each), and a chain
+    /// thousands deep takes no recursion.
+    static func hash(of name: String, in model: Model, recorded: [String: Data] = [:], known: inout Memo) throws -> [UInt8] {
+        if let hash = known.entities[name] { return hash }
         let lineage = model.lineage(of: name)
-        let entity = lineage[0]
+        if let top = lineage.last, let parent = top.parent, lineage.contains(where: { $0.name == parent }) {
+            throw VersionHashError(entity: name, reason: "entity \(parent) is its own ancestor")
+        }
+        var hash: [UInt8] = []
+        for (position, entity) in lineage.enumerated().reversed() {
+            if let hashed = known.entities[entity.name] {
+                hash = hashed
+                continue
+            }
+            hash = try Self.hash(of: entity, parentHash: entity.parent == nil ? nil : hash,
+                                 inherited: Array(lineage[position...]), recorded: recorded, known: &known)
+            known.entities[entity.name] = hash
+        }
+        return hash
+    }
+
+    /// - Parameter inherited: the entity and its parents, nearest first.
+    private static func hash(of entity: Entity, parentHash: [UInt8]?, inherited: [Entity], recorded: [String: Data],
+                             known: inout Memo) throws -> [UInt8] {
+        let name = entity.name
+        let attributes = inherited.reversed().flatMap(\.attributes)
         // Inherited derived attributes count too: a sub-entity's hash holds each attribute's hash.
-        if let derived = model.attributes(of: name).first(where: { $0.derivation != nil }) {
+        if let derived = attributes.first(where: { $0.derivation != nil }) {
             if let hash = recorded[name] { return Array(hash) }
             throw VersionHashError(entity: name, reason: "attribute \(derived.name) is derived (derivationExpression "
                 + "'\(derived.derivation!)'), and how Core Data hashes a derivation is not known with certainty")
         }
         var bytes = Array(name.utf8)
         bytes.append(entity.isAbstract ? 1 : 0)
-        if let parent = entity.parent {
-            bytes += try hash(of: parent, in: model, recorded: recorded)
+        if let parentHash {
+            bytes += parentHash
         }
         // Every stored property, inherited ones included, by name. (A property's own
         // versionHashModifier is inside its hash; the corpus stores show it is not repeated here.)
-        var properties: [(name: String, hash: [UInt8])] = []
-        for attribute in model.attributes(of: name) {
-            properties.append((attribute.name, Self.hash(of: attribute)))
-        }
-        for relationship in model.relationships(of: name) {
-            properties.append((relationship.name, Self.hash(of: relationship)))
-        }
+        // Attributes, then relationships, each inherited first (the order ties keep).
+        let declared = inherited.reversed().map { known.properties(of: $0) }
+        let properties = declared.flatMap(\.attributes) + declared.flatMap(\.relationships)
         for property in properties.sorted(by: { codePointOrder($0.name, $1.name) }) {
             bytes += property.hash
         }

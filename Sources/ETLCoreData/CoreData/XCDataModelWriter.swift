@@ -1,3 +1,4 @@
+import Foundation
 import ETLStore
 import ETLModel
 
@@ -12,8 +13,25 @@ import ETLModel
 /// relationships in name order, then its fetch indexes and uniqueness constraints.
 /// `Model` has no delete rules: relationships are written `deletionRule="Nullify"`, Xcode's
 /// default, which a team sets again where its app cascades (delete rules are not hashed).
+///
+/// Names come from a store nobody vouches for: every one is written escaped (markup,
+/// controls, bidirectional controls and line separators as character references), and a
+/// model holding a character XML 1.0 cannot hold at all (NUL, most C0 controls, U+FFFE,
+/// U+FFFF) is refused, naming where (`Unwritable`), rather than written into a file no XML
+/// reader takes.
 public enum XCDataModelWriter {
-    public static func xml(_ model: Model) -> String {
+    /// A name or value of the model that XML 1.0 cannot hold, even as a character reference.
+    public struct Unwritable: Error, CustomStringConvertible, Equatable {
+        public var place: String
+        public var scalar: UInt32
+        public var description: String {
+            "\(place) holds the character U+\(String(format: "%04X", scalar)), which XML 1.0 cannot hold: "
+                + "the model cannot be written as Xcode's XML (rename it in the app's model, or write it as JSON without --xcdatamodel)"
+        }
+    }
+
+    public static func xml(_ model: Model) throws -> String {
+        try check(model)
         var lines = [#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#]
         var root = #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift""#
         // Xcode's model has one identifier (`""` when the field is empty) or none.
@@ -107,7 +125,8 @@ public enum XCDataModelWriter {
         d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
     }
 
-    /// An XML attribute value, quoted and escaped (a newline kept as a newline).
+    /// An XML attribute value, quoted and escaped (a newline kept as a newline; controls,
+    /// format characters and separators as references, so that they show).
     static func quote(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
@@ -119,9 +138,62 @@ public enum XCDataModelWriter {
             case "\n": out += "&#10;"
             case "\r": out += "&#13;"
             case "\t": out += "&#9;"
-            default: out.unicodeScalars.append(scalar)
+            default:
+                switch scalar.properties.generalCategory {
+                case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .unassigned:
+                    out += "&#x\(String(scalar.value, radix: 16, uppercase: true));"
+                default:
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""
+    }
+
+    /// Whether XML 1.0 can hold the scalar (its `Char` production), as text or a reference.
+    static func isXMLCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x9, 0xA, 0xD, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return true
+        default: return false
+        }
+    }
+
+    /// Refuses a model with a character XML cannot hold in anything the writer copies.
+    static func check(_ model: Model) throws {
+        func text(_ value: String?, _ place: @autoclosure () -> String) throws {
+            guard let value, let bad = value.unicodeScalars.first(where: { !isXMLCharacter($0) }) else { return }
+            throw Unwritable(place: place(), scalar: bad.value)
+        }
+        // Places name what holds the character with it escaped, as the XML would show it.
+        let shown = { (name: String) in String(quote(name).dropFirst().dropLast()) }
+        for identifier in model.versionIdentifiers { try text(identifier, "the model's version identifier \(shown(identifier))") }
+        for entity in model.entities {
+            let place = "entity \(shown(entity.name))"
+            try text(entity.name, "\(place): its name")
+            try text(entity.parent, "\(place): its parent's name")
+            try text(entity.renamingIdentifier, "\(place): its renaming identifier")
+            try text(entity.versionHashModifier, "\(place): its version hash modifier")
+            for a in entity.attributes {
+                let here = "attribute \(shown(entity.name)).\(shown(a.name))"
+                try text(a.name, "\(here): its name")
+                try text(a.renamingIdentifier, "\(here): its renaming identifier")
+                try text(a.versionHashModifier, "\(here): its version hash modifier")
+                if case .text(let value)? = a.defaultValue { try text(value, "\(here): its default value") }
+                try text(a.derivation, "\(here): its derivation")
+            }
+            for r in entity.relationships {
+                let here = "relationship \(shown(entity.name)).\(shown(r.name))"
+                try text(r.name, "\(here): its name")
+                try text(r.destination, "\(here): its destination")
+                try text(r.inverse, "\(here): its inverse")
+                try text(r.renamingIdentifier, "\(here): its renaming identifier")
+                try text(r.versionHashModifier, "\(here): its version hash modifier")
+            }
+            for index in entity.fetchIndexes {
+                try text(index.name, "\(place): a fetch index's name")
+                for element in index.elements { try text(element.property, "\(place): fetch index \(shown(index.name))") }
+            }
+            for name in entity.uniquenessConstraints.joined() { try text(name, "\(place): a uniqueness constraint") }
+        }
     }
 }

@@ -349,6 +349,13 @@ public struct Engine {
             progress(event)
             run.drops.append(DroppedData(step: step.name, name: removed.name, count: removed.count, declaredBy: removed.declaredBy ?? ""))
         }
+        // Links of the source that name no row: rejected, or dropped as the pipeline says,
+        // before a row is read, whichever executor runs the step (`DanglingLinks`).
+        for dropped in try DanglingLinks(step: step, rules: plan.spec.danglingLinks).apply(to: context, count: !resuming) where !again {
+            run.drops.append(DroppedData(step: step.name, name: dropped.name, count: dropped.count, declaredBy: DanglingLinkRules.declaredBy))
+            let note = DanglingLinks.note(step: step.name, dropped)
+            if !run.notes.contains(note) { run.notes.append(note) }
+        }
         do {
             let decider = StrategyDecider(pushdown: options.pushdown, lessons: run.lessons)
             let execution: StepOutcome

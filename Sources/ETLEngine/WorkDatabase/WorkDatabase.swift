@@ -150,6 +150,21 @@ struct WorkDatabase {
         try database.prepare("INSERT INTO \(schema)reject (mapping, source, record) VALUES (\(mapping.index), ?, ?)")
     }
 
+    /// The `mapping` under which the rejects of source links that name no row are kept
+    /// (`DanglingLinks`): each try of a step makes them again whole, before a row is read, so
+    /// they are apart from every mapping's own, which a rollback removes by mapping and key.
+    static let danglingLinkRejects: Int64 = -1
+
+    /// Stores a reject record of a link that names no row: bound to (source, record).
+    func prepareDanglingLinkReject() throws -> Statement {
+        try database.prepare("INSERT INTO \(schema)reject (mapping, source, record) VALUES (\(Self.danglingLinkRejects), ?, ?)")
+    }
+
+    /// Forgets the rejects of links that name no row (before they are made again).
+    func forgetDanglingLinkRejects() throws {
+        try database.execute("DELETE FROM \(schema)reject WHERE mapping = \(Self.danglingLinkRejects)")
+    }
+
     /// Rejected source rows per mapping index, of the mappings that rejected any.
     func rejectCounts() throws -> [Int: Int] {
         var counts: [Int: Int] = [:]

@@ -105,6 +105,14 @@ public struct Planner {
                 notes.append("\"drop\" entry '\(entry.name)' names nothing of this store's own model or the destination's (\(path)): nothing of it to drop")
             }
         }
+        // A "danglingLinks" entry names a relationship of some version, as a "drop" entry does.
+        for (name, rule) in spec.danglingLinks.relationships.sorted(by: { $0.key < $1.key }) {
+            let parts = name.split(separator: ".").map(String.init)
+            guard chain.versions.contains(where: { $0.relationship(parts[1], of: parts[0]) != nil }) else {
+                throw rule.cursor.error("'\(name)' is no relationship of any model version of the pipeline ("
+                    + chain.versions.map(\.version).joined(separator: ", ") + ")")
+            }
+        }
         var plan = Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
                         targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
         plan.notes = notices + notes

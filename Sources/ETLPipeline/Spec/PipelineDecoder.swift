@@ -18,7 +18,7 @@ extension PipelineSpec {
     public static func decode(_ bytes: [UInt8], file: String) throws -> PipelineSpec {
         let root = try JSONCursor.parse(bytes, file: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        let o = try root.object(keys: ["format", "models", "mappingModels", "source", "destination", "options", "steps", "drop"]
+        let o = try root.object(keys: ["format", "models", "mappingModels", "source", "destination", "options", "steps", "drop", "danglingLinks"]
                                     + UnmodeledTable.Kind.allCases.map(\.pipelineKey))
         let formatCursor = try o.required("format")
         let format = try formatCursor.int()
@@ -112,6 +112,9 @@ extension PipelineSpec {
         }
         if let dropCursor = o.optional("drop") {
             spec.drop = try dropCursor.array().map { (try $0.nonEmptyString(), $0) }
+        }
+        if let cursor = o.optional("danglingLinks") {
+            spec.danglingLinks = try DanglingLinkRules.decode(cursor)
         }
         for kind in UnmodeledTable.Kind.allCases {
             guard let cursor = o.optional(kind.pipelineKey) else { continue }

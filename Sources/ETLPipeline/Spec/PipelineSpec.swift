@@ -40,6 +40,8 @@ public struct PipelineSpec: Sendable {
     /// `"cloudKit"`, `"otherTables"`), by kind; a kind the store has and this does not
     /// name is refused before a row is read.
     public var unmodeledTables: [UnmodeledTable.Kind: UnmodeledTableAction] = [:]
+    /// What to do with a source link that names no row (`"danglingLinks"`): reject it, by default.
+    public var danglingLinks = DanglingLinkRules()
 
     public static let formatVersion = 1
 

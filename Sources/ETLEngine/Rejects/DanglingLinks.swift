@@ -1,0 +1,169 @@
+import Foundation
+import ETLStore
+import ETLModel
+import ETLPipeline
+
+/// Links of the source that name no row: a to-one's key column holding a key no row has
+/// (`ZPARENT = 999`, or a value no key can be: `'8x'`), a join table's pair of which one side
+/// is no row (`(6, 999)`). Neither executor can link them (their lookups find no row), and
+/// before this they vanished without a word (issue 45).
+///
+/// Found before a row is read, whichever executor then runs the step: one anti-join over
+/// the source per stored link a mapping's relationships read (a key column, a join table;
+/// a to-many kept as the other side's key column is that column's link, checked once). Each
+/// is then, as the pipeline's `"danglingLinks"` says (`DanglingLinkRules`), rejected — a
+/// reject of the mapping with its value, counted in its `rejected`; the row is migrated
+/// without the link — or dropped, counted and named. The rejects are made again whole by
+/// each try of the step (kept apart, `WorkDatabase.danglingLinkRejects`), so a resumed step
+/// has the same ones; its counters come from its checkpoint.
+///
+/// An owner row is one of the mapping's source entity, whether or not its filter passes it.
+struct DanglingLinks {
+    let step: StepPlan
+    let rules: DanglingLinkRules
+
+    /// One stored link a mapping reads.
+    struct StoredLink {
+        let mapping: MappingID
+        /// The entity whose rows hold the link, and the relationship it stores.
+        let entity: String
+        let relationship: String
+        let action: DanglingLinkRules.Action
+        /// Rows (owner key, what it names) of the links to no row, in key order.
+        let query: String
+        /// Where the value is, and the entity it should name, for the reject's message.
+        let column: String
+        let target: String
+    }
+
+    /// Links dropped, per relationship: what the summary counts and the notes name.
+    struct Dropped {
+        let name: String
+        let count: Int
+        let examples: [String]
+    }
+
+    /// Every stored link the step's mappings read, each once.
+    func storedLinks() -> [StoredLink] {
+        let layout = step.sourceLayout
+        let model = step.sourceModel
+        let q = Database.quote
+        var seen: Set<String> = []
+        var links: [StoredLink] = []
+        for index in step.mappingIDs {
+            let mapping = step.mappings[index]
+            var read: [String] = []
+            for assignment in mapping.relationships {
+                _ = assignment.expression.form?.contains { form in
+                    if case .path(let path, _) = form, path.root == .source, path.segments.count == 1, !read.contains(path.segments[0]) {
+                        read.append(path.segments[0])
+                    }
+                    return false
+                }
+            }
+            for name in read {
+                guard let r = model.relationship(name, of: mapping.sourceEntity) else { continue }
+                let owner = layout.table(of: mapping.sourceEntity)
+                let target = layout.table(of: r.destination)
+                let ancestors = model.lineage(of: mapping.sourceEntity).dropFirst().map(\.name)
+                switch layout.storage(ofRelationship: name, entity: mapping.sourceEntity) {
+                case .foreignKey(let table, let column):
+                    guard seen.insert("\(table).\(column)").inserted else { continue }
+                    let a = "a"
+                    let conditions = ["\(a).\(q(column)) IS NOT NULL"] + [owner.condition(alias: a)].compactMap { $0 }
+                        + ["NOT EXISTS (SELECT 1 FROM main.\(q(target.name)) t WHERE t.\(q(target.keyColumn)) = \(a).\(q(column)))"]
+                    links.append(.init(mapping: index, entity: mapping.sourceEntity, relationship: name,
+                                       action: rules.action(entity: mapping.sourceEntity, relationship: name, declaredOn: ancestors),
+                                       query: "SELECT \(a).\(q(owner.keyColumn)), \(a).\(q(column)) FROM main.\(q(table)) \(a) WHERE "
+                                           + conditions.joined(separator: " AND ") + " ORDER BY 1",
+                                       column: column, target: r.destination))
+                case .inverseForeignKey(let table, let column):
+                    // The other side's to-one: a row there naming no row of this entity.
+                    guard seen.insert("\(table).\(column)").inserted else { continue }
+                    let inverse = r.inverse ?? name
+                    links.append(.init(mapping: index, entity: r.destination, relationship: inverse,
+                                       action: rules.action(entity: r.destination, relationship: inverse,
+                                                            declaredOn: model.lineage(of: r.destination).dropFirst().map(\.name)),
+                                       query: "SELECT t.\(q(target.keyColumn)), t.\(q(column)) FROM main.\(q(table)) t WHERE t.\(q(column)) IS NOT NULL "
+                                           + "AND NOT EXISTS (SELECT 1 FROM main.\(q(owner.name)) a WHERE a.\(q(owner.keyColumn)) = t.\(q(column))) ORDER BY 1",
+                                       column: column, target: mapping.sourceEntity))
+                case .joinTable(let table, let own, let other):
+                    guard seen.insert(table).inserted else { continue }
+                    links.append(.init(mapping: index, entity: mapping.sourceEntity, relationship: name,
+                                       action: rules.action(entity: mapping.sourceEntity, relationship: name, declaredOn: ancestors),
+                                       query: "SELECT p.\(q(own)), p.\(q(other)) FROM main.\(q(table)) p "
+                                           + "WHERE NOT EXISTS (SELECT 1 FROM main.\(q(owner.name)) a WHERE a.\(q(owner.keyColumn)) = p.\(q(own))) "
+                                           + "OR NOT EXISTS (SELECT 1 FROM main.\(q(target.name)) t WHERE t.\(q(target.keyColumn)) = p.\(q(other))) ORDER BY 1, 2",
+                                       column: "\(table)(\(own), \(other))", target: "\(mapping.sourceEntity) and \(r.destination)"))
+                }
+            }
+        }
+        return links
+    }
+
+    /// Finds the links to no row in `context.source` and keeps the rejected ones in the step's
+    /// work file (replacing those of an earlier try); `count`: add them to the counters (a
+    /// step resumed from a checkpoint has them there). Returns what was dropped.
+    func apply(to context: StepContext, count: Bool) throws -> [Dropped] {
+        let links = storedLinks()
+        guard !links.isEmpty else { return [] }
+        let work = WorkDatabase(attachedTo: context.destination)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var dropped: [Dropped] = []
+        var rejected: [Reject] = []
+        var rejectedBy: [MappingID: Int] = [:]
+        try context.destination.transaction {
+            try work.forgetDanglingLinkRejects()
+            let insert = try work.prepareDanglingLinkReject()
+            for link in links {
+                try context.checkCancelled()
+                let rows = try context.source.prepare(link.query)
+                var found = 0
+                var examples: [String] = []
+                while try rows.step() {
+                    found += 1
+                    let owner = rows.value(0), value = rows.value(1)
+                    let described = link.column.contains("(") ? "(\(owner.sqlLiteral), \(value.sqlLiteral))" : value.sqlLiteral
+                    switch link.action {
+                    case .drop:
+                        if examples.count < 3 { examples.append(described) }
+                    case .reject:
+                        let key: Int64 = if case .integer(let k) = owner { k } else { 0 }
+                        let record = Reject(step: step.name, mapping: step.mappings[link.mapping].name, stage: "relate", entity: link.entity,
+                                            key: key, expression: "$source.\(link.relationship)",
+                                            error: link.column.contains("(")
+                                                ? "the pair \(described) of \(link.column) in \(context.sourcePath) names no row of \(link.target): "
+                                                    + "the link is not made (\"danglingLinks\": \"drop\" drops such links)"
+                                                : "\(link.column) = \(described) in \(context.sourcePath) names no row of \(link.target): the row is "
+                                                    + "migrated without \(link.entity).\(link.relationship) (\"danglingLinks\": \"drop\" drops such links)",
+                                            values: [link.relationship: described])
+                        try insert.run([.integer(key), .text(String(decoding: try encoder.encode(record), as: UTF8.self))])
+                        if rejected.count < 5 { rejected.append(record) }
+                    }
+                }
+                guard found > 0 else { continue }
+                switch link.action {
+                case .drop: dropped.append(.init(name: "\(link.entity).\(link.relationship)", count: found, examples: examples))
+                case .reject: rejectedBy[link.mapping, default: 0] += found
+                }
+            }
+        }
+        if count {
+            for (mapping, n) in rejectedBy { context.counters[step.mappings[mapping].ownTarget].rejected += n }
+            for drop in dropped {
+                if let link = links.first(where: { "\($0.entity).\($0.relationship)" == drop.name }) {
+                    context.counters[step.mappings[link.mapping].ownTarget].dropped += drop.count
+                }
+            }
+        }
+        try context.checkRejects(rejected)
+        return dropped
+    }
+
+    /// The note of links dropped as the pipeline says.
+    static func note(step: String, _ dropped: Dropped) -> String {
+        "step \(step): \(dropped.count) link\(dropped.count == 1 ? "" : "s") of \(dropped.name) named no row "
+            + "(\(dropped.examples.joined(separator: ", "))\(dropped.count > dropped.examples.count ? ", …" : "")): dropped \(DanglingLinkRules.declaredBy)"
+    }
+}
