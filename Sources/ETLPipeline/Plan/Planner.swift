@@ -66,6 +66,7 @@ public struct Planner {
                 let covered = removed.filter { DropEntry.covers(entry.name, $0, model: from) }
                 guard !covered.isEmpty else {
                     throw entry.cursor.error("'\(entry.name)' is no entity or property step \(step.name) leaves unread"
+                        + (DropEntry.names(entry.name, in: from) ? "" : DropEntry.suggestion(for: entry.name, in: [from]))
                         + (removed.isEmpty ? " (it reads every one)" : "; it leaves: " + removed.joined(separator: ", ")))
                 }
                 for name in covered { step.declaredDrops[name] = "as the step's \"drop\" says" }
@@ -86,7 +87,8 @@ public struct Planner {
             guard chain.versions.contains(where: { DropEntry.names(entry.name, in: $0) }) else {
                 let removed = removedByAny.sorted()
                 throw entry.cursor.error("'\(entry.name)' is no entity or property of any model version of the pipeline ("
-                    + chain.versions.map(\.version).joined(separator: ", ") + "); the steps of this run leave unread: "
+                    + chain.versions.map(\.version).joined(separator: ", ") + ")" + DropEntry.suggestion(for: entry.name, in: chain.versions)
+                    + "; the steps of this run leave unread: "
                     + (removed.isEmpty ? "nothing" : removed.joined(separator: ", ")))
             }
             notes.append("\"drop\" entry '\(entry.name)' applies to no step of this store's path ("
