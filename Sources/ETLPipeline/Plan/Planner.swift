@@ -27,7 +27,13 @@ public struct Planner {
         let sourceKind = spec.source.layout
         let destinationKind = spec.destination.layout
         let first = chain.hops.first?.from ?? 0
-        var sourceLayout = try sourceKind.layout(for: chain.models[first], store: sourceKind == .coredata ? source : nil)
+        var sourceLayout: any StoreLayout
+        do {
+            sourceLayout = try sourceKind.layout(for: chain.models[first], store: sourceKind == .coredata ? source : nil)
+        } catch var error as CoreDataStoreError where spec.source.version != nil && source != nil {
+            error.message += GivenSourceVersion.hint(source!, given: spec.source.version!, versions: chain.versions, layout: sourceKind)
+            throw error
+        }
         var steps: [StepPlan] = []
         var removedByAny = Set<String>()
         var topLevelUsed = Set<Int>()
