@@ -74,7 +74,10 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("step 1/1 validate"), run.stderr)
         // The summary: one line per mapping and step, and a total.
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("v1 to v2 + v2 to v3  Authors") && $0.contains("Book → Author") }, run.stdout)
+        // The fused step goes from the source (1) over two hops; its name below the table.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("1 → 3  Authors") && $0.contains("Book → Author") }, run.stdout)
+        XCTAssertTrue(lines.contains("step 1 → 3: v1 to v2 + v2 to v3"), run.stdout)
+        XCTAssertTrue(lines.allSatisfy { $0.count <= 100 || !$0.contains("Authors") }, run.stdout)
         XCTAssertTrue(lines.contains("note: steps v1 to v2 and v2 to v3 ran as one step: the books-v2 store between them was not written"), run.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("total") }, run.stdout)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("v3.sqlite").path))
