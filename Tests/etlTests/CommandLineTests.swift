@@ -34,7 +34,7 @@ final class CommandLineTests: XCTestCase {
     func testHelpTeachesTheCommandsAndExitCodes() throws {
         let help = try etl("--help")
         XCTAssertEqual(help.status, 0)
-        for part in ["run", "sample", "Exit codes", "2  bad usage", "etl run pipelines/books.json"] {
+        for part in ["run", "sample", "Exit codes", "2         bad usage", "etl run pipelines/books.json"] {
             XCTAssertTrue(help.stdout.contains(part), "--help lacks '\(part)':\n\(help.stdout)")
         }
         let run = try etl("run", "--help")
