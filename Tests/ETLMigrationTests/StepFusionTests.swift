@@ -151,7 +151,7 @@ final class StepFusionTests: XCTestCase {
         try db.execute("DELETE FROM User WHERE id = 3")
         db.close()
         let tried = try run(into: "tried.sqlite")
-        let apart = try run(into: "apart.sqlite", fuse: false)
+        _ = try run(into: "apart.sqlite", fuse: false)
         try assertSameStore(folder.path("tried.sqlite"), folder.path("apart.sqlite"))
         XCTAssertTrue(tried.summary.notes.contains("steps v1 to v2 and v2 to v3 ran one after the other: the source holds a link of Book.users to a User row that is not there, which the first step's lookup skips"),
                       "\(tried.summary.notes)")
@@ -164,7 +164,7 @@ final class StepFusionTests: XCTestCase {
         try db.execute("UPDATE Book SET fileURL = x'00ff80' WHERE id = 2900")
         db.close()
         let tried = try run(into: "tried.sqlite", maxRejects: 5, smallStoreBytes: 0)
-        let apart = try run(into: "apart.sqlite", fuse: false, maxRejects: 5, smallStoreBytes: 0)
+        _ = try run(into: "apart.sqlite", fuse: false, maxRejects: 5, smallStoreBytes: 0)
         try assertSameStore(folder.path("tried.sqlite"), folder.path("apart.sqlite"))
         XCTAssertTrue(tried.events.contains { $0.stepCount == 1 && $0.stage == .create }, "the fused step started")
         XCTAssertEqual(Set(tried.summary.mappings.map(\.step)), ["v1 to v2", "v2 to v3"])
