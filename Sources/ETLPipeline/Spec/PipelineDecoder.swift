@@ -45,8 +45,10 @@ extension PipelineSpec {
                 // keeps, can be read; a plain one is refused when opened, saying so.
                 source.layout = .coredata
                 if destination.layoutCursor == nil { destination.layout = .coredata }
-            } else {
-                // The store says: `reading(sourceLayout:)`, once it is opened.
+            } else if models != nil {
+                // With a model bundle the store says: `reading(sourceLayout:)`, once it is
+                // opened. (Model files describe plain stores: a Core Data one is refused,
+                // saying to write "layout".)
                 source.layoutFromStore = true
             }
         }
