@@ -17,8 +17,7 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-# The man page comes from a build of every product: a release one here (there is no debug build).
-RUN make dist MAN_CONFIGURATION=release \
+RUN make dist \
     && mkdir /install \
     && tar -C /install --strip-components=1 -xzf dist/etl-*-linux-*.tar.gz
 
