@@ -61,8 +61,12 @@ MULTIARCH := $(ARCH)-linux-gnu
 DIST_NAME = etl-$(VERSION)-linux-$(ARCH)
 PREFIX ?= /usr/local
 STATIC_LIBS = $(BUILD_DIR)/static-libs
-# Only archives in this folder: ld takes -lxml2 from here, not the shared library beside the archive.
-STATIC_LINK = --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_LIBS) \
+# Only archives in this folder: ld takes -lxml2 from here, not the shared library beside the
+# archive. ld searches the -L folders in order, and SwiftPM puts the ones of the pkg-config
+# files (-L/usr/lib/ARCH for SQLite, zstd, zlib) first: their .pc files are read from a copy
+# without -L (the default search finds their shared libraries all the same).
+STATIC_LINK = --static-swift-stdlib --pkg-config-path $(CURDIR)/$(STATIC_LIBS)/pkgconfig \
+	-Xlinker -L$(CURDIR)/$(STATIC_LIBS) \
 	-Xlinker -lxml2 -Xlinker -licuuc -Xlinker -licudata -Xlinker -llzma -Xlinker -lz
 # SCRATCH=DIR builds in DIR instead of .build (the dist test: `swift test` holds .build's lock).
 SCRATCH ?=
@@ -77,8 +81,11 @@ static-libs: deps
 		echo "installing libxml2-dev, libicu-dev and liblzma-dev (their static archives)"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y libxml2-dev libicu-dev liblzma-dev; \
 	fi
-	@mkdir -p $(STATIC_LIBS)
+	@mkdir -p $(STATIC_LIBS)/pkgconfig
 	@for lib in xml2 icuuc icudata lzma; do ln -sf /usr/lib/$(MULTIARCH)/lib$$lib.a $(STATIC_LIBS)/lib$$lib.a; done
+	@for pc in sqlite3 libzstd zlib; do \
+		sed -e 's/-L$${libdir}//' -e 's/-L$${sharedlibdir}//' /usr/lib/$(MULTIARCH)/pkgconfig/$$pc.pc > $(STATIC_LIBS)/pkgconfig/$$pc.pc; \
+	done
 
 # The release build `make dist` packs, and every other program's, so that every file is
 # compiled and its warnings shown (on a fresh clone: .ci/run runs this before `make test`,

@@ -25,7 +25,7 @@ final class DistTests: XCTestCase {
 
     /// `make dist`, once for both tests: what it printed last (the archive's path).
     static let made: Result<String, Error> = Result {
-        let make = try ToolProcess.run(["-C", repositoryRoot.path, "dist", "SCRATCH=.build-dist"],
+        let make = try ToolProcess.run(["--no-print-directory", "-C", repositoryRoot.path, "dist", "SCRATCH=.build-dist"],
                                        program: "/usr/bin/make", environment: ProcessInfo.processInfo.environment)
         guard make.status == 0, let last = make.stdout.split(separator: "\n").last else {
             throw MakeFailure(output: make.stdout + make.stderr)
@@ -58,7 +58,7 @@ final class DistTests: XCTestCase {
         // No Swift library, nothing but the allowed ones.
         let ldd = try run("/usr/bin/ldd", [etl])
         XCTAssertEqual(ldd.status, 0, ldd.stderr)
-        let libraries = ldd.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        let libraries = ldd.stdout.split(separator: "\n").compactMap { $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) }
         XCTAssertFalse(libraries.isEmpty, ldd.stdout)
         for library in libraries {
             XCTAssertTrue(Self.allowedLibraries.contains { library.hasPrefix($0) || library.contains("/\($0)") }, "ldd lists \(library):\n\(ldd.stdout)")
@@ -117,10 +117,13 @@ final class DistTests: XCTestCase {
     /// SUBCOMMANDS section of each command's own --help.
     func commands(_ path: [String]) throws -> [[String]] {
         let help = try run(repositoryPath(".build-dist/release/etl"), path + ["--help"])
-        guard let start = help.stdout.range(of: "SUBCOMMANDS:\n") else { return [] }
-        let names = help.stdout[start.upperBound...].split(separator: "\n").prefix { $0.hasPrefix("  ") }.compactMap { line -> String? in
-            let name = line.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init)
-            return name.flatMap { $0.first?.isLetter == true && line.hasPrefix("  ") && !line.hasPrefix("   ") ? $0 : nil }
+        XCTAssertEqual(help.status, 0, "\(path): \(help.stderr)")
+        guard help.status == 0, let start = help.stdout.range(of: "SUBCOMMANDS:\n") else { return [] }
+        // The list ends at the first blank line; a name is the first word of a line indented by two.
+        let lines = help.stdout[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+        let names = lines.prefix { !$0.isEmpty }.compactMap { line -> String? in
+            guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
+            return line.split(separator: " ").first.map(String.init).flatMap { $0.first?.isLowercase == true ? $0 : nil }
         }
         XCTAssertFalse(names.isEmpty, help.stdout)
         return try names.filter { $0 != "help" }.flatMap { [path + [$0]] + (try commands(path + [$0])) }
