@@ -135,7 +135,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(sample.status, 0, sample.stderr)
         let run = try ToolProcess.run(["run", Self.root.appendingPathComponent("Examples/PostSections/posts.json").path,
                                        "--source", folder.appendingPathComponent("posts-v2.sqlite").path,
-                                       "--destination", folder.appendingPathComponent("posts-v3.sqlite").path], program: "post-sections")
+                                       "--destination", folder.appendingPathComponent("posts-v3.sqlite").path, "--wide"], program: "post-sections")
         let stdout = run.stdout
         XCTAssertEqual(run.status, 0, stdout)
         XCTAssertTrue(stdout.contains("Posts/Section  Post → Section"), stdout)
