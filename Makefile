@@ -4,6 +4,8 @@
 # Both run as root on a fresh Debian machine with only the Swift toolchain.
 
 SWIFT ?= swift
+# bash: release-check reads the build's exit status through a pipe (PIPESTATUS).
+SHELL := /bin/bash
 ROWS ?= 20000
 DEMO_STORE := out/books-v1.sqlite
 
@@ -42,7 +44,103 @@ test-fast: deps
 	$(SWIFT) test --skip-build --disable-swift-testing --filter '^($(UNIT_TARGETS))\.'
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-dist .build-tools out dist
+
+# The release archive (issue 46), and installing it.
+#   make dist                    dist/etl-VERSION-linux-ARCH.tar.gz: bin/etl, share/man/man1/etl.1 and the
+#                                shell completions (bash, zsh, fish), as `make install` lays them out
+#   make install PREFIX=/opt/etl the same files under PREFIX (default /usr/local)
+#   make release-check           a release build of every product, failing on any compiler warning (.ci/run)
+#
+# The Swift runtime and Foundation are linked in (--static-swift-stdlib), and so is libxml2
+# (FoundationXML reads Xcode's model and mapping files) with the ICU and lzma it needs: the
+# binary needs only libc, libm, libstdc++, libgcc_s, SQLite, zstd and zlib (docs/deploy.md).
+VERSION = $(shell sed -n 's/.*ETLVersion { public static let current = "\(.*\)" }.*/\1/p' Sources/ETLEngine/Core/Version.swift)
+ARCH := $(shell uname -m)
+MULTIARCH := $(ARCH)-linux-gnu
+DIST_NAME = etl-$(VERSION)-linux-$(ARCH)
+PREFIX ?= /usr/local
+STATIC_LIBS = $(BUILD_DIR)/static-libs
+# Only archives in this folder: ld takes -lxml2 from here, not the shared library beside the
+# archive. ld searches the -L folders in order, and SwiftPM puts the ones of the pkg-config
+# files (-L/usr/lib/ARCH for SQLite, zstd, zlib) first: their .pc files are read from a copy
+# without -L (the default search finds their shared libraries all the same).
+STATIC_LINK = --static-swift-stdlib --pkg-config-path $(CURDIR)/$(STATIC_LIBS)/pkgconfig \
+	-Xlinker -L$(CURDIR)/$(STATIC_LIBS) \
+	-Xlinker -lxml2 -Xlinker -licuuc -Xlinker -licudata -Xlinker -llzma -Xlinker -lz
+# SCRATCH=DIR builds in DIR instead of .build (the dist test: `swift test` holds .build's lock).
+SCRATCH ?=
+BUILD_DIR = $(or $(SCRATCH),.build)
+SWIFT_PATHS = $(if $(SCRATCH),--scratch-path $(SCRATCH))
+MAN_PAGE = $(BUILD_DIR)/man/etl.1
+
+.PHONY: dist install install-files release-check static-libs man
+
+static-libs: deps
+	@if [ ! -f /usr/lib/$(MULTIARCH)/libxml2.a ] || [ ! -f /usr/lib/$(MULTIARCH)/libicuuc.a ] || [ ! -f /usr/lib/$(MULTIARCH)/liblzma.a ]; then \
+		echo "installing libxml2-dev, libicu-dev and liblzma-dev (their static archives)"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y libxml2-dev libicu-dev liblzma-dev; \
+	fi
+	@mkdir -p $(STATIC_LIBS)/pkgconfig
+	@for lib in xml2 icuuc icudata lzma; do ln -sf /usr/lib/$(MULTIARCH)/lib$$lib.a $(STATIC_LIBS)/lib$$lib.a; done
+	@for pc in sqlite3 libzstd zlib; do \
+		sed -e 's/-L$${libdir}//' -e 's/-L$${sharedlibdir}//' /usr/lib/$(MULTIARCH)/pkgconfig/$$pc.pc > $(STATIC_LIBS)/pkgconfig/$$pc.pc; \
+	done
+
+# The release build `make dist` packs, and every other program's, so that every file is
+# compiled and its warnings shown (on a fresh clone: .ci/run runs this before `make test`,
+# whose dist test then reuses the build). Product by product: `swift build -c release` of
+# everything would build ETLTestSupport too, which imports XCTest, which the static Swift
+# libraries (--static-swift-stdlib compiles against them) do not have.
+# The linker's note on mktemp comes from Foundation's own archive.
+RELEASE_PRODUCTS = etl post-sections car-makers etl-bench-closure
+release-check: static-libs
+	@rm -f $(BUILD_DIR)/release-build.log
+	@for product in $(RELEASE_PRODUCTS); do \
+		$(SWIFT) build -c release $(SWIFT_PATHS) --product $$product $(STATIC_LINK) 2>&1 | tee -a $(BUILD_DIR)/release-build.log; \
+		status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || exit $$status; \
+	done
+	@warnings=$$(grep 'warning:' $(BUILD_DIR)/release-build.log | grep -v "the use of \`mktemp' is dangerous" | sort -u); \
+	if [ -n "$$warnings" ]; then echo "$$warnings"; echo "release build: $$(echo "$$warnings" | wc -l) compiler warning(s)"; exit 1; fi; \
+	echo "release build: no compiler warning"
+
+# The man page, from the command definitions: swift-argument-parser's manual generator (the
+# `generate-manual` tool its plugin runs, built on its own, in a folder of its own) asks the
+# built etl for them (--experimental-dump-help). Blank lines become mdoc paragraphs.
+TOOLS_DIR = .build-tools
+man:
+	$(SWIFT) build --scratch-path $(TOOLS_DIR) --product generate-manual
+	@mkdir -p $(dir $(MAN_PAGE))
+	set -o pipefail; $(TOOLS_DIR)/debug/generate-manual $(BUILD_DIR)/release/etl --authors "the etl authors" -o - \
+		| sed 's/^$$/.Pp/' > $(MAN_PAGE)
+
+dist: static-libs
+	$(SWIFT) build -c release $(SWIFT_PATHS) --product etl $(STATIC_LINK)
+	$(MAKE) --no-print-directory man
+	@rm -rf dist/$(DIST_NAME) && mkdir -p dist/$(DIST_NAME)
+	$(MAKE) --no-print-directory install-files ETL_BINARY=$(BUILD_DIR)/release/etl MAN_PAGE=$(MAN_PAGE) PREFIX=$(CURDIR)/dist/$(DIST_NAME)
+	tar -C dist -czf dist/$(DIST_NAME).tar.gz $(DIST_NAME)
+	@rm -rf dist/$(DIST_NAME)
+	@echo "dist/$(DIST_NAME).tar.gz"
+
+# The archive's files, as they are in it, under PREFIX.
+install: dist
+	@rm -rf $(BUILD_DIR)/install && mkdir -p $(BUILD_DIR)/install
+	tar -C $(BUILD_DIR)/install -xzf dist/$(DIST_NAME).tar.gz
+	install -d $(PREFIX)
+	cp -R $(BUILD_DIR)/install/$(DIST_NAME)/. $(PREFIX)/
+	@echo "installed $(PREFIX)/bin/etl, its man page and completions"
+
+# The layout of an install (and of the archive): the binary, the man page, and each shell's
+# completions where that shell looks under PREFIX.
+install-files:
+	install -d $(PREFIX)/bin $(PREFIX)/share/man/man1 $(PREFIX)/share/bash-completion/completions \
+		$(PREFIX)/share/zsh/site-functions $(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(ETL_BINARY) $(PREFIX)/bin/etl
+	install -m 644 $(MAN_PAGE) $(PREFIX)/share/man/man1/etl.1
+	$(ETL_BINARY) --generate-completion-script bash > $(PREFIX)/share/bash-completion/completions/etl
+	$(ETL_BINARY) --generate-completion-script zsh > $(PREFIX)/share/zsh/site-functions/_etl
+	$(ETL_BINARY) --generate-completion-script fish > $(PREFIX)/share/fish/vendor_completions.d/etl.fish
 
 # Benchmarks (issue 6): the books v1 → v2 step by the sqlite3 CLI (one SQL script), a
 # Python script, etl run and etl-bench-closure (etl plus a Swift policy), timed,

@@ -78,6 +78,10 @@ public struct Migration: Sendable {
         if store == nil && spec.planningReadsSource {
             store = try openSource(spec)
         }
+        var spec = spec
+        if let store, spec.source.layoutFromStore {
+            spec = try spec.reading(sourceLayout: try SourceSchemaCheck.layout(of: store.database))
+        }
         let planner = Planner(policies: options.policies.signatures, functions: options.policies.functions)
         let plan: Plan
         let observe = options.tuning.observe
@@ -98,10 +102,11 @@ public struct Migration: Sendable {
         return plan
     }
 
-    /// Opens the source read-only and refuses a store in the other layout (`SourceSchemaCheck`).
+    /// Opens the source read-only and refuses a store in the other layout (`SourceSchemaCheck`)
+    /// than the pipeline writes; one whose layout the pipeline leaves out is read as it is.
     func openSource(_ spec: PipelineSpec) throws -> SourceStore {
         let store = try SourceStore(path: spec.source.store, check: false, busyTimeout: options.lockTimeoutMilliseconds)
-        try SourceSchemaCheck.checkLayout(store.database, path: store.path, expected: spec.source.layout)
+        try SourceSchemaCheck.checkLayout(store.database, path: store.path, expected: spec.source.layoutFromStore ? nil : spec.source.layout)
         return store
     }
 

@@ -69,6 +69,44 @@ public enum PolicySkeleton {
         }
     }
 
+    /// The names by which the rows each mapping makes are found (`destination('…', …)` in a
+    /// pipeline, `row.destinations("…", …)` in `relate`): its own rows by the mapping's name,
+    /// the rows of an entity its policy `creates` by "Mapping/Entity".
+    static func madeRowNames(_ mappings: [XCMappingModel.EntityMapping], unmapped: [String]) -> [String] {
+        var lines = ["///", "/// The rows each mapping makes are found by these names (`destination('NAME', …)`,",
+                     "/// `row.destinations(\"NAME\", …)` in `relate`):"]
+        for m in mappings {
+            let made = [m.name] + unmapped.map { "\(m.name)/\($0)" }
+            lines.append("/// - " + SwiftText.comment(made.map { "\"\($0)\"" }.joined(separator: ", ")))
+        }
+        if let entity = unmapped.first {
+            lines += ["/// " + SwiftText.comment("No entity mapping makes " + unmapped.joined(separator: ", ") + " from source rows: if this class made them,"),
+                      "/// " + SwiftText.comment("list them in `creates: [\"\(entity)\"]` and insert them in `create`; each is then found by"),
+                      "/// " + SwiftText.comment("\"\(mappings[0].name)/\(entity)\" (the mapping that made it, and the entity).")]
+        }
+        return lines
+    }
+
+    /// The relate hook, commented out (a relate hook links row by row): Core Data's
+    /// `createRelationshipsForDestinationInstance:`, for links the mapping model does not declare.
+    static func relateHook(_ mappings: [XCMappingModel.EntityMapping], unmapped: [String], destination: Model) -> [String] {
+        let mine = mappings[0]
+        let example = unmapped.first.map { "row.destinations(\"\(mine.name)/\($0)\", [row.source.key])" }
+            ?? "row.destinations(\"\(mine.name)\", [row.source.key])"
+        // The relationship of the mapping's entity to the first entity only a policy makes, when it has one.
+        let relationship = unmapped.first.flatMap { made in
+            destination.entity(named: mine.destination ?? "")?.relationships.first { $0.destination == made }?.name
+        } ?? "relationship"
+        return [
+            "        // relate: { row in",
+            "        //     // Per destination row these mappings made (row.mapping, row.entity): links to set, by",
+            "        //     // relationship name, on top of the mapping model's. E.g. the rows made from this source row:",
+            "        //     //   " + SwiftText.comment("[\"\(relationship)\": try \(example)]"),
+            "        //     [:]",
+            "        // },",
+        ]
+    }
+
     /// - Parameters: name: the policy's name as the mapping model gives it (the key it is
     ///   registered under); type: its Swift type's name. Everything copied from the mapping
     ///   model or the models goes through `SwiftText`.
@@ -92,6 +130,11 @@ public enum PolicySkeleton {
             let declared = (m.attributes + m.relationships).map(\.name)
             lines.append("/// - " + comment("\(m.name): \(m.source ?? "?") → \(m.destination ?? "?")" + (declared.isEmpty ? "" : ", declaring \(declared.joined(separator: ", "))")))
         }
+        // Destination entities no entity mapping of the mapping model makes from source rows
+        // (none, or one without a source entity): only a policy can.
+        let mapped = Set(mapping.entityMappings.filter { $0.source != nil }.compactMap(\.destination))
+        let unmapped = destination.entities.filter { !$0.isAbstract && !mapped.contains($0.name) }.map(\.name)
+        lines += madeRowNames(mappings, unmapped: unmapped)
         lines += ["public enum \(type) {", "    public static let policy = Policy(", "        create: { source, output in"]
         for m in mappings {
             guard let entity = m.source, source.entity(named: entity) != nil else { continue }
@@ -110,6 +153,7 @@ public enum PolicySkeleton {
             "            // (listing the entity in `creates:`), or output.removeAll() to make no row.",
             "        },",
         ]
+        lines += relateHook(mappings, unmapped: unmapped, destination: destination)
         var calls: [Call] = []
         for m in mappings {
             for p in m.attributes {

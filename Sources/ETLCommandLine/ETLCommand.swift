@@ -28,12 +28,15 @@ public struct ETLCommand: ParsableCommand {
               etl run pipelines/books.json
 
             Exit codes:
-              0  done
-              1  the migration failed (bad store, validation, a row that failed); nothing was replaced
-              130, 143  stopped by SIGINT or SIGTERM after saving a checkpoint: run the same command to resume
-              2  bad usage, an unknown command, a bad pipeline or model file, or a source store
-                 that does not exist; nothing was read
-              3  etl batch: some stores failed (each with its reason); the others are done
+              0         done
+              1         the migration failed (bad store, validation, a row that failed);
+                        nothing was replaced
+              2         bad usage, an unknown command, a bad pipeline or model file, or a
+                        source store that does not exist; nothing was read
+              3         etl batch: some stores failed (each with its reason); the others
+                        are done
+              130, 143  stopped by SIGINT or SIGTERM after saving a checkpoint: run the
+                        same command to resume
             """,
         subcommands: [RunCommand.self, PlanCommand.self, BatchCommand.self, StatusCommand.self, InspectCommand.self, ModelCommand.self,
                       MappingCommand.self, RejectsCommand.self, SampleCommand.self])

@@ -58,6 +58,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Progress on standard error: auto (a bar on a terminal, lines otherwise), bar, lines, json (one event per line), none.")
     var progress: ProgressStyle = .auto
 
+    @Flag(help: "Print the summary with every step and mapping name whole (by default it fits 100 columns: steps as 1 → 2, named below it).")
+    var wide = false
+
     func validate() throws {
         if backup && force { throw ValidationError("--backup and --force exclude each other: choose one") }
     }
@@ -92,6 +95,6 @@ struct RunCommand: ParsableCommand {
             print("\(summary.source) is already at the target version: nothing to do, nothing written")
             return
         }
-        print(SummaryTable.render(summary))
+        print(SummaryTable.render(summary, wide: wide))
     }
 }

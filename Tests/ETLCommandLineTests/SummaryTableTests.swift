@@ -23,7 +23,7 @@ final class SummaryTableTests: XCTestCase {
         summary.notes = ["the store has no Z_MODELCACHE"]
         summary.drops = [DroppedData(step: "v1 to v2", name: "Book.isbn", count: 1, declaredBy: "as the pipeline's \"drop\" says")]
         summary.rejectFile = "/d/books-v2.rejects.jsonl.zst"
-        let lines = SummaryTable.render(summary).components(separatedBy: "\n")
+        let lines = SummaryTable.render(summary, wide: true).components(separatedBy: "\n")
         XCTAssertEqual(Array(lines.prefix(6)), [
             "step      mapping  source → destination  read  filtered  rejected  nulled  dropped  written  related  seconds",
             "────────  ───────  ────────────────────  ────  ────────  ────────  ──────  ───────  ───────  ───────  ───────",
@@ -40,6 +40,47 @@ final class SummaryTableTests: XCTestCase {
             "migrated /s/books-v1.sqlite",
             "      to /d/books-v2.sqlite (previous file kept as /d/books-v2.sqlite.bak)",
         ])
+    }
+
+    /// Core Data's names (a bundle's versions, mapping models' "XToY" mappings) made rows of
+    /// 130 columns: by default the table fits 100, each step labelled by the stores it goes
+    /// between and named in full below it; `--wide` prints the names whole.
+    func testTheTableFitsAHundredColumnsAndNamesTheStepsBelowIt() {
+        let first = "CoreDataMigration_Example to CoreDataMigration_Example 2"
+        let fused = "CoreDataMigration_Example 2 to CoreDataMigration_Example 3 + CoreDataMigration_Example 3 to CoreDataMigration_Example 4"
+        let summary = RunSummary(source: "/s/a.sqlite", destination: "/d/b.sqlite", backup: nil, resumed: nil, redoneRows: 0,
+                                 mappings: [counters(first, "AttachmentToAttachment", "Attachment", "Attachment", read: 1_250_000, written: 1_250_000, seconds: 12.5),
+                                            counters(first, "NoteToNote", "Note", "Note", read: 40, written: 40, seconds: 0.25),
+                                            counters(fused, "BasicEntityToBasicEntityWithALongName", "BasicEntity", "BasicEntityWithALongName",
+                                                     read: 3, rejected: 1, written: 2, seconds: 0.1)],
+                                 seconds: 13)
+        let lines = SummaryTable.render(summary).components(separatedBy: "\n")
+        let namesBelow = lines.filter { $0.hasPrefix("step ") && $0.dropFirst(5).first?.isNumber == true }
+        XCTAssertEqual(namesBelow.count, 2)
+        for line in lines where !namesBelow.contains(line) && !line.hasPrefix("migrated") && !line.hasPrefix("      to") {
+            XCTAssertLessThanOrEqual(line.count, 100, line)
+        }
+        XCTAssertTrue(lines[0].hasPrefix("step   mapping"), lines[0])
+        XCTAssertTrue(lines[2].hasPrefix("1 → 2  AttachmentToAttachm…  1250000"), lines[2])
+        XCTAssertTrue(lines[4].hasPrefix("2 → 4  BasicEntityToBasicE…        3"), lines[4])
+        XCTAssertTrue(lines.contains("step 1 → 2: \(first)"), lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("step 2 → 4: \(fused)"), lines.joined(separator: "\n"))
+        XCTAssertEqual(lines[2].components(separatedBy: " 1250000 ").count, 3, "read and written, whatever is cut")
+
+        let wide = SummaryTable.render(summary, wide: true).components(separatedBy: "\n")
+        XCTAssertTrue(wide[2].hasPrefix(first + "  "), wide[2])
+        XCTAssertTrue(wide[4].contains("BasicEntityToBasicEntityWithALongName  BasicEntity → BasicEntityWithALongName"), wide[4])
+        XCTAssertFalse(wide.contains { $0.hasPrefix("step 1 → 2") })
+    }
+
+    /// A table that fits keeps the source → destination column, and whole names.
+    func testANarrowTableKeepsEveryColumn() {
+        let summary = RunSummary(source: "a", destination: "b", backup: nil, resumed: nil, redoneRows: 0,
+                                 mappings: [counters("v1 to v2", "Users", "User", "User", read: 40, written: 40, seconds: 0.25)], seconds: 1)
+        let lines = SummaryTable.render(summary).components(separatedBy: "\n")
+        XCTAssertEqual(lines[0], "step   mapping  entities     read  filtered  rejected  nulled  dropped  written  related  seconds")
+        XCTAssertEqual(lines[2], "1 → 2  Users    User → User    40         0         0       0        0       40        0     0.25")
+        XCTAssertTrue(lines.contains("step 1 → 2: v1 to v2"))
     }
 
     func testAResumedRunSaysWhereItStartedAndWhatItLoadedAgain() {

@@ -87,7 +87,7 @@ final class AheadWorkTests: XCTestCase {
                                            pipeline: path, fuseSteps: false)
             migration.options.tuning.smallStoreBytes = ahead ? 0 : .max
             migration.options.tuning.observe = events.observe
-            try migration.run()
+            _ = try migration.run()
             copied.append(events.linksCopiedAhead)
         }
         XCTAssertEqual(copied, [0, 1], "the Author ↔ Book links of step 1 worked out ahead")

@@ -61,7 +61,7 @@ final class CoreDataMigrationTests: XCTestCase {
     func testATemplateGivesTheAppsOwnSchemaAndVersionHashes() throws {
         let chain = try copyFixtures()
         let template = chain.appendingPathComponent("Example_v2.0.0.sqlite").path
-        try Migration(pipeline: try bundlePipeline(in: chain, source: "Example_v1.1.2.sqlite", version: "v2.0.0", template: template)).run()
+        _ = try Migration(pipeline: try bundlePipeline(in: chain, source: "Example_v1.1.2.sqlite", version: "v2.0.0", template: template)).run()
         let out = try Database(path: folder.path("out.sqlite"), mode: .readOnly)
         let reference = try Database(path: template, mode: .readOnly)
         let schema = "SELECT type, name, sql FROM sqlite_schema ORDER BY name"

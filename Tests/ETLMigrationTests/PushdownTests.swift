@@ -528,7 +528,7 @@ final class PushdownTests: XCTestCase {
         })
         migration.cancellation = nil
         migration.pushdown = false
-        try assertMigrationError(try migration.run(), contains: ["without --no-pushdown", "give the same options"])
+        assertMigrationError(try migration.run(), contains: ["without --no-pushdown", "give the same options"])
         migration.pushdown = true
         _ = try migration.run()
         try migrateBooks(source: source, destination: folder.path("straight.sqlite"))

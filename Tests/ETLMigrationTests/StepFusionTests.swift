@@ -167,7 +167,7 @@ final class StepFusionTests: XCTestCase {
         try db.execute("UPDATE Book SET fileURL = x'00ff80' WHERE id = 2900")
         db.close()
         let tried = try run(into: "tried.sqlite", maxRejects: 5, smallStoreBytes: 0)
-        let apart = try run(into: "apart.sqlite", fuse: false, maxRejects: 5, smallStoreBytes: 0)
+        _ = try run(into: "apart.sqlite", fuse: false, maxRejects: 5, smallStoreBytes: 0)
         try assertSameStore(folder.path("tried.sqlite"), folder.path("apart.sqlite"))
         XCTAssertTrue(tried.events.contains { $0.stepCount == 1 && $0.stage == .create }, "the fused step started")
         XCTAssertEqual(Set(tried.summary.mappings.map(\.step)), ["v1 to v2", "v2 to v3"])

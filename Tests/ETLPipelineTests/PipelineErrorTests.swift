@@ -70,11 +70,29 @@ final class PipelineErrorTests: XCTestCase {
                     contains: ["'Book.titel' is no entity or property of any model version of the pipeline"])
     }
 
+    /// A mistyped `"drop"` entry gets the closest entity or property, as every other key does.
+    func testAMistypedDropEntryGetsTheClosestName() {
+        expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"drop\": [\"Book.titel\"],", path: "$.drop[0]",
+                    contains: ["(did you mean 'Book.title'?)"])
+        expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"drop\": [\"Autor\"],", path: "$.drop[0]",
+                    contains: ["'Autor' is no entity", "(did you mean 'Author'?)"])
+        // Nothing close: no guess.
+        expectError(replacing: "\"format\": 1,", with: "\"format\": 1, \"drop\": [\"Zebra.stripes\"],", path: "$.drop[0]",
+                    contains: ["'Zebra.stripes' is no entity"])
+        let far = Self.valid.replacingOccurrences(of: "\"format\": 1,", with: "\"format\": 1, \"drop\": [\"Zebra.stripes\"],")
+        let error = thrownError(DocumentError.self) { try self.plan(far) }
+        XCTAssertFalse(error?.message.contains("did you mean") ?? true)
+    }
+
     /// A model may come from a store (`Z_MODELCACHE`): a Core Data source without "model",
     /// a destination's "modelFrom"; each mistake is named where it is written.
     func testModelsFromStoresAreChecked() {
+        expectError(replacing: "\"store\": \"v1.sqlite\", \"model\": \"MODELS/books-v1.json\"", with: "\"store\": \"v1.sqlite\", \"layout\": \"plain\"",
+                    path: "$.source", contains: ["missing required key 'model'", "a Core Data source, \"layout\": \"coredata\", uses the model kept in its store"])
+        // Without "model" and "layout", only a Core Data store can be read: it is taken for one,
+        // whose model is in the store (which, planned without it, is missing).
         expectError(replacing: "\"store\": \"v1.sqlite\", \"model\": \"MODELS/books-v1.json\"", with: "\"store\": \"v1.sqlite\"", path: "$.source",
-                    contains: ["missing required key 'model'", "a Core Data source, \"layout\": \"coredata\", uses the model kept in its store"])
+                    contains: ["v1.sqlite", "its model is the one kept in it"])
         expectError(replacing: "\"model\": \"MODELS/books-v2.json\"", with: "\"model\": \"MODELS/books-v2.json\", \"modelFrom\": \"v2-app.sqlite\"",
                     path: "$.destination.modelFrom", contains: ["from \"model\" or from \"modelFrom\", not both"])
         expectError(replacing: "\"model\": \"MODELS/books-v2.json\"", with: "\"layout\": \"coredata\"", path: "$.destination",

@@ -34,7 +34,7 @@ final class CommandLineTests: XCTestCase {
     func testHelpTeachesTheCommandsAndExitCodes() throws {
         let help = try etl("--help")
         XCTAssertEqual(help.status, 0)
-        for part in ["run", "sample", "Exit codes", "2  bad usage", "etl run pipelines/books.json"] {
+        for part in ["run", "sample", "Exit codes", "2         bad usage", "etl run pipelines/books.json"] {
             XCTAssertTrue(help.stdout.contains(part), "--help lacks '\(part)':\n\(help.stdout)")
         }
         let run = try etl("run", "--help")
@@ -74,7 +74,10 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("step 1/1 validate"), run.stderr)
         // The summary: one line per mapping and step, and a total.
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("v1 to v2 + v2 to v3  Authors") && $0.contains("Book → Author") }, run.stdout)
+        // The fused step goes from the source (1) over two hops; its name below the table.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("1 → 3  Authors") && $0.contains("Book → Author") }, run.stdout)
+        XCTAssertTrue(lines.contains("step 1 → 3: v1 to v2 + v2 to v3"), run.stdout)
+        XCTAssertTrue(lines.allSatisfy { $0.count <= 100 || !$0.contains("Authors") }, run.stdout)
         XCTAssertTrue(lines.contains("note: steps v1 to v2 and v2 to v3 ran as one step: the books-v2 store between them was not written"), run.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("total") }, run.stdout)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("v3.sqlite").path))
@@ -132,7 +135,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(sample.status, 0, sample.stderr)
         let run = try ToolProcess.run(["run", Self.root.appendingPathComponent("Examples/PostSections/posts.json").path,
                                        "--source", folder.appendingPathComponent("posts-v2.sqlite").path,
-                                       "--destination", folder.appendingPathComponent("posts-v3.sqlite").path], program: "post-sections")
+                                       "--destination", folder.appendingPathComponent("posts-v3.sqlite").path, "--wide"], program: "post-sections")
         let stdout = run.stdout
         XCTAssertEqual(run.status, 0, stdout)
         XCTAssertTrue(stdout.contains("Posts/Section  Post → Section"), stdout)

@@ -132,6 +132,10 @@ final class MappingCommandTests: XCTestCase {
         let topic = try String(contentsOf: out.appendingPathComponent("CDMTopicToTopicMigrationPolicy.swift"), encoding: .utf8)
         XCTAssertTrue(topic.contains("public enum CDMTopicToTopicMigrationPolicy {"), topic)
         XCTAssertTrue(topic.contains("TopicToTopic, a row of Topic: ") && topic.contains("source.string(\"presenterName\")"), topic)
+        // Member has an entity mapping without a source entity: the class made its rows, found by "TopicToTopic/Member".
+        XCTAssertTrue(topic.contains("/// - \"TopicToTopic\", \"TopicToTopic/Member\""), topic)
+        XCTAssertTrue(topic.contains("list them in `creates: [\"Member\"]`"), topic)
+        XCTAssertTrue(topic.contains("// relate: { row in") && topic.contains("[\"presenter\": try row.destinations(\"TopicToTopic/Member\", [row.source.key])]"), topic)
         let again = try run("etl", ["mapping", "port", copy.appendingPathComponent("CoreDataMigration/Model4ToModel5-1.xcmappingmodel").path, "--swift", out.path])
         XCTAssertEqual(again.status, 2)
         XCTAssertTrue(again.stderr.contains("exists: etl does not overwrite a port"), again.stderr)

@@ -56,7 +56,7 @@ extension CommandLineTests {
         let plan = try planJSON(try etl("plan", pipeline, "--source", "archive/v2-4.sqlite", "--json"))
         XCTAssertEqual(plan.sourceVersion, "books-v2")
         XCTAssertEqual(plan.hops.map(\.name), ["v2 to v3"])
-        let run = try etl("run", pipeline, "--source", "archive/v2-4.sqlite", "--destination", "v3.sqlite")
+        let run = try etl("run", pipeline, "--source", "archive/v2-4.sqlite", "--destination", "v3.sqlite", "--wide")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertFalse(run.stdout.contains("v1 to v2"), run.stdout)
         XCTAssertTrue(run.stdout.contains("v2 to v3  Files"), run.stdout)

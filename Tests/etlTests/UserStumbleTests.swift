@@ -8,7 +8,7 @@ extension CommandLineTests {
         let sample = try etl("sample", "books", "--version", "1", "--rows", "300", "--seed", "2", "--out", "v1.sqlite")
         XCTAssertEqual(sample.status, 0, sample.stderr)
         // Apart (not as one step): each step's own relate line.
-        let run = try etl("run", pipeline, "--source", "v1.sqlite", "--destination", "v3.sqlite", "--progress", "lines", "--separate-steps")
+        let run = try etl("run", pipeline, "--source", "v1.sqlite", "--destination", "v3.sqlite", "--progress", "lines", "--separate-steps", "--wide")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertFalse(run.stdout.contains("ran as one step"), run.stdout)
         // Step 1 runs inside SQLite: its Books relate line counts the links, as the summary does.

@@ -23,8 +23,8 @@ public enum SourceSchemaCheck {
         return names.contains("Z_PRIMARYKEY") && names.contains("Z_METADATA") ? .coredata : .plain
     }
 
-    /// Refuses a store in the other layout than `expected`.
-    public static func checkLayout(_ database: Database, path: String, expected: LayoutKind) throws {
+    /// Refuses a store in the other layout than `expected` (nil: either layout), or one with no tables.
+    public static func checkLayout(_ database: Database, path: String, expected: LayoutKind?) throws {
         let tables: [TableInfo]
         do { tables = try database.tables() } catch {
             throw MigrationError.badSource(path: path, reason: "cannot read the schema: \(error)")
@@ -40,7 +40,7 @@ public enum SourceSchemaCheck {
         // From the tables just read: reading them again (two statements a table) told
         // nothing more, and cost every store of a batch.
         let found = layout(ofTables: tables)
-        guard found != expected, found == .coredata || !coreDataLike else { return }
+        guard let expected, found != expected, found == .coredata || !coreDataLike else { return }
         let reason: String
         switch found {
         case .coredata:

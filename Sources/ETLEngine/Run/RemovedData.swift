@@ -25,7 +25,7 @@ public struct RemovedData: Sendable {
     /// it ran. Each with the step that would leave it unread.
     static func laterUndeclared(_ steps: [StepPlan], source: Database) throws -> [(step: StepPlan, items: [Item])] {
         guard let first = steps.first else { return [] }
-        return try steps.dropFirst().compactMap { step in
+        return steps.dropFirst().compactMap { step in
             // A name the source's tables do not hold as its model says is left to the step's own check.
             let items = step.removed.filter { step.declaredDrops[$0] == nil }.flatMap { name in
                 ((try? counts(of: [name], layout: first.sourceLayout, source: source)) ?? []).map {

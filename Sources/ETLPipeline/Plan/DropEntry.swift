@@ -26,4 +26,23 @@ enum DropEntry {
         guard model.entity(named: e[0]) != nil else { return false }
         return e.count == 1 || model.attribute(e[1], of: e[0]) != nil || model.relationship(e[1], of: e[0]) != nil
     }
+
+    /// Every name a `"drop"` entry can give in `models`: each entity, and each of its
+    /// properties as `"Entity.property"`, for "did you mean" on an entry that names nothing.
+    static func possibleNames(in models: [Model]) -> [String] {
+        var names: [String] = []
+        var seen: Set<String> = []
+        for model in models {
+            for entity in model.entities {
+                let own = [entity.name] + (entity.attributes.map(\.name) + entity.relationships.map(\.name)).map { "\(entity.name).\($0)" }
+                for name in own where seen.insert(name).inserted { names.append(name) }
+            }
+        }
+        return names
+    }
+
+    /// " (did you mean 'Post.color'?)" for a mistyped entry, or "".
+    static func suggestion(for entry: String, in models: [Model]) -> String {
+        closestName(to: entry, among: possibleNames(in: models)).map { " (did you mean '\($0)'?)" } ?? ""
+    }
 }

@@ -27,7 +27,13 @@ public struct Planner {
         let sourceKind = spec.source.layout
         let destinationKind = spec.destination.layout
         let first = chain.hops.first?.from ?? 0
-        var sourceLayout = try sourceKind.layout(for: chain.models[first], store: sourceKind == .coredata ? source : nil)
+        var sourceLayout: any StoreLayout
+        do {
+            sourceLayout = try sourceKind.layout(for: chain.models[first], store: sourceKind == .coredata ? source : nil)
+        } catch var error as CoreDataStoreError where spec.source.version != nil && source != nil {
+            error.message += GivenSourceVersion.hint(source!, given: spec.source.version!, versions: chain.versions, layout: sourceKind)
+            throw error
+        }
         var steps: [StepPlan] = []
         var removedByAny = Set<String>()
         var topLevelUsed = Set<Int>()
@@ -71,6 +77,7 @@ public struct Planner {
                 let covered = removed.filter { DropEntry.covers(entry.name, $0, model: from) }
                 guard !covered.isEmpty else {
                     throw entry.cursor.error("'\(entry.name)' is no entity or property step \(step.name) leaves unread"
+                        + (DropEntry.names(entry.name, in: from) ? "" : DropEntry.suggestion(for: entry.name, in: [from]))
                         + (removed.isEmpty ? " (it reads every one)" : "; it leaves: " + removed.joined(separator: ", ")))
                 }
                 for name in covered { step.declaredDrops[name] = "as the step's \"drop\" says" }
@@ -95,7 +102,8 @@ public struct Planner {
             guard chain.versions.contains(where: { DropEntry.names(entry.name, in: $0) }) || !versionsKnown else {
                 let removed = removedByAny.sorted()
                 throw entry.cursor.error("'\(entry.name)' is no entity or property of any model version of the pipeline ("
-                    + chain.versions.map(\.version).joined(separator: ", ") + "); the steps of this run leave unread: "
+                    + chain.versions.map(\.version).joined(separator: ", ") + ")" + DropEntry.suggestion(for: entry.name, in: chain.versions)
+                    + "; the steps of this run leave unread: "
                     + (removed.isEmpty ? "nothing" : removed.joined(separator: ", ")))
             }
             let path = ([chain.models[first].version] + chain.hops.map { chain.models[$0.to].version }).joined(separator: " → ")

@@ -37,8 +37,21 @@ extension PipelineSpec {
             }
         }
         let models = bundles.first
-        let source = try decodeStore(o.required("source"), folder: folder, bundle: models != nil)
+        var source = try decodeStore(o.required("source"), folder: folder, bundle: models != nil)
         var destination = try decodeStore(o.required("destination"), folder: folder, bundle: models != nil, isDestination: true)
+        if source.layoutCursor == nil {
+            if models == nil && source.model == nil {
+                // Without a model file or a bundle only a Core Data store, with the model it
+                // keeps, can be read; a plain one is refused when opened, saying so.
+                source.layout = .coredata
+                if destination.layoutCursor == nil { destination.layout = .coredata }
+            } else if models != nil {
+                // With a model bundle the store says: `reading(sourceLayout:)`, once it is
+                // opened. (Model files describe plain stores: a Core Data one is refused,
+                // saying to write "layout".)
+                source.layoutFromStore = true
+            }
+        }
         if models == nil {
             // A Core Data store keeps the model that wrote it: a source without a model file
             // uses its own, a destination names a store the new version wrote (`modelFrom`).
@@ -55,12 +68,12 @@ extension PipelineSpec {
             if models != nil { throw modelFrom.error("with a model bundle, the target is a version of it: leave out \"modelFrom\" or \"models\"") }
             if destination.model != nil { throw modelFrom.error("the target model comes from \"model\" or from \"modelFrom\", not both") }
         }
-        if let template = destination.templateCursor, destination.layout != .coredata {
-            throw template.error("a template is a Core Data store: set \"layout\": \"coredata\" on the destination")
+        if let template = destination.templateCursor, destination.layout != .coredata, !destinationFollowsStore(source, destination) {
+            throw template.error(templateNeedsCoreData)
         }
         if let fresh = try o.required("destination").anyObject().optional("newStoreUUID") {
-            guard destination.layout == .coredata else {
-                throw fresh.error("newStoreUUID is about Core Data's store UUID: set \"layout\": \"coredata\" on the destination")
+            guard destination.layout == .coredata || destinationFollowsStore(source, destination) else {
+                throw fresh.error(newStoreUUIDNeedsCoreData)
             }
             destination.newStoreUUID = try fresh.bool()
         }
@@ -127,6 +140,15 @@ extension PipelineSpec {
         return spec
     }
 
+    /// A destination without a `"layout"` takes the source's, which the source store says
+    /// when the pipeline does not: what needs Core Data's layout is checked then.
+    static func destinationFollowsStore(_ source: StoreSpec, _ destination: StoreSpec) -> Bool {
+        source.layoutFromStore && destination.layoutCursor == nil
+    }
+
+    static let templateNeedsCoreData = "a template is a Core Data store: set \"layout\": \"coredata\" on the destination"
+    static let newStoreUUIDNeedsCoreData = "newStoreUUID is about Core Data's store UUID: set \"layout\": \"coredata\" on the destination"
+
     static func resolve(_ path: String, folder: String) -> String {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
     }
@@ -143,7 +165,8 @@ extension PipelineSpec {
             throw versionCursor.error("\"version\" names a version of a model bundle: add a top-level \"models\": \"Name.xcdatamodeld\", or name a model file with \"model\"")
         }
         var layout = LayoutKind.plain
-        if let lc = o.optional("layout") {
+        let layoutCursor = o.optional("layout")
+        if let lc = layoutCursor {
             let text = try lc.string()
             guard let kind = LayoutKind(rawValue: text) else {
                 throw lc.error("unknown layout '\(text)'; one of: " + LayoutKind.allCases.map(\.rawValue).joined(separator: ", "))
@@ -161,6 +184,7 @@ extension PipelineSpec {
                          storeCursor: storeCursor, modelCursor: modelCursor, versionCursor: versionCursor, cursor: cursor)
         spec.modelFrom = try modelFromCursor.map { resolve(try $0.nonEmptyString(), folder: folder) }
         spec.modelFromCursor = modelFromCursor
+        spec.layoutCursor = layoutCursor
         return spec
     }
 

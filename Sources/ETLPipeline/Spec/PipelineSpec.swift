@@ -60,6 +60,11 @@ public struct StoreSpec: Sendable {
     /// version; source: default detected from the store).
     public var version: String?
     public var layout: LayoutKind
+    /// Where `"layout"` is written; nil when the pipeline leaves it out.
+    public var layoutCursor: JSONCursor?
+    /// Source only: the layout is not written and is the store's own, found when the store
+    /// is opened (`PipelineSpec.reading(sourceLayout:)`): with a model bundle.
+    public var layoutFromStore = false
     /// Destination only: a store the app wrote at the target version, whose own model
     /// (`Z_MODELCACHE`) is the target model, instead of a model file or a bundle's version.
     public var modelFrom: String?
