@@ -40,7 +40,7 @@ final class BatchSourceChangeTests: XCTestCase {
         XCTAssertEqual(rerun.stores.map(\.status), [.done, .done, .done], "\(rerun.stores.map { $0.error ?? "" })")
         let migrated = zip(rerun.stores, first.stores).filter { $0.time != $1.time }.map { $0.0.path }
         XCTAssertEqual(migrated, ["2.sqlite"], "exactly the changed store")
-        XCTAssertTrue(rerun.stores[1].notes.contains { $0.hasPrefix("the source changed since it was migrated (") }, "\(rerun.stores[1].notes)")
+        XCTAssertTrue(rerun.stores[1].notes.contains { $0.hasPrefix("migrated again: the source changed since it was migrated (") }, "\(rerun.stores[1].notes)")
         XCTAssertEqual(try bytes(outputs[0]), before[0])
         XCTAssertEqual(try bytes(outputs[2]), before[2])
         XCTAssertNotEqual(try bytes(outputs[1]), before[1], "the new result replaced the old one")
