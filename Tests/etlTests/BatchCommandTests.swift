@@ -587,7 +587,7 @@ final class BatchCommandTests: XCTestCase {
         for part in ["--jobs", "--in-place", "--backup-dir", "--shard", "ONE worker", "3 some stores failed", "docs/batch.md"] {
             XCTAssertTrue(help.stdout.contains(part), "batch --help lacks '\(part)'")
         }
-        XCTAssertTrue(try etl(["--help"]).stdout.contains("3  etl batch"))
+        XCTAssertTrue(try etl(["--help"]).stdout.contains("3         etl batch: some stores failed"))
         let cases: [([String], String)] = [
             (["--stores", "archive"], "--out DIR, or --in-place"),
             (["--stores", "archive", "--out", "o", "--in-place"], "exclude each other"),
