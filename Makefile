@@ -17,6 +17,11 @@ deps:
 		echo "installing libsqlite3-dev, libzstd-dev and zlib1g-dev"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y libsqlite3-dev libzstd-dev zlib1g-dev; \
 	fi
+	@# man -l for DistTests' check of the generated man page (issue 46): a test that would skip without it
+	@if ! command -v man >/dev/null 2>&1 || ! command -v groff >/dev/null 2>&1; then \
+		echo "installing man-db and groff-base"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y man-db groff-base; \
+	fi
 
 build: deps
 	$(SWIFT) build
