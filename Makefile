@@ -36,6 +36,7 @@ demo: release
 
 test: deps
 	python3 scripts/engine-layers.py
+	python3 -m unittest discover -s Benchmarks/tests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 

@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 
-from .batches import BATCH_SMOKE_STORES, BATCH_STORES, COST_PARTS, bench_batch, bench_coredata_batch
+from .batches import BATCH_SMOKE_STORES, BATCH_STORES, bench_batch, bench_coredata_batch
 from .console import UsageError, log
 from .machine import etl_info, machine_info
 from .measuring import TIME
@@ -16,7 +16,7 @@ from .records import RESULTS_FORMAT, SCALE_FILE, SCALE_ROWS, SCALE_TOOLS, keep_s
 from .report import report
 from .settings import BENCHMARKS, ROOT, Settings
 from .sizes import bench_size
-from .summary import exit_status, failures, print_summary
+from .summary import costs_text, exit_status, failures, print_summary
 from .tools import TOOLS, bench_tools
 
 
@@ -35,6 +35,8 @@ def utc_now():
 
 
 def command_run(args, settings, smoke):
+    """Every tool at every size, then (j) and (k): results.json, RESULTS.md, results.png;
+    `smoke`: 2,000 books, one round, no plot, in a temporary folder."""
     etl = os.path.abspath(args.etl)
     check_tools(etl)
     tools = bench_tools(etl, settings.closure_command, getattr(args, "tools", None))
@@ -80,9 +82,9 @@ def command_run(args, settings, smoke):
         if not args.keep:
             shutil.rmtree(os.path.join(work, f"rows-{rows}"), ignore_errors=True)
     if smoke or not args.no_batch:
-        results["batch"] = bench_batch(etl, work, BATCH_SMOKE_STORES if smoke else BATCH_STORES, rounds)
-        results["coredata_batch"] = bench_coredata_batch(etl, work, BATCH_SMOKE_STORES if smoke else BATCH_STORES, rounds,
-                                                        settings.fixtures)
+        stores = BATCH_SMOKE_STORES if smoke else BATCH_STORES
+        results["batch"] = bench_batch(etl, work, stores, rounds)
+        results["coredata_batch"] = bench_coredata_batch(etl, work, stores, rounds, settings.fixtures)
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     write_json(os.path.join(output, "results.json"), results)
     json_path, md_path, png_path = report(results, output, plot)
@@ -110,7 +112,7 @@ def command_batches(args, settings):
         entry = results[key]
         cost = entry.get("cost_ms_per_store") or {}
         log(f"-- {label}: {entry.get('median_seconds')} s median, {entry.get('stores_per_second')} stores/s, "
-            f"{entry.get('status')}" + ("; ms per store: " + ", ".join(f"{p} {cost[p]:.1f}" for p in COST_PARTS if p in cost) if cost else ""))
+            f"{entry.get('status')}" + costs_text(cost))
     return 0
 
 
@@ -151,6 +153,7 @@ def command_scale(args, settings):
 
 
 def command_report(args):
+    """RESULTS.md and results.png again from results.json (and scale.json)."""
     folder = os.path.abspath(args.output)
     path = os.path.join(folder, "results.json")
     results = read_results(folder)

@@ -102,6 +102,7 @@ CHECK_EVERY_ROUND = """\
 Every destination was checked, every round (this `results.json` predates checking in
 the first round only)."""
 
+
 def method_text(results):
     closure = results.get("closure") or {}
     program = closure.get("program") or ""
@@ -190,6 +191,7 @@ writes this file again. Each was measured in its own sitting, possibly on anothe
 than the tables above. **disk MiB** is the most space the run needed beside the source
 (see Method).
 """
+
 
 def scale_section(scale):
     """RESULTS.md's Scale section: every record of scale.json."""

@@ -6,7 +6,13 @@ from .formatting import size_label
 from .tools import BASELINE, TASKS, task_of
 
 
+def costs_text(cost):
+    """"; ms per store: open 1.0, plan 2.0, …" for a batch's cost_ms_per_store, or ""."""
+    return "; ms per store: " + ", ".join(f"{p} {cost[p]:.1f}" for p in COST_PARTS if p in cost) if cost else ""
+
+
 def failures(results):
+    """A line for each tool, source or batch that failed or was wrong."""
     bad = []
     for size in results["sizes"]:
         for entry in size["tools"].values():
@@ -35,6 +41,7 @@ def exit_status(results):
 
 
 def print_summary(results):
+    """Each size's figures, tool by tool, and (j)'s, on the terminal."""
     for size in results["sizes"]:
         log(f"-- {size['rows']} books")
         for tool_id, entry in size["tools"].items():
@@ -56,4 +63,4 @@ def print_summary(results):
         cost = batch.get("cost_ms_per_store") or {}
         log(f"-- (j) etl batch of {batch['stores']} stores: "
             + (f"{rate} stores/s" if rate else "no rate") + f", {batch.get('status')}"
-            + ("; ms per store: " + ", ".join(f"{p} {cost[p]:.1f}" for p in COST_PARTS if p in cost) if cost else ""))
+            + costs_text(cost))

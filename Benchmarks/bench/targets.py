@@ -25,6 +25,7 @@ MiB, its ratio to (a) the same as at 5M (within the run-to-run spread) or lower,
 disk space it needed beside the source (a figure).
 """
 
+
 def spread(entry):
     """(max - min) / median of a tool's successful run times, or None."""
     times = [r["seconds"] for r in entry.get("runs", []) if r["exit"] == 0]
