@@ -15,8 +15,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench.content import content_hash, expected_convert_hash  # noqa: E402
 from bench.measuring import etl_stages, folder_bytes  # noqa: E402
 from bench.report import result_table  # noqa: E402
+from bench.settings import Settings  # noqa: E402
 from bench.sizes import summarize_size  # noqa: E402
 from bench.targets import targets  # noqa: E402
+from bench.tools import bench_tools, tool_command  # noqa: E402
 
 
 def write_store(path, create, rows):
@@ -116,6 +118,28 @@ class ReportTests(unittest.TestCase):
             return line[1:]
         self.assertEqual(verdict(1.1), ("100k: 1.10 ×", "**met**"))
         self.assertEqual(verdict(1.2), ("100k: 1.20 ×", "**missed**"))
+
+
+class SettingsTests(unittest.TestCase):
+    def test_the_environment_read_once(self):
+        settings = Settings.from_environment({"ETL_FIXTURES": "/f", "BENCH_CLOSURE_CMD": "prog {source} {destination}"},
+                                             ["run.py", "run", "--sizes", "1000"])
+        self.assertEqual(settings, Settings(fixtures="/f", closure_command="prog {source} {destination}",
+                                            invocation="python3 Benchmarks/run.py run --sizes 1000"))
+        bare = Settings.from_environment({"BENCH_COMMAND": "make bench", "BENCH_CLOSURE_CMD": ""}, ["run.py"])
+        self.assertEqual((bare.fixtures, bare.closure_command, bare.invocation),
+                         ("/work/shared/fixtures", None, "make bench"))
+
+    def test_the_closure_command_replaces_d_alone(self):
+        tools = {t["id"]: t for t in bench_tools("/nowhere/etl", "prog --in {source} --out {destination}",
+                                                 only=["etl-closure", "etl-functions"])}
+        closure = tools["etl-closure"]
+        self.assertEqual((closure["kind"], closure["program"]),
+                         ("run", "BENCH_CLOSURE_CMD=prog --in {source} --out {destination}"))
+        self.assertEqual(tool_command(closure, "/nowhere/etl", "/s/a b.sqlite", "/d/v2.sqlite"),
+                         (["prog", "--in", "/s/a b.sqlite", "--out", "/d/v2.sqlite"], None))
+        self.assertEqual(tools["etl-functions"]["kind"], "missing")  # no etl-bench-closure in /nowhere
+        self.assertEqual(tools["sqlite"]["status"], "not run (--tools)")
 
 
 class MeasuringTests(unittest.TestCase):
