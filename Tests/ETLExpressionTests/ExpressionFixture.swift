@@ -1,5 +1,5 @@
 import ETLModel
-import ETLPipeline
+import ETLExpression
 
 // The expression tests' model, shared by every Expression*Tests file and by the expression
 // fuzzer: Fuzz/Sources/FuzzSupport/ExpressionFixture.swift is a link to this file (the fuzz
