@@ -2,7 +2,8 @@ import ETLModel
 import ETLExpression
 
 // The expression tests' model, shared by every Expression*Tests file and by the expression
-// fuzzer: Fuzz/Sources/FuzzSupport/ExpressionFixture.swift is a link to this file (the fuzz
+// fuzzer and RandomizedInputTests: Fuzz/Sources/FuzzSupport/ExpressionFixture.swift and
+// Tests/ETLPipelineTests/ExpressionFixture.swift are links to this file (the fuzz
 // package cannot depend on a test target), so it imports no test module and uses public API only.
 
 /// Book(title, price, pages, published, cover; author → Author, users →> User),

@@ -1,0 +1,1 @@
+../ETLExpressionTests/ExpressionFixture.swift
