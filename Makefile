@@ -43,7 +43,7 @@ test: deps
 # The unit level alone: one target per module (Package.swift), in seconds. `make test` runs
 # it too, with the end-to-end targets (ETLMigrationTests: whole migrations, resumes, damaged
 # stores; etlTests: the executable, kills, batches).
-UNIT_TARGETS = ETLStoreTests|ETLDocumentTests|ETLModelTests|ETLCoreDataTests|ETLPipelineTests|ETLEngineTests|ETLBatchTests|ETLCommandLineTests
+UNIT_TARGETS = ETLStoreTests|ETLDocumentTests|ETLModelTests|ETLExpressionTests|ETLCoreDataTests|ETLPipelineTests|ETLEngineTests|ETLBatchTests|ETLCommandLineTests
 test-fast: deps
 	python3 scripts/engine-layers.py
 	$(SWIFT) build --build-tests

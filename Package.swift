@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: CSQLite/CZstd/CZlib → ETLStore, ETLDocument → ETLModel → ETLCoreData → ETLPipeline
+// Dependencies point one way: CSQLite/CZstd/CZlib → ETLStore, ETLDocument → ETLModel → ETLExpression → ETLCoreData → ETLPipeline
 // → ETLEngine → ETL → ETLBatch → ETLCommandLine → etl. A module never imports one listed after it.
 let package = Package(
     name: "etl",
@@ -28,10 +28,13 @@ let package = Package(
         // JSON documents with the line, column and path of every value, for errors that point.
         .target(name: "ETLDocument"),
         .target(name: "ETLModel", dependencies: ["ETLStore", "ETLDocument"]),
+        // The expression language of mappings: lexer, parser, syntax trees, types, evaluation,
+        // and the reading rule of stored values.
+        .target(name: "ETLExpression", dependencies: ["ETLModel", "ETLStore"]),
         // What is Core Data's own: Xcode models and bundles, version hashes, the Z-table
         // layout, property lists and keyed archives, Xcode mapping models.
-        .target(name: "ETLCoreData", dependencies: ["ETLModel", "ETLStore", "ETLDocument", "CZlib"]),
-        .target(name: "ETLPipeline", dependencies: ["ETLModel", "ETLCoreData"]),
+        .target(name: "ETLCoreData", dependencies: ["ETLModel", "ETLExpression", "ETLStore", "ETLDocument", "CZlib"]),
+        .target(name: "ETLPipeline", dependencies: ["ETLModel", "ETLExpression", "ETLCoreData"]),
         .target(name: "ETLEngine", dependencies: ["ETLPipeline", "CZstd"]),
         .target(name: "ETL", dependencies: ["ETLEngine"]),
         // `etl batch`: many stores through one pipeline (scheduler, manifest, shards, report, metrics).
@@ -59,6 +62,7 @@ let package = Package(
         .testTarget(name: "ETLStoreTests", dependencies: ["ETLStore", "ETLTestSupport"]),
         .testTarget(name: "ETLDocumentTests", dependencies: ["ETLDocument"]),
         .testTarget(name: "ETLModelTests", dependencies: ["ETLModel", "ETLTestSupport"]),
+        .testTarget(name: "ETLExpressionTests", dependencies: ["ETLExpression", "ETLTestSupport"]),
         .testTarget(name: "ETLCoreDataTests", dependencies: ["ETLCoreData", "ETLTestSupport"]),
         .testTarget(name: "ETLPipelineTests", dependencies: ["ETLPipeline", "ETLTestSupport"]),
         .testTarget(name: "ETLEngineTests", dependencies: ["ETLEngine", "ETL", "ETLTestSupport"]),

@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLExpression
 import ETLPipeline
 import ETLEngine
 

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLPipeline
+import ETLExpression
 import ETLEngine
 
 /// The plans of many stores going through one pipeline (`etl batch`), made once per kind of

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ETL
 import ETLModel
+import ETLExpression
 
 /// The `etl` command line.
 ///

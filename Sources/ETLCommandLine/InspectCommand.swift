@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ETL
 import ETLModel
+import ETLExpression
 
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

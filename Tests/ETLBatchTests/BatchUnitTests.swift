@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 @testable import ETLBatch
 

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ETL
+import ETLExpression
 import ETLTestSupport
 @testable import ETLBatch
 

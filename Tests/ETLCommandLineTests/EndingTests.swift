@@ -1,6 +1,7 @@
 import XCTest
 import ArgumentParser
 import ETL
+import ETLExpression
 @testable import ETLCommandLine
 
 /// What `etl` says when a command ends with an error, and the documented exit code:

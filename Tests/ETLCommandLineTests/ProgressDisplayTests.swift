@@ -1,5 +1,6 @@
 import XCTest
 @testable import ETLEngine
+import ETLExpression
 @testable import ETLCommandLine
 
 /// What `etl run` writes on standard error while it works, style by style, on a clock of

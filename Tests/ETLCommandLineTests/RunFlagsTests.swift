@@ -1,6 +1,7 @@
 import XCTest
 import ArgumentParser
 import ETL
+import ETLExpression
 @testable import ETLCommandLine
 
 /// The flags `etl run` and `etl batch` share, parsed into `RunOptions`, and the numbers they

@@ -1,5 +1,6 @@
 import XCTest
 import ETLPipeline
+import ETLExpression
 @testable import ETLEngine
 @testable import ETLBatch
 @testable import ETLCommandLine

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 final class CoreDataInferredMappingTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ETLModel
+import ETLExpression
 @testable import ETLCoreData
 import ETLTestSupport
 

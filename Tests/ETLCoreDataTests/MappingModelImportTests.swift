@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// Xcode mapping models: the binary property list and keyed archive readers, the

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETLModel
+import ETLExpression
 @testable import ETLCoreData
 import ETLTestSupport
 

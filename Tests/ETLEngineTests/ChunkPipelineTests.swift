@@ -2,6 +2,7 @@ import XCTest
 import ETLTestSupport
 import Foundation
 @testable import ETLEngine
+import ETLExpression
 
 final class ChunkPipelineTests: XCTestCase {
     /// Counts chunks between production and the end of consumption.

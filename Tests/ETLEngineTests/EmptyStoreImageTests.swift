@@ -3,6 +3,7 @@ import ETLTestSupport
 import Foundation
 import ETLStore
 @testable import ETLEngine
+import ETLExpression
 
 /// A step's store and work database start as the image of their empty tables; the work
 /// database of the step before is rewritten in place rather than removed and made again.

@@ -2,6 +2,7 @@ import XCTest
 import ETLTestSupport
 import Foundation
 @testable import ETLEngine
+import ETLExpression
 
 /// A store's header is hashed in place (`FNV1a.add(Data)`); the fingerprint must be the one
 /// byte-by-byte hashing gives, or every checkpoint written before would no longer match its

@@ -1,6 +1,7 @@
 import XCTest
 import ETLStore
 @testable import ETLEngine
+import ETLExpression
 
 /// What a Core Data step keeps of its source's bookkeeping (`KeptBookkeeping`), as
 /// statements built from parts: their text, and what they do to a store.

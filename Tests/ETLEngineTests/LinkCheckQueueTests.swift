@@ -3,6 +3,7 @@ import ETLTestSupport
 import Foundation
 import ETLStore
 @testable import ETLEngine
+import ETLExpression
 
 /// Validation's link checks are shared by two connections; the problems are those of the
 /// checks run one after the other, in the checks' order, whichever connection ran each.

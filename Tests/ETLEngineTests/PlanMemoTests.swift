@@ -1,6 +1,7 @@
 import XCTest
 import ETLTestSupport
 import ETLPipeline
+import ETLExpression
 
 /// A plan's memo keeps a value per key: asked again, the kept one; another key is worked
 /// out; a value whose work failed is not kept.

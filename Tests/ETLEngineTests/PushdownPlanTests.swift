@@ -2,6 +2,7 @@ import XCTest
 import ETLTestSupport
 import ETLStore
 import ETLPipeline
+import ETLExpression
 @testable import ETLEngine
 
 /// A pushed-down mapping's statements (`PushdownPlan.Create`, `PushdownPlan.Relate`) are

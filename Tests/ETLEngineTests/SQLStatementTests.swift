@@ -1,6 +1,7 @@
 import XCTest
 import ETLStore
 @testable import ETLEngine
+import ETLExpression
 
 /// The push-down's statement parts render the SQL they stand for, each on its own.
 final class SQLStatementTests: XCTestCase {

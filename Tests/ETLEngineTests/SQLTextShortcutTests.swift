@@ -3,6 +3,7 @@ import ETLTestSupport
 import ETLStore
 import ETLModel
 @testable import ETLPipeline
+@testable import ETLExpression
 @testable import ETLEngine
 
 /// Pushed down, `trim()` and `boolean()` of a string attribute run SQLite's own `trim` and

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 @testable import ETLEngine
+import ETLExpression
 
 /// A checkpoint's source identity: what SQLite changes on every write, named when it
 /// changed; a checkpoint of an etl that did not record it is not continued.

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 @testable import ETLEngine
+import ETLExpression
 
 /// The one decision of how a step runs (`StrategyDecider`): the options first, then what
 /// earlier tries learned, then the planner; its reasons are values that survive a checkpoint.

@@ -1,6 +1,7 @@
 import XCTest
 import ETLTestSupport
 import ETLEngine
+import ETLExpression
 import ETL
 
 final class ZstdTests: XCTestCase {

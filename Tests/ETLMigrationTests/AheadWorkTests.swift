@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 @testable import ETLEngine
+import ETLExpression
 import ETL
 
 /// Keys and links worked out ahead on a second connection (`AheadWork`) give the store the

@@ -1,6 +1,7 @@
 import XCTest
 import ETLStore
 import ETL
+import ETLExpression
 
 /// Bad stores and bad places: each gets a clear error naming the file, the source stays
 /// byte-identical, and nothing is left at (or beside) the destination.

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 import ETLBatch
 
 /// Given an archive of three books stores migrated by `etl batch --out`, when the batch

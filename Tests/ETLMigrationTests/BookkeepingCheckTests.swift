@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 
 /// Given a copy of CoreDataPlus's SampleModel V1 store (125 cars, Z_MAX 125) with its Core
 /// Data bookkeeping edited, when it is upgraded, then the run is refused before a row is

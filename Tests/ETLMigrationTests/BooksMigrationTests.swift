@@ -1,6 +1,7 @@
 import XCTest
 import ETLStore
 import ETL
+import ETLExpression
 
 /// Given a v1 books store, when migrated through pipelines/books.json (v1 → v2 → v3),
 /// then the v3 store holds what each step promised — checked with SQL against the v1 file.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import ETLStore
 import ETLEngine
+import ETLExpression
 import ETL
 
 /// Given a program that commits to the source while a run reads it (in rollback-journal

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 
 /// The books app written in Core Data's layout and migrated v1 → v3 through its bundle
 /// (pipelines/books-coredata.json); inheritance; a change that cannot be inferred.

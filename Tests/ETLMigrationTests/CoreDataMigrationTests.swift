@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// Real Core Data stores (../shared/fixtures), upgraded progressively through their model

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ETLEngine
+import ETLExpression
 import ETLStore
 import ETL
 

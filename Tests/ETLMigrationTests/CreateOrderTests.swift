@@ -1,6 +1,7 @@
 import XCTest
 import ETLStore
 import ETL
+import ETLExpression
 @testable import ETLEngine
 
 /// Given a step whose uniqueBy mapping comes before other mappings, when it runs, then its

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 
 /// Given DuckDuckGo's Bookmarks V1 store, whose 10 bookmarks are in its `-wal` (4 frames,
 /// commits in frames 1 and 4), when one byte of a frame is flipped, then the store is

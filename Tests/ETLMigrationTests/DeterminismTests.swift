@@ -1,5 +1,6 @@
 import XCTest
 import ETL
+import ETLExpression
 
 /// Destination keys come from load order, which is source order: the same input gives
 /// the same store whatever the number of workers and the chunk size.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import ETLStore
 import ETLEngine
+import ETLExpression
 import ETL
 
 /// Keys are any Int64: −2⁶³ and 2⁶³−1, all negative, or scattered over the whole range.

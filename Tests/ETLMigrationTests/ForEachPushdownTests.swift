@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 
 /// A forEach mapping pushed down: one row per (source row, item) pair, made inside SQLite,
 /// must be the store row by row writes — same rows, keys, links and counters.

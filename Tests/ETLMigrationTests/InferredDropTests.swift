@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETL
 
 /// Given an app whose v2 model removes `Tag.color` and adds `Tag.hexColor` (same type, no

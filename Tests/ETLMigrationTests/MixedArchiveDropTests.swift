@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 import ETLBatch
 
 /// Given an archive of DuckDuckGo's Bookmarks stores at versions 1 … 5 and one bundle

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 @testable import ETLEngine
+import ETLExpression
 import ETL
 
 /// A step whose input fits in one chunk keeps its checkpoints inside the step in memory:

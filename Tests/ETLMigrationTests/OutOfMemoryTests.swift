@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import ETLStore
 import ETLEngine
+import ETLExpression
 import ETL
 import CSQLite
 

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETL
 
 /// A JSON model's `"unique"` in the plain layout: a UNIQUE index in the new store, and

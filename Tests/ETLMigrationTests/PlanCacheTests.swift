@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 
 /// A batch plans once per kind of store: given v1 stores and a store already at v3, the
 /// v1 stores share one plan (and its memo) and give the stores separate runs give; the v3

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import ETLStore
 import ETLEngine
+import ETLExpression
 import ETL
 
 /// The destination's folder is shared with someone hostile, who plants things under the

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 import PostSectionsPolicy
 
 /// Swift policies: the README's example, fan-out, filtering in code, dedupe through a

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETL
 
 /// Given generated stores (plain, and Core Data's layout) whose columns hold values of every

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ETL
+import ETLExpression
 
 /// Asserts that `etl plan` (`PlanReport.make`) and `etl run` (`Migration.run`) refuse
 /// `migration` alike: both throw, with the same message, and hands the run's error to

@@ -1,6 +1,7 @@
 import XCTest
 import ETLStore
 import ETL
+import ETLExpression
 
 /// Runs stopped on request (the same path as SIGINT) and resumed in the same process.
 /// The kill -9 test, with a real child process, is in etlTests/KillResumeTests.swift.

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 
 /// The summary of a resumed run counts the work of the runs it continues.
 extension ResumeTests {

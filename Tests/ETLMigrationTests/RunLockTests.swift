@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ETLEngine
+import ETLExpression
 import ETL
 
 /// One run per destination: `RunLock`, a flock'ed `DESTINATION.etl-lock`.

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 
 /// Given CoreDataPlus's SampleModel V1 store (125 cars) with a table of an app's own
 /// (`ZOTHER`), a trigger on it that deletes every car, a view, an FTS5 and an R*Tree

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 @testable import ETLEngine
+import ETLExpression
 import ETL
 
 /// A store below `EngineTuning.smallStoreBytes` is validated, and its source quick-checked, on

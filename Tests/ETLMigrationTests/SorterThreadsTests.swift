@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 @testable import ETLEngine
+import ETLExpression
 import ETL
 
 /// The run's connection lets SQLite's sorter use the other cores (`SorterThreads`): the

@@ -1,6 +1,7 @@
 import XCTest
 import ETLStore
 import ETL
+import ETLExpression
 @testable import ETLEngine
 
 /// What validation compares the new store with (`SourceCounts`): each entity's rows,

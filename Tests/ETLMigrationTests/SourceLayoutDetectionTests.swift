@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// A pipeline that leaves `"layout"` out reads the source as what it is: a Core Data store

@@ -1,5 +1,6 @@
 import XCTest
 import ETL
+import ETLExpression
 import PostSectionsPolicy
 
 /// `etl plan`'s account of how a step runs is the push-down planner's own decision.

@@ -1,6 +1,7 @@
 import XCTest
 import ETLStore
 import ETL
+import ETLExpression
 @testable import ETLEngine
 
 /// Given a pipeline of two steps whose second step reads the first step's rows only as the

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETL
 
 /// Given a bundle of versions 1 … 4 and a store at version 2, when the pipeline's explicit

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETL
 // Temporary folders, repository paths, store dumps, seeds: shared by every test target,
 // and visible in every file of this one.

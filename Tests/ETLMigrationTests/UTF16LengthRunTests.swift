@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 import ETL
 import ETLTestSupport

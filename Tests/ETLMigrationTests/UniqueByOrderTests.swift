@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import ETLStore
 import ETL
+import ETLExpression
 
 /// Given DuckDuckGo's Bookmarks V5 store (folder 8 lists its children 5, 10, 4, 1, 3; the
 /// favourites folder 6 lists 3, 1, 9, 2, 10) and an explicit V5 → V6 step whose one mapping

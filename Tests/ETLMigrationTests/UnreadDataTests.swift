@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETL
 
 /// Given a store like the wibosco example's at version 3 (40 posts, 12 with a colour, 30 in

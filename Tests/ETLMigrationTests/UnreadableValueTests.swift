@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 
 /// Issue 42, as a user met it: the books sample with three values its types do not read
 /// ('garbage' and x'00' as book 1's and 3's `published`, 'abc' as book 4's `price`) ran

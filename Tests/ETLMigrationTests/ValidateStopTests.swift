@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ETLEngine
+import ETLExpression
 import ETL
 
 /// Given a stop request (SIGTERM, SIGINT) while the last step validates, when the run

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETLEngine
+import ETLExpression
 import ETL
 
 /// Validation does not depend on how a step ran: a link damaged after the step was built

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 @testable import ETLEngine
+import ETLExpression
 import ETL
 
 /// A join table whose pairs keep both keys, copied whole from the source (`VerbatimLinks`),

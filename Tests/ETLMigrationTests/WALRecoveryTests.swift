@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// Given DuckDuckGo's Bookmarks V1 store, whose 10 bookmarks are in its `-wal` (4 frames,

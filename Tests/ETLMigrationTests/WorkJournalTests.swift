@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLStore
 import ETLEngine
+import ETLExpression
 import ETL
 
 /// The stores a run builds keep SQLite's rollback journal, truncated at each commit

@@ -3,6 +3,7 @@ import XCTest
 import ETLModel
 import ETLCoreData
 @testable import ETLPipeline
+@testable import ETLExpression
 import ETLTestSupport
 
 /// A `"mappingModel"` step takes its mappings from the import as they are (no JSON text in

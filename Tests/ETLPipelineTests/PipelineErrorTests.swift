@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLTestSupport
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// A pipeline author's mistakes: each is caught before any row is read, with the file,

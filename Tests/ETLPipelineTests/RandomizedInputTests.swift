@@ -4,6 +4,7 @@ import ETLModel
 import ETLStore
 import ETLTestSupport
 @testable import ETLPipeline
+@testable import ETLExpression
 
 /// Seeded random inputs for the pipeline decoder + planner and the expression compiler +
 /// evaluator. Every input must end in a value or a thrown error with a non-empty

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLTestSupport
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// A step's targets are its mappings' own entities and the entities their policies create

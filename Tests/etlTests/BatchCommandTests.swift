@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLBatch
 import ETLTestSupport
 

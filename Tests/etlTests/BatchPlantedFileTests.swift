@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// `etl batch` in an archive or output folder shared with someone hostile: a symbolic link

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// Given CoreDataPlus's SampleModel V1 store (125 cars, WAL mode) with a table of an app's

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// Given a Core Data store of 400 photos whose `data` allows external storage (every

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// The writers of code and model files copy names from files nobody vouches for (issue 45):

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// A store keeping a model nobody vouches for (`Z_MODELCACHE`) of 20,000 entities, each the

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// Where a kill test stops `etl run --progress json`: at the first event of this step and

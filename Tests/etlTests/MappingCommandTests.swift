@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// `etl mapping show`: each of the corpus's mapping models printed as a step, and that

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// `etl mapping show` finds a mapping model's hop as Core Data and `etl plan` do: the bundle

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// `etl model from-store`: a pipeline's first model from an existing store.

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 
 /// A plain store's version is detected among the pipeline's model files, as a Core Data
 /// store's is among its bundle's versions.

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 @testable import ETL
+import ETLExpression
 
 /// What `etl plan` counts in the source for a hop's drops.
 final class PlanReportTests: XCTestCase {

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import ETLTestSupport
 import ETL
+import ETLExpression
 
 /// `etl rejects` on a crafted file: under 200 KB of zstd frames that decompress to 1 GiB without
 /// a line break. Under a 300 MB address-space limit it ends in a clear error about the

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 
 /// One file, one answer: `run`, `batch` and `inspect` check a source store with the same
 /// code (`SourceSchemaCheck`, `SourceStore`), so they say the same thing about it.

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 import ETLTestSupport
 
 /// The files beside a source (`-wal`, `-shm`, `-journal`) and a resumed run's source.

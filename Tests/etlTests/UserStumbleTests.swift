@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import ETL
+import ETLExpression
 
 /// The smaller things a new user stumbled on (issue 20, items 6–9), each as they met it.
 extension CommandLineTests {

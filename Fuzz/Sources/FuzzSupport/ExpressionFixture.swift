@@ -1,1 +1,1 @@
-../../../Tests/ETLPipelineTests/ExpressionFixture.swift
+../../../Tests/ETLExpressionTests/ExpressionFixture.swift

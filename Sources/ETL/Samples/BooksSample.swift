@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// The books app of the demo, tests and benchmarks: writes a deterministic v1 store.

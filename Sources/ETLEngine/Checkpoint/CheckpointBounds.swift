@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLExpression
 
 extension Checkpoint {
     /// Checks every field a resume reads against the plan: a checkpoint is a file anyone

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// Undoes what a killed run loaded in the create stage after its last checkpoint: the

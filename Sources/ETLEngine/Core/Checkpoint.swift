@@ -1,5 +1,6 @@
 import Foundation
 import ETLPipeline
+import ETLExpression
 
 /// Where a run is, written after every loaded chunk so that running the same command
 /// again continues from there.

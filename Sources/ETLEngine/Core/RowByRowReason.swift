@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLExpression
 
 /// Why a step, or its policies, run row by row instead of inside SQLite: a value, kept as it
 /// is in the checkpoint (a resumed step goes on the way it was going), and put into words

@@ -1,5 +1,6 @@
 import Foundation
 import ETLPipeline
+import ETLExpression
 
 /// What a checkpoint belongs to. A resume is refused when any of it changed, because
 /// continuing would mix two different runs in one store.

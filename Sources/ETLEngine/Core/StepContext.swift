@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// What the stages of one step share: the plan, the connections, the options, the

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLPipeline
+import ETLExpression
 
 /// How a step's create and relate stages run: row by row on the worker queues
 /// (`RowByRowExecutor`) or inside SQLite (`PushdownExecutor`). The engine asks

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// The files a run works in. All of them sit beside the destination and are named after

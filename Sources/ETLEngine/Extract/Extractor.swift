@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// The extract stage of one entity mapping: reads source rows (and forEach items) with

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// A Core Data source's bookkeeping, checked rather than believed, before a row is read:

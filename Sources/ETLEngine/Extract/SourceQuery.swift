@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// Reads rows of one source entity together with the values of the key paths a mapping's

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 
 /// What every command checks of a source store before it reads a row, so that `run`,
 /// `batch`, `plan` and `inspect` say the same thing about the same file:

@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLExpression
 import ETLModel
 import ETLCoreData
 

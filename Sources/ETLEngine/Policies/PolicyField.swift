@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLExpression
 
 /// An attribute or to-one of the mapping's source entity, resolved by a policy's `prepare`
 /// hook when the pipeline is planned: per row, `row[field]` reads a slot, no name looked up.

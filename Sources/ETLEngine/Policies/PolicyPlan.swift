@@ -1,5 +1,6 @@
 import ETLDocument
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// What a policy's `prepare` hook sees, once per mapping when the pipeline is planned: it

@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLExpression
 
 /// The source row a create or relate hook works on: its key and every attribute and
 /// to-one relationship of its entity, by name.

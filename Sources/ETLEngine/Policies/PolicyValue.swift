@@ -1,5 +1,6 @@
 import Foundation
 import ETLPipeline
+import ETLExpression
 
 /// A Swift type a policy's fields read and write (`SourceField`, `AttributeField`): the
 /// field's type is checked against the attribute's when the pipeline is planned, so per row

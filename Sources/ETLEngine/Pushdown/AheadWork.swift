@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// The statements of a pushed-down step that read nothing the step writes, worked out on

@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// A relationship expression that finds rows of several mappings, as the statements that

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// A policy's create hook called by SQLite, once per source row, from inside its mapping's

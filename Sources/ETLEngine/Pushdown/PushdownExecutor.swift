@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLExpression
 
 /// A step inside SQLite (`PushdownStage`): mappings with a policy SQLite cannot call
 /// (`PolicyInSQLite`) are still created row by row, and only they (and forEach pairs that

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// A step as SQL statements that SQLite runs over the attached source (`src`) inside the

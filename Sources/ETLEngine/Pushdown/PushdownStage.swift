@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// Runs a step's create and relate stages inside SQLite (`PushdownPlan`), with the same

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLPipeline
+import ETLExpression
 
 /// Before a mapping that converts values is pushed down, every value of every passing row
 /// is evaluated once (`PushdownPlan.Create.rejects`): a value the row-by-row engine would

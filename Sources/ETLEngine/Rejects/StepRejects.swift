@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLPipeline
+import ETLExpression
 
 /// The rejected rows of a step, kept in its work database as its stages find them, and the
 /// run's limit on them.

@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 import Foundation
 import ETLPipeline
 

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// Writes the links of one relationship, wherever the layout stores them.

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// Read-only connections to the work database for the workers' destination() lookups:

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLPipeline
+import ETLExpression
 
 /// The second pass (Core Data's createRelationshipsForDestinationInstance): for every
 /// association of a mapping's targets, evaluates the mapping's relationship expressions

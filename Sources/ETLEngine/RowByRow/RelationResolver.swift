@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLExpression
 
 /// The transform half of the relate stage: for each association of a chunk, evaluates
 /// the mapping's relationship expressions (and its policy's relate hook) into the

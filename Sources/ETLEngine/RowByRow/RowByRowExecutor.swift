@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLExpression
 
 /// A step row by row: every mapping's create stage (extract → transform → load), in
 /// `StepPlan.createOrder`, then every mapping's relate stage, each chunked and checkpointed.

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// The order of an ordered to-many carried from the source where its rows do not keep their

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// Whether a run may keep its fused steps (`StepFusion`): the source holds no row that a

@@ -1,5 +1,6 @@
 import Foundation
 import ETLPipeline
+import ETLExpression
 
 /// The run's progress as the checkpoint records it: the identity, finished steps'
 /// counters, and (through the current step's context) counters and key watermarks.

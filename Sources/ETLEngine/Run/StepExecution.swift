@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// How a step will run — inside SQLite or row by row, mapping by mapping — decided before

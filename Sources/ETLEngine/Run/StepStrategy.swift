@@ -1,4 +1,5 @@
 import ETLPipeline
+import ETLExpression
 
 /// How a step runs, as decided before any row is read.
 enum StepStrategy {

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// Writes an `ExpressionForm` as SQL over one source row (`alias`, a row of `entity` in

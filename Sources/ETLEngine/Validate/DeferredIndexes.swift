@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 
 /// A store is filled fastest without its secondary indexes, which SQLite then builds
 /// from sorted keys in one pass. The engine creates the tables first, the plain indexes

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// The query that finds links of one relationship column pointing at no row: every link

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// How many rows each destination entity of a resumed step must hold, counted in SQL in the

@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// Finds rows that break a uniqueness constraint of the destination model (Core Data's

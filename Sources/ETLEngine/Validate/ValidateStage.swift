@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// Checks the store a step built before anything uses it. Every problem is listed with

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLPipeline
 
 /// The work database of a step (`DESTINATION.etl-work`): the only code that names its

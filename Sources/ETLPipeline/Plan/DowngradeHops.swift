@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 
 /// A bundle pipeline's hops from a store at a later version than the target down to it:
 /// each the pipeline's own step from that version (`{ "from": "V3", "to": "V2",

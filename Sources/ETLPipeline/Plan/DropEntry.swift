@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 
 /// What a `"drop"` entry declares: `"Entity"` the rows of that entity and of its
 /// sub-entities, `"Entity.property"` that property of that entity and of its sub-entities

@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// A bundle pipeline's hops without an explicit step, given the mapping model Core Data

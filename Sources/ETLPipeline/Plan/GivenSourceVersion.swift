@@ -1,5 +1,6 @@
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// A source `"version"` written in the pipeline is believed, not detected. When the store

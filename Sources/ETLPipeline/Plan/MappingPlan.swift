@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 import ETLStore
 
 /// One entity mapping, checked against both models and compiled: what the engine runs.

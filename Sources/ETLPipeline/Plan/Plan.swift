@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// A pipeline checked against its models, ready to run: every name resolved, every

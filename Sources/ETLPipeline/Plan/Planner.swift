@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// Turns a pipeline spec into a `Plan`, or fails with the first problem, named by file,

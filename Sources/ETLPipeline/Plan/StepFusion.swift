@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 import ETLStore
 
 /// Two adjacent steps as one: the second step's mappings rewritten over the first step's

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// Models taken from stores instead of model files or a bundle: a Core Data store keeps the

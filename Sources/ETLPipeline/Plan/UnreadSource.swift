@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 
 /// What a step's mappings leave unread of its source, whatever made them (written, inferred,
 /// a mapping model, a policy): the entities whose own rows no mapping reads (`"Entity"`),

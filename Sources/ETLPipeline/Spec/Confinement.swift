@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLExpression
 
 extension PipelineSpec {
     /// With `--confine`: refuses a pipeline whose paths (stores, models, template, mapping models) lead

@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLExpression
 import ETLCoreData
 
 /// A pipeline file, version 1 of the format, as written — before any model is read.

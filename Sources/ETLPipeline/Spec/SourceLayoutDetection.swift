@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 
 extension PipelineSpec {
     /// This pipeline for a source store laid out as `found` (`SourceSchemaCheck.layout(of:)`),

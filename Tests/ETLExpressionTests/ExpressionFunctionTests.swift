@@ -1,6 +1,6 @@
 import XCTest
 import ETLModel
-@testable import ETLPipeline
+@testable import ETLExpression
 
 final class FunctionExpressionTests: XCTestCase {
     func testCoalesce() throws {

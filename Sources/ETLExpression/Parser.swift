@@ -5,7 +5,7 @@ import ETLModel
 /// unary `!` `not` `-`; then literals, `$source…`/`$item…` paths, calls and parentheses.
 /// Binary operators associate to the left. Function names are checked here (so that a
 /// misspelt one is reported as such); their arguments are checked by the type checker.
-struct Parser {
+public struct Parser {
     private let tokens: [Token]
     private var position = 0
     /// Nesting (parentheses, prefix operators, arguments) and operators so far: both bounded,
@@ -20,7 +20,7 @@ struct Parser {
         self.tokens = tokens
     }
 
-    static func parse(_ text: String) throws(ExpressionError) -> Syntax {
+    public static func parse(_ text: String) throws(ExpressionError) -> Syntax {
         var parser = Parser(tokens: try Lexer.tokenize(text))
         if parser.current.kind == .end {
             throw ExpressionError(message: "empty expression", column: 1)

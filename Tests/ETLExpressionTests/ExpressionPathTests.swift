@@ -1,7 +1,7 @@
 import XCTest
 import ETLModel
 import ETLStore
-@testable import ETLPipeline
+@testable import ETLExpression
 
 final class PathExpressionTests: XCTestCase {
     func testPathTypes() throws {

@@ -1,6 +1,6 @@
 import XCTest
 import ETLStore
-@testable import ETLPipeline
+@testable import ETLExpression
 
 /// The reading rule, row by row of docs/pipeline.md's table: what each type reads of each
 /// storage class, and why it does not read the rest.

@@ -1,7 +1,7 @@
 import XCTest
 import ETLTestSupport
 import ETLModel
-@testable import ETLPipeline
+@testable import ETLExpression
 
 // MARK: - Helpers shared by the Expression*Tests files (the model: ExpressionFixture.swift)
 

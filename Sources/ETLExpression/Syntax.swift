@@ -1,22 +1,22 @@
 /// The parsed, not yet checked form of an expression.
-struct Syntax: Sendable {
-    enum UnaryOperator: Sendable {
+public struct Syntax: Sendable {
+    public enum UnaryOperator: Sendable {
         case not, negate
     }
 
-    enum BinaryOperator: String, Sendable {
+    public enum BinaryOperator: String, Sendable {
         case or = "||", and = "&&"
         case equal = "==", notEqual = "!="
         case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
         case plus = "+", minus = "-", times = "*", divide = "/", remainder = "%"
     }
 
-    struct Segment: Sendable {
-        var name: String
-        var column: Int
+    public struct Segment: Sendable {
+        public var name: String
+        public var column: Int
     }
 
-    indirect enum Kind: Sendable {
+    public indirect enum Kind: Sendable {
         /// A literal: `.null`, `.boolean`, `.integer`, `.double` or `.string`.
         case literal(Value)
         case path(PathRoot, [Segment])
@@ -27,16 +27,16 @@ struct Syntax: Sendable {
         case call(String, [Syntax])
     }
 
-    var kind: Kind
+    public var kind: Kind
     /// Where the expression starts in the text (1-based).
-    var column: Int
+    public var column: Int
 
-    var isNullLiteral: Bool {
+    public var isNullLiteral: Bool {
         if case .literal(.null) = kind { return true }
         return false
     }
 
-    var stringLiteral: String? {
+    public var stringLiteral: String? {
         if case .literal(.string(let text)) = kind { return text }
         return nil
     }
