@@ -1,6 +1,5 @@
 import ETLStore
 import ETLModel
-import ETLExpression
 
 /// A model file's JSON decoded as the file `model.json` (the name its errors give).
 func decodeModel(_ json: String) throws -> Model {

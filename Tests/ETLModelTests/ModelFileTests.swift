@@ -2,7 +2,6 @@ import Foundation
 import XCTest
 import ETLStore
 import ETLModel
-import ETLExpression
 
 /// Files of this package, found from this file's place (`<root>/Tests/ETLModelTests/`).
 enum PackageFiles {

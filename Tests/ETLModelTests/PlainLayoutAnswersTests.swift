@@ -1,7 +1,6 @@
 import XCTest
 import ETLStore
 @testable import ETLModel
-import ETLExpression
 
 /// A plain layout works out each answer once (`PlainLayoutAnswers`): asked again, by it or
 /// a copy of it, it gives the kept answer; a question it was not asked yet (another key,

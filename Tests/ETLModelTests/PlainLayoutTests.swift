@@ -1,7 +1,6 @@
 import XCTest
 import ETLStore
 import ETLModel
-import ETLExpression
 
 final class PlainLayoutTests: XCTestCase {
     private func books(_ version: Int) throws -> PlainLayout {

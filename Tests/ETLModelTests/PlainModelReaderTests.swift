@@ -1,7 +1,6 @@
 import XCTest
 import ETLStore
 @testable import ETLModel
-import ETLExpression
 
 /// A store written by hand, as a user's app would, read back as a model.
 final class PlainModelReaderTests: XCTestCase {
