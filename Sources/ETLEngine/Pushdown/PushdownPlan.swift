@@ -364,7 +364,7 @@ private struct StatementBuilder {
     }
 
     /// `passing` with the row guard of mapping `index`: every row of the range has each
-    /// source column the mapping reads tested (`SQLTranslator.usual`), filtered out or not,
+    /// source column the mapping reads tested once (`etl_readable`), filtered out or not,
     /// whatever its expressions leave unevaluated (a CASE, a coalesce), as row by row reads
     /// them all; a row holding a value the reading rule does not read fails the statement
     /// (`etl_readable`), and the step runs row by row, which rejects the row or makes the
@@ -373,27 +373,25 @@ private struct StatementBuilder {
     func rowGuard(_ index: MappingID, alias: String, passing: [String]) -> [String] {
         let mapping = step.mappings[index]
         let layout = step.sourceLayout
-        var tests: [String] = []
-        var triples: [String] = []
+        var columns: [String] = []
+        var codes = ""
+        var pairs: [String] = []
         for path in mapping.createPaths where path.root == .source && path.segments.count == 1 {
             guard let attribute = layout.model.attribute(path.segments[0], of: mapping.sourceEntity),
                   !(attribute.allowsExternalStorage && layout.kind == .coredata) else { continue }
             let column = "\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: mapping.sourceEntity)))"
-            guard let usual = SQLTranslator.usual(column, ExprType(attribute.type)) else { continue }
-            let test = "(\(usual.test) OR \(column) IS NULL)"
-            if !tests.contains(test) {
-                tests.append(test)
-                triples.append("'$source.\(attribute.name)', '\(ExprType(attribute.type))', \(column)")
-            }
+            guard let code = SQLTranslator.readableCode(ExprType(attribute.type)), !columns.contains(column) else { continue }
+            columns.append(column)
+            codes += code
+            pairs.append("'$source.\(attribute.name)', \(column)")
         }
-        guard !tests.isEmpty else { return passing }
+        guard !pairs.isEmpty else { return passing }
         let table = layout.table(of: mapping.sourceEntity).condition(alias: alias)
         let filter = passing.filter { $0 != table }
         let then = filter.isEmpty ? "1" : "(" + filter.joined(separator: " AND ") + ")"
-        // Values of their type's own storage class pass in SQL; only a row holding another is
-        // looked at in Swift (in order: CASE evaluates its WHENs one after the other).
-        let guarded = "(CASE WHEN " + tests.joined(separator: " AND ") + " THEN \(then) WHEN "
-            + "\(SQLTranslator.readableFunction)(\(triples.joined(separator: ", "))) THEN \(then) END)"
+        // One call a row, whose values of their type's own storage class pass on their class
+        // alone; the filter only after it (in order: CASE evaluates its WHENs one after the other).
+        let guarded = "(CASE WHEN \(SQLTranslator.readableFunction)('\(codes)', \(pairs.joined(separator: ", "))) THEN \(then) END)"
         return [table].compactMap { $0 } + [guarded]
     }
 

@@ -212,11 +212,12 @@ struct SQLTranslator {
     /// String made). SQLite keeps whatever bytes it is given as text.
     static let utf8Function = "etl_utf8"
 
-    /// `etl_readable(path, type, value, …)`: 1 when the reading rule reads every value of
-    /// its (path, type name, value) triples (`PushdownPlan.rowGuard` calls it for a row
-    /// holding a value of another storage class than its type's); else it fails the
-    /// statement naming the first value it does not read: the step then runs row by row,
-    /// which rejects that row (or makes the value null, where the pipeline says so).
+    /// `etl_readable(types, path, value, path, value, …)`: 1 when the reading rule reads
+    /// every value, each as the type its code in `types` says (`readableCode`); else it
+    /// fails the statement naming the first value it does not read: the step then runs row
+    /// by row, which rejects that row (or makes the value null, where the pipeline says so).
+    /// `PushdownPlan.rowGuard` calls it once a row; a value of its type's own storage
+    /// class costs a test of that class, and no more.
     static let readableFunction = "etl_readable"
 
     /// A literal as SQL. Doubles are written in Swift's shortest form that reads back as
@@ -292,31 +293,24 @@ struct SQLTranslator {
                 }
             }
         }
-        try database.createTextTest(utf8Function) { bytes in
-            // ASCII first, eight bytes at a time: nearly every text is.
-            var index = 0
-            if let base = bytes.baseAddress {
-                let raw = UnsafeRawPointer(base)
-                while index + 8 <= bytes.count {
-                    if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
-                    index += 8
-                }
-            }
-            while index < bytes.count, bytes[index] < 0x80 { index += 1 }
-            return index == bytes.count || String(validating: UnsafeBufferPointer(rebasing: bytes[index...]), as: UTF8.self) != nil
-        }
+        try database.createTextTest(utf8Function, isUTF8)
         try database.createFunction(dateFunction) { (argument: SQLValue, epoch: SQLValue) in
             guard case .real(let e) = epoch, let value = Value.reading(argument, as: .date, epoch: e) else {
                 throw rejected.record(Value.unreadable(sql: argument, as: .date) ?? "a date that cannot be read")
             }
             return value.sqlValue
         }
-        try database.createFunction(readableFunction, arity: -1) { arguments in
-            // (path, type, value) triples: the first value the rule does not read is the reason.
-            for start in stride(from: 0, to: arguments.count - 2, by: 3) {
-                guard case .text(let path) = arguments[start], case .text(let name) = arguments[start + 1],
-                      let type = valueTypes.first(where: { "\($0)" == name }),
-                      let why = Value.unreadable(sql: arguments[start + 2], as: type) else { continue }
+        try database.createFunctionReadingArguments(readableFunction, arity: -1) { arguments in
+            // (types, then path and value pairs): a value of its type's own storage class
+            // passes on that alone; any other is read by the rule, and the first it does not
+            // read is the reason.
+            guard let types = arguments.text(0, { Array($0) }) else { return .integer(1) }
+            for (pair, code) in types.enumerated() {
+                let index = 2 + 2 * pair
+                guard index < arguments.count, !readsAsItself(arguments, index, code) else { continue }
+                let type = valueTypes[Int(code) - Int(UInt8(ascii: "0"))]
+                guard let why = Value.unreadable(sql: arguments[index], as: type) else { continue }
+                guard case .text(let path) = arguments[index - 1] else { throw rejected.record(why) }
                 throw rejected.record("\(path): \(why)")
             }
             return .integer(1)
@@ -344,6 +338,43 @@ struct SQLTranslator {
             if let reason = Value.unreadable(sql: argument, as: .string) { throw rejected.record(reason) }
             guard case .string(let text) = Value(sql: argument, as: .string) else { return .null }
             return .integer(TextFunction.utf16Length(text))
+        }
+    }
+
+    /// `bytes` are UTF-8: ASCII tested eight bytes at a time first (nearly every text is),
+    /// the rest by the standard library.
+    @Sendable static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
+            }
+        }
+        while index < bytes.count, bytes[index] < 0x80 { index += 1 }
+        return index == bytes.count || String(validating: UnsafeBufferPointer(rebasing: bytes[index...]), as: UTF8.self) != nil
+    }
+
+    /// The code `etl_readable` knows `type` by: its place in `valueTypes`, as a digit.
+    static func readableCode(_ type: ExprType) -> String? {
+        valueTypes.firstIndex(of: type).map(String.init)
+    }
+
+    /// Whether argument `index` holds null or a value of the storage class its type
+    /// (`code`, `readableCode`) reads as itself: each such value the reading rule reads as
+    /// it is (`Value.reading`'s first cases), so no value need be made of it.
+    private static func readsAsItself(_ arguments: SQLArguments, _ index: Int, _ code: UInt8) -> Bool {
+        if arguments.isNull(index) { return true }
+        let exactInDouble: ClosedRange<Int64> = -9_007_199_254_740_992...9_007_199_254_740_992
+        switch valueTypes[Int(code) - Int(UInt8(ascii: "0"))] {
+        case .integer: return arguments.integer(index) != nil
+        case .double: return arguments.real(index) != nil || arguments.integer(index).map(exactInDouble.contains) == true
+        case .date: return arguments.real(index)?.isFinite == true || arguments.integer(index).map(exactInDouble.contains) == true
+        case .boolean: return arguments.integer(index).map { $0 == 0 || $0 == 1 } == true
+        case .string: return arguments.text(index, isUTF8) == true
+        case .binary: return arguments.isBlob(index) || arguments.isText(index)
+        default: return false
         }
     }
 
