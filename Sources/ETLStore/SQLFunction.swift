@@ -12,8 +12,6 @@ private final class FunctionBox {
         case twoOverText(text: @Sendable (UnsafeBufferPointer<UInt8>) -> SQLValue?, @Sendable (SQLValue, SQLValue) throws -> SQLValue)
         /// One argument: 1 when it is text whose bytes pass the test, else 0.
         case textTest(@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)
-        /// Any number of arguments, each read only where the body asks.
-        case arguments(@Sendable (SQLArguments) throws -> SQLValue)
     }
     let body: Body
     init(_ body: Body) { self.body = body }
@@ -37,8 +35,6 @@ private final class FunctionBox {
                 }
             }
             return try body(SQLValue(argument: arguments![0]), SQLValue(argument: value))
-        case .arguments(let body):
-            return try body(SQLArguments(values: arguments, count: Int(count)))
         case .any(let body):
             var values: [SQLValue] = []
             values.reserveCapacity(Int(count))
@@ -90,13 +86,6 @@ extension Database {
     /// during the call only) pass `test`, else 0: no String or value is made per call.
     public func createTextTest(_ name: String, _ test: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Bool) throws {
         try createFunction(name, arity: 1, FunctionBox(.textTest(test)))
-    }
-
-    /// A function of any number of arguments that reads each only where it needs to (see
-    /// `SQLArguments`): for a test over many values of a row, most of which pass on their
-    /// storage class alone, no value is made of those.
-    public func createFunctionReadingArguments(_ name: String, arity: Int32, _ body: @escaping @Sendable (SQLArguments) throws -> SQLValue) throws {
-        try createFunction(name, arity: arity, FunctionBox(.arguments(body)))
     }
 
     private func createFunction(_ name: String, arity: Int32, _ function: FunctionBox) throws {

@@ -47,9 +47,9 @@ final class PushdownPlanTests: XCTestCase {
         #"(CASE WHEN (s."\#(column)" < '' AND s."\#(column)" = CAST(s."\#(column)" AS INTEGER)) THEN CAST(s."\#(column)" AS INTEGER) WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_integer(s."\#(column)") END)"#
     }
     /// The row guard of a mapping reading `columns` (name, type) of `s`, around `then`:
-    /// one `etl_readable` a row, each type by its code (its place in `SQLTranslator.valueTypes`).
+    /// one `etl_readable` a row, each type by its letter (`SQLTranslator.readableCode`).
     func guarded(_ columns: [(String, String)], then: String = "1") -> String {
-        let codes = columns.map { $0.1 == "string" ? "2" : "0" }.joined()
+        let codes = columns.map { $0.1 == "string" ? "t" : "i" }.joined()
         let pairs = columns.map { name, _ in #"'$source.\#(name)', s."\#(name)""# }
         return "(CASE WHEN etl_readable('\(codes)', " + pairs.joined(separator: ", ") + ") THEN \(then) END)"
     }

@@ -382,7 +382,7 @@ private struct StatementBuilder {
             let column = "\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: mapping.sourceEntity)))"
             guard let code = SQLTranslator.readableCode(ExprType(attribute.type)), !columns.contains(column) else { continue }
             columns.append(column)
-            codes += code
+            codes.append(code)
             pairs.append("'$source.\(attribute.name)', \(column)")
         }
         guard !pairs.isEmpty else { return passing }

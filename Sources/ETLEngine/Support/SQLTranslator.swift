@@ -212,12 +212,12 @@ struct SQLTranslator {
     /// String made). SQLite keeps whatever bytes it is given as text.
     static let utf8Function = "etl_utf8"
 
-    /// `etl_readable(types, path, value, path, value, …)`: 1 when the reading rule reads
-    /// every value, each as the type its code in `types` says (`readableCode`); else it
+    /// `etl_readable(codes, path, value, path, value, …)`: 1 when the reading rule reads
+    /// every value, each as the type its letter in `codes` says (`readableCode`); else it
     /// fails the statement naming the first value it does not read: the step then runs row
     /// by row, which rejects that row (or makes the value null, where the pipeline says so).
     /// `PushdownPlan.rowGuard` calls it once a row; a value of its type's own storage
-    /// class costs a test of that class, and no more.
+    /// class costs a test of that class, and no more (`Database.createStorageClassTest`).
     static let readableFunction = "etl_readable"
 
     /// A literal as SQL. Doubles are written in Swift's shortest form that reads back as
@@ -293,27 +293,23 @@ struct SQLTranslator {
                 }
             }
         }
-        try database.createTextTest(utf8Function, isUTF8)
+        try database.createTextTest(utf8Function) { $0.isValidUTF8 }
         try database.createFunction(dateFunction) { (argument: SQLValue, epoch: SQLValue) in
             guard case .real(let e) = epoch, let value = Value.reading(argument, as: .date, epoch: e) else {
                 throw rejected.record(Value.unreadable(sql: argument, as: .date) ?? "a date that cannot be read")
             }
             return value.sqlValue
         }
-        try database.createFunctionReadingArguments(readableFunction, arity: -1) { arguments in
-            // (types, then path and value pairs): a value of its type's own storage class
-            // passes on that alone; any other is read by the rule, and the first it does not
-            // read is the reason.
-            guard let types = arguments.text(0, { Array($0) }) else { return .integer(1) }
-            for (pair, code) in types.enumerated() {
-                let index = 2 + 2 * pair
-                guard index < arguments.count, !readsAsItself(arguments, index, code) else { continue }
-                let type = valueTypes[Int(code) - Int(UInt8(ascii: "0"))]
-                guard let why = Value.unreadable(sql: arguments[index], as: type) else { continue }
-                guard case .text(let path) = arguments[index - 1] else { throw rejected.record(why) }
-                throw rejected.record("\(path): \(why)")
+        try database.createStorageClassTest(readableFunction) { arguments, others in
+            // Values of another storage class than their type's: the first the rule does
+            // not read is the reason (a label before each value: its path).
+            func text(_ index: Int) -> String { if case .text(let t) = arguments[index] { t } else { "" } }
+            let codes = Array(text(0))
+            for index in others {
+                guard let type = readableTypes.first(where: { $0.storage.code == codes[(index - 2) / 2] })?.type,
+                      let why = Value.unreadable(sql: arguments[index], as: type) else { continue }
+                throw rejected.record("\(text(index - 1)): \(why)")
             }
-            return .integer(1)
         }
         try database.createFunction(matchesFunction) { (text: SQLValue, pattern: SQLValue) in
             for argument in [text, pattern] {
@@ -341,41 +337,15 @@ struct SQLTranslator {
         }
     }
 
-    /// `bytes` are UTF-8: ASCII tested eight bytes at a time first (nearly every text is),
-    /// the rest by the standard library.
-    @Sendable static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while index + 8 <= bytes.count {
-                if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
-                index += 8
-            }
-        }
-        while index < bytes.count, bytes[index] < 0x80 { index += 1 }
-        return index == bytes.count || String(validating: UnsafeBufferPointer(rebasing: bytes[index...]), as: UTF8.self) != nil
-    }
+    /// The types `etl_readable` tests, each with the storage class its values of its own
+    /// class are in (`Value.reading`'s first cases: each such value reads as itself).
+    static let readableTypes: [(type: ExprType, storage: ExpectedStorage)] = [
+        (.integer, .integer), (.double, .number), (.date, .finiteNumber), (.boolean, .zeroOrOne), (.string, .utf8Text), (.binary, .bytes),
+    ]
 
-    /// The code `etl_readable` knows `type` by: its place in `valueTypes`, as a digit.
-    static func readableCode(_ type: ExprType) -> String? {
-        valueTypes.firstIndex(of: type).map(String.init)
-    }
-
-    /// Whether argument `index` holds null or a value of the storage class its type
-    /// (`code`, `readableCode`) reads as itself: each such value the reading rule reads as
-    /// it is (`Value.reading`'s first cases), so no value need be made of it.
-    private static func readsAsItself(_ arguments: SQLArguments, _ index: Int, _ code: UInt8) -> Bool {
-        if arguments.isNull(index) { return true }
-        let exactInDouble: ClosedRange<Int64> = -9_007_199_254_740_992...9_007_199_254_740_992
-        switch valueTypes[Int(code) - Int(UInt8(ascii: "0"))] {
-        case .integer: return arguments.integer(index) != nil
-        case .double: return arguments.real(index) != nil || arguments.integer(index).map(exactInDouble.contains) == true
-        case .date: return arguments.real(index)?.isFinite == true || arguments.integer(index).map(exactInDouble.contains) == true
-        case .boolean: return arguments.integer(index).map { $0 == 0 || $0 == 1 } == true
-        case .string: return arguments.text(index, isUTF8) == true
-        case .binary: return arguments.isBlob(index) || arguments.isText(index)
-        default: return false
-        }
+    /// The letter `etl_readable` knows `type` by.
+    static func readableCode(_ type: ExprType) -> Character? {
+        readableTypes.first { $0.type == type }?.storage.code
     }
 
     /// The types a value function reads values as.
