@@ -38,13 +38,16 @@ final class PushdownPlanTests: XCTestCase {
     }
 
     /// How `SQLTranslator` reads a stored string (a blob in it goes to Swift) and an integer.
-    /// `checked`: read in a statement whose row guard tested its text for UTF-8 (`rowGuard`).
+    /// `checked`: read in a statement whose row guard tested its values (`rowGuard`).
     func string(_ column: String, checked: Bool = true) -> String {
         let test = #"s."\#(column)" >= '' AND s."\#(column)" < x''"# + (checked ? "" : #" AND etl_utf8(s."\#(column)")"#)
         return #"(CASE WHEN \#(test) THEN s."\#(column)" WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_string(s."\#(column)") END)"#
     }
-    func integer(_ column: String) -> String {
-        #"(CASE WHEN (s."\#(column)" < '' AND s."\#(column)" = CAST(s."\#(column)" AS INTEGER)) THEN CAST(s."\#(column)" AS INTEGER) WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_integer(s."\#(column)") END)"#
+    /// `checked`: read where the row guard found every value readable, so only the
+    /// storage class is told (a number: CAST).
+    func integer(_ column: String, checked: Bool = true) -> String {
+        let test = checked ? #"s."\#(column)" < ''"# : #"(s."\#(column)" < '' AND s."\#(column)" = CAST(s."\#(column)" AS INTEGER))"#
+        return #"(CASE WHEN \#(test) THEN CAST(s."\#(column)" AS INTEGER) WHEN s."\#(column)" IS NULL THEN NULL ELSE etl_value_integer(s."\#(column)") END)"#
     }
     /// The row guard of a mapping reading `columns` (name, type) of `s`, around `then`:
     /// one `etl_readable` a row, each type by its letter (`SQLTranslator.readableCode`).

@@ -403,8 +403,8 @@ private struct StatementBuilder {
     func create(_ index: MappingID) throws(NotPushable) -> PushdownPlan.Create {
         let mapping = step.mappings[index]
         var (translator, table) = source(index, alias: "s")
-        // The row guard below tests every text the mapping reads for UTF-8.
-        translator.textChecked = true
+        // The row guard below tests every value of the row the mapping reads.
+        translator.rowGuarded = true
         let sourceTable = SQLTable.source(table.name, alias: "s")
         let key = sourceTable.column(table.keyColumn)
         let layout = step.destinationLayout

@@ -22,9 +22,10 @@ struct SQLTranslator {
     /// Read every column as holding a value of its type's usual storage class (`read`),
     /// without the fallback for others: for statements over rows known to hold no other.
     var usualValuesOnly = false
-    /// The statement's row guard (`PushdownPlan.rowGuard`) has tested every text of a
-    /// string column it reads for UTF-8: its reads need not test it again.
-    var textChecked = false
+    /// The statement's row guard (`PushdownPlan.rowGuard`) has tested every value of the
+    /// source row's columns it reads: each is one the reading rule reads, so its reads
+    /// need only tell its storage class (`usual`, `guarded`).
+    var rowGuarded = false
 
     /// The SQL of `form`, or nil when it cannot be translated.
     func sql(_ form: ExpressionForm) -> String? {
@@ -123,7 +124,7 @@ struct SQLTranslator {
         if case .path(let path, .date) = form, path.root == .source, path.segments.count == 1, layout.dateEpoch == epoch,
            let attribute = layout.model.attribute(path.segments[0], of: entity), attribute.type == .date {
             return Self.read("\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: entity)))", as: .date,
-                             epoch: layout.dateEpoch, shifted: false)
+                             epoch: layout.dateEpoch, shifted: false, guarded: rowGuarded)
         }
         switch expression.type {
         case .date where epoch != 0: return "(\(value) - \(Self.literal(.double(epoch))))"
@@ -148,7 +149,7 @@ struct SQLTranslator {
             // The column holds a marker, the bytes may be in a file: read row by row.
             if attribute.allowsExternalStorage && layout.kind == .coredata { return nil }
             return Self.read("\(alias).\(q(layout.column(ofAttribute: attribute.name, entity: entity)))",
-                             as: ExprType(attribute.type), epoch: layout.dateEpoch, usualOnly: usualValuesOnly, checksText: !textChecked)
+                             as: ExprType(attribute.type), epoch: layout.dateEpoch, usualOnly: usualValuesOnly, guarded: rowGuarded)
         }
         if let r = model.relationship(name, of: entity), !r.isToMany,
            case .foreignKey(_, let column) = layout.storage(ofRelationship: name, entity: entity) {
@@ -165,8 +166,8 @@ struct SQLTranslator {
     /// seconds since 1970 (a number shifted from `epoch` once, ISO text not again), or
     /// with `shifted` false, seconds since `epoch` (a date copied to a store of the same epoch).
     static func read(_ column: String, as type: ExprType, epoch: Double, usualOnly: Bool = false, shifted: Bool = true,
-                     checksText: Bool = true) -> String? {
-        guard let usual = usual(column, type, checksText: checksText) else { return nil }
+                     guarded: Bool = false) -> String? {
+        guard let usual = usual(column, type, guarded: guarded) else { return nil }
         if type == .date && epoch != 0 {
             let e = literal(.double(epoch))
             let number = shifted ? "(\(usual.sql) + \(e))" : usual.sql
@@ -183,21 +184,26 @@ struct SQLTranslator {
     /// comparison (numbers sort before text, text before blobs), which SQLite runs much
     /// faster than typeof(); typeof() is asked only of numbers beyond ±2^53 (a double
     /// holds an integer beyond exactly only sometimes; a date is finite).
-    static func usual(_ column: String, _ type: ExprType, checksText: Bool = true) -> (test: String, sql: String)? {
+    ///
+    /// `guarded`: the row guard has found the value readable (`etl_readable`), so its
+    /// storage class alone tells how: a number is CAST (exact for every number the rule
+    /// reads: an integer's REAL has an integer value, a double's INTEGER is one a double
+    /// holds), text is UTF-8; anything else goes to `etl_value_<type>`.
+    static func usual(_ column: String, _ type: ExprType, guarded: Bool = false) -> (test: String, sql: String)? {
         let c = column
         let isNumber = "\(c) < ''"
         let exactInDouble = "\(c) BETWEEN -9007199254740992 AND 9007199254740992"
         switch type {
-        case .integer: return ("(\(isNumber) AND \(c) = CAST(\(c) AS INTEGER))", "CAST(\(c) AS INTEGER)")
+        case .integer: return (guarded ? isNumber : "(\(isNumber) AND \(c) = CAST(\(c) AS INTEGER))", "CAST(\(c) AS INTEGER)")
         case .double:
-            return ("(\(isNumber) AND (\(exactInDouble) OR typeof(\(c)) = 'real'))", "CAST(\(c) AS REAL)")
+            return (guarded ? isNumber : "(\(isNumber) AND (\(exactInDouble) OR typeof(\(c)) = 'real'))", "CAST(\(c) AS REAL)")
         case .date:
-            return ("(\(isNumber) AND (\(exactInDouble) OR (typeof(\(c)) = 'real' AND \(c) BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308)))",
+            return (guarded ? isNumber : "(\(isNumber) AND (\(exactInDouble) OR (typeof(\(c)) = 'real' AND \(c) BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308)))",
                     "CAST(\(c) AS REAL)")
-        case .boolean: return ("(\(isNumber) AND \(c) IN (0, 1))", "(\(c) <> 0)")
+        case .boolean: return (guarded ? isNumber : "(\(isNumber) AND \(c) IN (0, 1))", "(\(c) <> 0)")
         case .string:
             // Text with bytes that are not UTF-8 is no string (row by row reads it as the blob it is).
-            return ("\(c) >= '' AND \(c) < x''" + (checksText ? " AND \(utf8Function)(\(c))" : ""), c)
+            return ("\(c) >= '' AND \(c) < x''" + (guarded ? "" : " AND \(utf8Function)(\(c))"), c)
         case .binary: return ("\(c) >= x''", c)
         default: return nil
         }
