@@ -31,9 +31,9 @@ public enum ExpectedStorage: UInt8, Sendable, CaseIterable {
         case .zeroOrOne: return type == SQLITE_INTEGER && (0...1).contains(sqlite3_value_int64(value))
         case .utf8Text:
             guard type == SQLITE_TEXT else { return false }
-            let count = Int(sqlite3_value_bytes(value))
-            guard let start = sqlite3_value_text(value) else { return true }
-            return UnsafeBufferPointer(start: start, count: count).isValidUTF8
+            // The bytes as stored (`_blob`: no terminating NUL made, no encoding converted).
+            guard let start = sqlite3_value_blob(value) else { return true }
+            return UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: Int(sqlite3_value_bytes(value))).isValidUTF8
         case .bytes: return type == SQLITE_BLOB || type == SQLITE_TEXT
         }
     }
@@ -65,19 +65,19 @@ extension Database {
                     sqlite3_result_int64(context, 1)
                     return
                 }
-                let letters = Int(sqlite3_value_bytes(arguments[0]))
-                var failing: [Int] = []
-                for place in 0..<letters {
-                    let index = 2 + 2 * place
-                    guard index < Int(count) else { break }
-                    let value = arguments[index]
-                    if sqlite3_value_type(value) == SQLITE_NULL { continue }
-                    guard let expected = ExpectedStorage(rawValue: codes[place]), expected.holds(value) else {
-                        failing.append(index)
-                        continue
-                    }
+                let places = min(Int(sqlite3_value_bytes(arguments[0])), (Int(count) - 1) / 2)
+                var place = 0
+                while place < places {
+                    let value = arguments[2 + 2 * place]
+                    guard sqlite3_value_type(value) == SQLITE_NULL || ExpectedStorage(rawValue: codes[place])?.holds(value) == true else { break }
+                    place += 1
                 }
-                if !failing.isEmpty {
+                if place < places {
+                    // A value of another class (rare): the rest of the row looked at again, in Swift.
+                    let failing = (place..<places).map { 2 + 2 * $0 }.filter { index in
+                        sqlite3_value_type(arguments[index]) != SQLITE_NULL
+                            && ExpectedStorage(rawValue: codes[(index - 2) / 2])?.holds(arguments[index]) != true
+                    }
                     let fallback = Unmanaged<StorageClassFallback>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
                     do {
                         try fallback.otherwise(SQLArguments(values: arguments, count: Int(count)), failing)
@@ -86,7 +86,7 @@ extension Database {
                         return
                     }
                 }
-                sqlite3_result_int64(context, 1)
+                sqlite3_result_int(context, 1)
             },
             nil, nil,
             { pointer in pointer.map { Unmanaged<StorageClassFallback>.fromOpaque($0).release() } })
