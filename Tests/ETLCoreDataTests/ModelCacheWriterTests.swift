@@ -138,4 +138,30 @@ final class ModelCacheWriterTests: XCTestCase {
             XCTAssertEqual("\(error)", "attribute A.n is derived as 'now()', which etl cannot archive (only a key path, or a key path's @count)")
         }
     }
+
+    /// A batch writes one model's cache into thousands of stores: it is archived once per
+    /// model and identifiers, and an unwritable model stays unwritable.
+    func testAModelsCacheIsMadeOncePerModelAndIdentifiers() throws {
+        let caches = MadeModelCaches()
+        let model = Model(version: "v", entities: [Entity(name: "A", attributes: [Attribute(name: "n", type: .integer64)])])
+        var other = model
+        other.entities[0].attributes[0].name = "m"
+        nonisolated(unsafe) var made = 0
+        func content(_ model: Model, _ identifiers: [String]) throws -> [UInt8] {
+            try caches.content(of: model, versionIdentifiers: identifiers) {
+                made += 1
+                return try RawDeflate.deflate(ModelCacheWriter.archive(of: model, versionIdentifiers: identifiers))
+            }
+        }
+        let first = try content(model, [""])
+        XCTAssertEqual(try content(model, [""]), first)
+        XCTAssertEqual(made, 1)
+        XCTAssertNotEqual(try content(other, [""]), first)
+        _ = try content(model, ["2"])
+        XCTAssertEqual(made, 3)
+        var unwritable = model
+        unwritable.entities[0].attributes[0].derivation = "now()"
+        for _ in 0..<2 { XCTAssertThrowsError(try content(unwritable, [""])) { XCTAssertTrue($0 is ModelCacheWriter.Unwritable) } }
+        XCTAssertEqual(made, 4)
+    }
 }

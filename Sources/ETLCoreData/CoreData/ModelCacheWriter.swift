@@ -34,8 +34,11 @@ public enum ModelCacheWriter {
 
     /// The bytes of `Z_MODELCACHE.Z_CONTENT` for `model`, listing `versionIdentifiers` (the
     /// metadata's `NSStoreModelVersionIdentifiers`, which Core Data's archive always equals).
+    /// Made once per model in a process (`MadeModelCaches`).
     public static func content(of model: Model, versionIdentifiers: [String]) throws -> [UInt8] {
-        try RawDeflate.deflate(archive(of: model, versionIdentifiers: versionIdentifiers))
+        try MadeModelCaches.shared.content(of: model, versionIdentifiers: versionIdentifiers) {
+            try RawDeflate.deflate(archive(of: model, versionIdentifiers: versionIdentifiers))
+        }
     }
 
     /// The keyed archive of `model`, not compressed.
