@@ -2,6 +2,7 @@ import Foundation
 import ETLModel
 import ETLExpression
 import ETLCoreData
+import ETLDocument
 
 /// A pipeline file, version 1 of the format, as written — before any model is read.
 ///
@@ -44,7 +45,7 @@ public struct PipelineSpec: Sendable {
     /// What to do with a source link that names no row (`"danglingLinks"`): reject it, by default.
     public var danglingLinks = DanglingLinkRules()
 
-    public static let formatVersion = 1
+    public static let formatVersion = PipelineFormat.version
 
     /// Whether a model comes from a store's `Z_MODELCACHE` (no bundle): a Core Data source
     /// without a `model` brings its own, a destination's `modelFrom` names the store that has it.
