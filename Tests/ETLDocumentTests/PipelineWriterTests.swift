@@ -1,5 +1,5 @@
 import XCTest
-import ETLDocument
+@testable import ETLDocument
 
 /// Pipeline values written as JSON: laid out as etl shows them, read back as written.
 final class PipelineWriterTests: XCTestCase {
@@ -63,6 +63,22 @@ final class PipelineWriterTests: XCTestCase {
                                        .lines(head: 1))], .lines(indent: ""))])
         let node = try JSONParser.parse(Array(PipelineWriter.json(pipeline).utf8), file: "written.json")
         XCTAssertEqual(JSONValue(node), JSONValue(pipeline))
+    }
+
+    /// The writer takes what the format allows where it allows it: a key of its place, a
+    /// value of its type, one of its words.
+    func testValuesAreCheckedAgainstTheFormat() {
+        XCTAssertTrue(PipelineWriter.fitsOnePlace(.members([Step.from: .string("v1"), Step.mappingModel: .list([.string("A"), .string("B")], .inline)])))
+        XCTAssertFalse(PipelineWriter.fitsOnePlace(.members([Step.from: .string("v1"), Mapping.filter: .string("true")])), "a mapping's key in a step")
+        XCTAssertFalse(PipelineWriter.fitsOnePlace(.members([Step.name: .integer(1)])), "a number for a name")
+        XCTAssertFalse(PipelineWriter.fitsOnePlace(.members([PipelineFormat.Top.history: .string("keep")])), "no word of history's")
+        XCTAssertTrue(PipelineWriter.fitsOnePlace(.members([PipelineFormat.Top.history: .string("carry")])))
+        XCTAssertFalse(PipelineWriter.fitsOnePlace(.members([PipelineFormat.Top.steps: .list([.members([Mapping.source: .string("A")])], .inline)])),
+                       "a mapping where a step goes")
+        XCTAssertTrue(PipelineWriter.fitsOnePlace(.members([PipelineFormat.Top.destination: .members([PipelineFormat.Store.store: .string("d"),
+                                                                                                        PipelineFormat.Destination.modelFrom: .string("s")])])))
+        XCTAssertFalse(PipelineWriter.fitsOnePlace(.members([PipelineFormat.Top.source: .members([PipelineFormat.Destination.modelFrom: .string("s")])])),
+                       "a destination's key in the source")
     }
 }
 
