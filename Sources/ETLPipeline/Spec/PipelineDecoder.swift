@@ -29,8 +29,8 @@ extension PipelineSpec {
         let o = try root.object(Top.all)
         let formatCursor = try o.required(Top.format)
         let format = try formatCursor.int()
-        guard format == formatVersion else {
-            throw formatCursor.error("unsupported pipeline format \(format); this etl reads format \(formatVersion)")
+        guard format == PipelineFormat.version else {
+            throw formatCursor.error("unsupported pipeline format \(format); this etl reads format \(PipelineFormat.version)")
         }
         let modelsCursor = o.optional(Top.models)
         // One bundle, or several merged into one model: [ "App.xcdatamodeld", "Sync.xcdatamodeld" ].
