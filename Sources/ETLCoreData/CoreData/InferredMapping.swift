@@ -199,7 +199,7 @@ private struct Inference {
         }
     }
 
-    /// Every mapping of the step as pipeline JSON, each attribute and relationship spelt
+    /// Every mapping of the step as a pipeline value, each attribute and relationship spelt
     /// out, the renamed attribute taken from the removed one: the explicit step to paste
     /// for a likely rename (an explicit step replaces the whole hop).
     func explicitStep(_ mappings: [InferredEntityMapping], renaming rename: LikelyRename) -> [PipelineValue] {
