@@ -3,6 +3,7 @@ import ETLModel
 import ETLExpression
 import ETLPipeline
 import ETLEngine
+import ETLDocument
 
 /// One migration, as a program embedding the library runs it.
 ///
@@ -21,11 +22,21 @@ public struct Migration: Sendable {
     public var options = RunOptions()
     /// Shared by the migrations of a batch: the pipeline read once, a plan per kind of store.
     public var plans: PlanCache?
+    /// The pipeline given as a value (`init(pipeline:file:)`), written, read instead of the file.
+    private var written: [UInt8]?
 
     public init(pipeline: String, policies: [String: Policy] = [:], options: RunOptions = RunOptions()) {
         self.pipeline = pipeline
         self.options = options
         if !policies.isEmpty { self.options.policies = PolicyRegistry(policies) }
+    }
+
+    /// A migration of a pipeline given as a value instead of a file: read as the file
+    /// `file` would be (its errors name `file`, its relative paths are relative to its
+    /// folder), which need not exist; nothing is written there.
+    public init(pipeline value: PipelineValue, file: String, policies: [String: Policy] = [:], options: RunOptions = RunOptions()) {
+        self.init(pipeline: file, policies: policies, options: options)
+        written = Array(PipelineWriter.json(value).utf8)
     }
 
     public subscript<Value>(dynamicMember option: WritableKeyPath<RunOptions, Value>) -> Value {
@@ -122,7 +133,7 @@ public struct Migration: Sendable {
     }
 
     private func loadSpec() throws -> PipelineSpec {
-        let spec = try PipelineSpec.load(path: pipeline)
+        let spec = try written.map { try PipelineSpec.decode($0, file: pipeline) } ?? PipelineSpec.load(path: pipeline)
         // The pipeline's own paths; paths given on the command line are the operator's choice.
         if options.confine { try spec.checkConfined() }
         return spec

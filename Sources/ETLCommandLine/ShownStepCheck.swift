@@ -29,26 +29,28 @@ struct ShownStepCheck {
 
     /// Plans the step; throws the plan's error where it refuses it.
     func plan() throws {
+        // Named, never read nor written: the versions are given, so planning opens no store,
+        // and the pipeline is a value, so no file is written for it either.
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("etl-mapping-show-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         func absolute(_ path: String) -> String {
             URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL.path
         }
-        // The stores are named, never read: the versions are given, so planning opens no store.
-        let pipeline = """
-            { "format": 1, "models": \(jsonStringLiteral(absolute(bundle))),
-              "source": { "store": \(jsonStringLiteral(folder.appendingPathComponent("source.sqlite").path)), "layout": "coredata", "version": \(jsonStringLiteral(from)) },
-              "destination": { "store": \(jsonStringLiteral(folder.appendingPathComponent("destination.sqlite").path)), "layout": "coredata", "version": \(jsonStringLiteral(to)) },
-              "steps": [ { "from": \(jsonStringLiteral(from)), "to": \(jsonStringLiteral(to)), "mappingModel": \(jsonStringLiteral(absolute(mapping.path))) } ] }
-            """
+        typealias Top = PipelineFormat.Top
+        typealias Store = PipelineFormat.Store
+        typealias Step = PipelineFormat.Step
+        func end(_ store: String, version: String) -> PipelineValue {
+            .members([Store.store: .string(folder.appendingPathComponent(store).path), Store.layout: .string("coredata"), Store.version: .string(version)])
+        }
+        let pipeline = PipelineValue.members([
+            Top.format: .integer(PipelineFormat.version), Top.models: .string(absolute(bundle)),
+            Top.source: end("source.sqlite", version: from), Top.destination: end("destination.sqlite", version: to),
+            Top.steps: .list([.members([Step.from: .string(from), Step.to: .string(to), Step.mappingModel: .string(absolute(mapping.path))])], .inline)])
         let file = folder.appendingPathComponent("mapping-show.json").path
-        try Data(pipeline.utf8).write(to: URL(fileURLWithPath: file))
         // What `etl plan` runs, on the same pipeline. Its errors name the mapping model's
-        // places; one at the step itself (the pipeline written here, gone when this returns)
-        // is the mapping model's as a whole.
+        // places; one at the step itself (the pipeline made here) is the mapping model's
+        // as a whole.
         do {
-            _ = try PlanReport.make(Migration(pipeline: file))
+            _ = try PlanReport.make(Migration(pipeline: pipeline, file: file))
         } catch let error as DocumentError where error.file == file {
             throw DocumentError(file: mapping.file, line: 0, column: 0, path: "$", message: error.message)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLDocument
 
 /// Lightweight migration: the step between two model versions that follows from the models
 /// alone, or an error saying what cannot be inferred and which explicit mapping to write.
@@ -120,11 +121,11 @@ private struct Inference {
         // an unmatched entity no relationship needs is simply dropped.
         if !problems.isEmpty {
             throw InferredMappingError(sourceVersion: source.version, destinationVersion: destination.version,
-                                       problems: problems.map(\.problem), suggestion: suggestion(mappings))
+                                       problems: problems.map(\.problem), suggestedMappings: suggestion(mappings))
         }
         step.mappings = mappings
         for index in step.likelyRenames.indices {
-            step.likelyRenames[index].mapping = explicitStep(mappings, renaming: step.likelyRenames[index])
+            step.likelyRenames[index].mappings = explicitStep(mappings, renaming: step.likelyRenames[index])
         }
         var seen = Set<String>()
         step.droppedProperties = step.droppedProperties.filter { seen.insert($0).inserted }
@@ -194,29 +195,22 @@ private struct Inference {
         for gained in added {
             guard let lost = lostByType[gained.type], lost.count == 1, gainedByType[gained.type]?.count == 1 else { continue }
             step.likelyRenames.append(LikelyRename(sourceEntity: s, removed: lost[0].name, entity: d, added: gained.name,
-                                                   type: gained.type, mapping: ""))
+                                                   type: gained.type, mappings: []))
         }
     }
 
-    /// Every mapping of the step as pipeline JSON, each attribute and relationship spelt
+    /// Every mapping of the step as a pipeline value, each attribute and relationship spelt
     /// out, the renamed attribute taken from the removed one: the explicit step to paste
     /// for a likely rename (an explicit step replaces the whole hop).
-    func explicitStep(_ mappings: [InferredEntityMapping], renaming rename: LikelyRename) -> String {
+    func explicitStep(_ mappings: [InferredEntityMapping], renaming rename: LikelyRename) -> [PipelineValue] {
         mappings.indices.map { i in
             let m = mappings[i]
             let attributes = attributeExpressions[i].map { name, expression in
                 (name, m.destination == rename.entity && name == rename.added ? "$source.\(rename.removed)" : expression)
             }
-            var text = "{ \"name\": \(Self.json(m.name)), \"source\": \(Self.json(m.source)), \"destination\": \(Self.json(m.destination))"
-            if !attributes.isEmpty {
-                text += ",\n  \"attributes\": { " + attributes.map { "\(Self.json($0.0)): \(Self.json($0.1))" }.joined(separator: ", ") + " }"
-            }
             let relationships = relationshipExpressions[i].filter { name, _ in m.relationships.contains { $0.destination == name } }
-            if !relationships.isEmpty {
-                text += ",\n  \"relationships\": { " + relationships.map { "\(Self.json($0.0)): \(Self.json($0.1))" }.joined(separator: ", ") + " }"
-            }
-            return text + " }"
-        }.joined(separator: ",\n")
+            return Self.pipelineValue(m.name, m.source, m.destination, attributes: attributes, relationships: relationships)
+        }
     }
 
     // MARK: Relationships
@@ -354,36 +348,40 @@ private struct Inference {
         }
     }
 
-    static func json(_ text: String) -> String { jsonStringLiteral(text) }
+    /// A mapping as a pipeline value, for the user to paste: names and entities on the first
+    /// line, attributes and relationships (when there are) on a line each.
+    static func pipelineValue(_ name: String, _ source: String, _ destination: String,
+                              attributes: [(String, String)], relationships: [(String, String)]) -> PipelineValue {
+        typealias Key = PipelineFormat.Mapping
+        var members = [PipelineValue.Member(Key.name, .string(name)), .init(Key.source, .string(source)), .init(Key.destination, .string(destination))]
+        if !attributes.isEmpty { members.append(.init(Key.attributes, .strings(attributes.map { (name: $0.0, text: $0.1) }))) }
+        if !relationships.isEmpty { members.append(.init(Key.relationships, .strings(relationships.map { (name: $0.0, text: $0.1) }))) }
+        return .object(members, .lines(head: 3))
+    }
 
-    /// The mappings that have problems, written out as pipeline JSON with every attribute and
+    /// The mappings that have problems, as pipeline values with every attribute and
     /// relationship spelt out (problems given the closest expression, for the user to check).
-    func suggestion(_ mappings: [InferredEntityMapping]) -> String {
+    func suggestion(_ mappings: [InferredEntityMapping]) -> [PipelineValue] {
         let troubled = Set(problems.compactMap(\.mapping))
-        var objects: [String] = []
+        var objects: [PipelineValue] = []
         for i in mappings.indices where troubled.contains(i) {
             let m = mappings[i]
-            var text = "{ \"name\": \(Self.json(m.name)), \"source\": \(Self.json(m.source)), \"destination\": \(Self.json(m.destination))"
-            if !attributeExpressions[i].isEmpty {
-                text += ",\n  \"attributes\": { " + attributeExpressions[i].map { "\(Self.json($0.0)): \(Self.json($0.1))" }.joined(separator: ", ") + " }"
-            }
             // The relationships the step sets (one side per inverse pair), and those with problems.
             let troubledProperties = Set(problems.filter { $0.mapping == i }.compactMap(\.problem.property))
             let relationships = relationshipExpressions[i].filter { name, _ in
                 troubledProperties.contains(name) || m.relationships.contains { $0.destination == name }
             }
-            if !relationships.isEmpty {
-                text += ",\n  \"relationships\": { " + relationships.map { "\(Self.json($0.0)): \(Self.json($0.1))" }.joined(separator: ", ") + " }"
-            }
-            objects.append(text + " }")
+            objects.append(Self.pipelineValue(m.name, m.source, m.destination, attributes: attributeExpressions[i], relationships: relationships))
         }
         if objects.isEmpty {
             // Entity-level problems: show the shape of a mapping to write by hand.
+            typealias Key = PipelineFormat.Mapping
             for p in problems where p.mapping == nil {
                 let s = source.entity(named: p.problem.entity) != nil ? p.problem.entity : "SourceEntity"
-                objects.append("{ \"name\": \(Self.json("\(s)To\(p.problem.entity)")), \"source\": \(Self.json(s)), \"destination\": \(Self.json(p.problem.entity)), \"attributes\": { } }")
+                objects.append(.members([Key.name: .string("\(s)To\(p.problem.entity)"), Key.source: .string(s),
+                                         Key.destination: .string(p.problem.entity), Key.attributes: .strings([])]))
             }
         }
-        return objects.joined(separator: ",\n")
+        return objects
     }
 }

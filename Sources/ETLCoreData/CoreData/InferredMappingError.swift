@@ -1,3 +1,5 @@
+import ETLDocument
+
 /// A change between two model versions that a lightweight (inferred) migration cannot carry
 /// safely. Names the entity and property, says why, and suggests the explicit pipeline
 /// mapping to write instead (JSON for a step's `mappings`, see docs/pipeline.md).
@@ -13,8 +15,10 @@ public struct InferredMappingError: Error, CustomStringConvertible, Sendable {
     public var destinationVersion: String
     /// Every problem found; `entity`, `property` and `message` are the first one's.
     public var problems: [Problem]
+    /// The explicit mapping(s) to write instead.
+    public var suggestedMappings: [PipelineValue]
     /// The explicit mapping(s) to write instead, as pipeline JSON.
-    public var suggestion: String
+    public var suggestion: String { PipelineWriter.json(mappings: suggestedMappings) }
 
     public var entity: String { problems.first?.entity ?? "" }
     public var property: String? { problems.first?.property }

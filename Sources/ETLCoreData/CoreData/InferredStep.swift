@@ -1,3 +1,4 @@
+import ETLDocument
 import ETLStore
 import ETLModel
 
@@ -115,16 +116,16 @@ public struct LikelyRename: Sendable, Equatable {
     public var entity: String
     public var added: String
     public var type: AttributeType
-    /// The explicit step's mappings that carry the value over (pipeline JSON for a step's
-    /// `mappings`: every mapping of the hop, as an explicit step replaces it whole).
-    public var mapping: String
+    /// The explicit step's mappings that carry the value over (every mapping of the hop, as
+    /// an explicit step replaces it whole).
+    public var mappings: [PipelineValue]
 
-    public init(sourceEntity: String, removed: String, entity: String, added: String, type: AttributeType, mapping: String) {
+    public init(sourceEntity: String, removed: String, entity: String, added: String, type: AttributeType, mappings: [PipelineValue]) {
         self.sourceEntity = sourceEntity
         self.removed = removed
         self.entity = entity
         self.added = added
         self.type = type
-        self.mapping = mapping
+        self.mappings = mappings
     }
 }

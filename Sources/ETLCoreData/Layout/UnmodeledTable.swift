@@ -1,6 +1,7 @@
 import Foundation
 import ETLStore
 import ETLModel
+import ETLDocument
 
 /// A table of a store that belongs to no entity of its model: Core Data's persistent
 /// history (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`), CloudKit mirroring
@@ -16,14 +17,14 @@ public struct UnmodeledTable: Sendable, Equatable {
         case trigger, view, virtualTable
 
         /// The pipeline key that says what to do with tables of this kind.
-        public var pipelineKey: String {
+        public var pipelineKey: PipelineKey {
             switch self {
-            case .history: return "history"
-            case .cloudKit: return "cloudKit"
-            case .other: return "otherTables"
-            case .trigger: return "triggers"
-            case .view: return "views"
-            case .virtualTable: return "virtualTables"
+            case .history: return PipelineFormat.Top.history
+            case .cloudKit: return PipelineFormat.Top.cloudKit
+            case .other: return PipelineFormat.Top.otherTables
+            case .trigger: return PipelineFormat.Top.triggers
+            case .view: return PipelineFormat.Top.views
+            case .virtualTable: return PipelineFormat.Top.virtualTables
             }
         }
 

@@ -17,12 +17,16 @@ public struct ImportedStep: Sendable, Equatable {
     /// The step as pipeline JSON (format 1, a bundle pipeline's step), for the user to read
     /// or to take over: what `etl mapping show` prints. A run does not read it back.
     public func json() -> String {
-        var text = "{ \"name\": \(Self.quote(name)), \"from\": \(Self.quote(from)), \"to\": \(Self.quote(to)),\n  \"mappings\": ["
-        text += mappings.map { "\n" + $0.json(indent: "    ") }.joined(separator: ",")
-        return text + "\n  ] }\n"
+        PipelineWriter.json(pipelineValue) + "\n"
     }
 
-    static func quote(_ text: String) -> String { jsonStringLiteral(text) }
+    /// The step as a pipeline value: its name and versions on the first line, each mapping
+    /// on lines of its own.
+    public var pipelineValue: PipelineValue {
+        typealias Step = PipelineFormat.Step
+        return .members([Step.name: .string(name), Step.from: .string(from), Step.to: .string(to),
+                        Step.mappings: .list(mappings.map(\.pipelineValue), .lines())], .lines(head: 3))
+    }
 
     /// Several mapping models of one hop (Core Data's multi-pass migration) as one step:
     /// every pass's mappings, in pass order, each named `Mapping (File)` and its lookups
@@ -83,14 +87,17 @@ public struct ImportedMapping: Sendable, Equatable {
         }
     }
 
-    func json(indent: String) -> String {
-        let q = ImportedStep.quote
-        var lines = ["\(indent){ \"name\": \(q(name)), \"source\": \(q(source)), \"destination\": \(q(destination))"]
-        if let policy { lines.append("\(indent)  \"policy\": \(q(policy))") }
-        if let filter { lines.append("\(indent)  \"filter\": \(q(filter))") }
-        for (key, list) in [("attributes", attributes), ("relationships", relationships)] where !list.isEmpty {
-            lines.append("\(indent)  \"\(key)\": {\n" + list.map { "\(indent)    \(q($0.property)): \(q($0.expression))" }.joined(separator: ",\n") + " }")
+    /// The mapping as a pipeline value: names and entities on the first line, each other
+    /// key on a line of its own, each property on a line of its own.
+    var pipelineValue: PipelineValue {
+        typealias Key = PipelineFormat.Mapping
+        var members = [PipelineValue.Member(Key.name, .string(name)), .init(Key.source, .string(source)),
+                       .init(Key.destination, .string(destination))]
+        if let policy { members.append(.init(Key.policy, .string(policy))) }
+        if let filter { members.append(.init(Key.filter, .string(filter))) }
+        for (key, list) in [(Key.attributes, attributes), (Key.relationships, relationships)] where !list.isEmpty {
+            members.append(.init(key, .strings(list.map { ($0.property, $0.expression) }, .lines())))
         }
-        return lines.joined(separator: ",\n") + " }"
+        return .object(members, .lines(head: 3))
     }
 }

@@ -1,5 +1,6 @@
 import ETLModel
 import ETLExpression
+import ETLDocument
 
 /// A bundle pipeline's hops from a store at a later version than the target down to it:
 /// each the pipeline's own step from that version (`{ "from": "V3", "to": "V2",
@@ -19,7 +20,8 @@ enum DowngradeHops {
                 let reached = k == start ? "" : " (the steps down from \(names[start]) reach \(names[k]))"
                 throw spec.destination.cursor.error("the source store is at version \(names[start]), later than the target \(names[target])\(reached): "
                     + "etl downgrades only through a step the pipeline names for each hop down, and none starts from \(names[k]). "
-                    + "Add one, such as { \"from\": \"\(names[k])\", \"to\": \"\(names[target])\", \"mappingModel\": \"\(names[k])to\(names[target]).xcmappingmodel\" }, "
+                    + "Add one, such as " + PipelineWriter.json(.members([PipelineFormat.Step.from: .string(names[k]), PipelineFormat.Step.to: .string(names[target]),
+                                                                        PipelineFormat.Step.mappingModel: .string("\(names[k])to\(names[target]).xcmappingmodel")])) + ", "
                     + "or make \(names[start]) (or a later version) the destination's \"version\"")
             }
             hops.append((k, to, step))

@@ -3,6 +3,7 @@ import ETLStore
 import ETLModel
 import ETLExpression
 import ETLCoreData
+import ETLDocument
 
 /// Turns a pipeline spec into a `Plan`, or fails with the first problem, named by file,
 /// line, column and JSON path.
@@ -427,7 +428,7 @@ public struct Planner {
             throw (spec.modelsCursor ?? spec.destination.cursor).error(
                 "version \(from.version) → \(to.version) cannot be inferred: \(error.problems.map { "\($0.entity)\($0.property.map { ".\($0)" } ?? ""): \($0.message)" }.joined(separator: "; ")). "
                 + "Add an explicit step for this hop to the pipeline's \"steps\", for example:\n"
-                + "{ \"from\": \"\(from.version)\", \"to\": \"\(to.version)\", \"mappings\": [\n\(error.suggestion)\n] }")
+                + Self.explicitStep(from: from.version, to: to.version, mappings: error.suggestedMappings))
         }
         let declared = Set(spec.drop.map(\.name))
         // Core Data's lightweight migration would drop the values and add an empty attribute:
@@ -439,10 +440,17 @@ public struct Planner {
                 + "If it is a rename, either give \(rename.entity).\(rename.added) the renaming identifier '\(rename.removed)' in model \(to.version) "
                 + "(Xcode: Data Model inspector, Versioning, Renaming ID; a model file: \"renamedFrom\": \"\(rename.removed)\"), "
                 + "or add this explicit step to the pipeline's \"steps\":\n"
-                + "{ \"from\": \"\(from.version)\", \"to\": \"\(to.version)\", \"mappings\": [\n\(rename.mapping)\n] }\n"
-                + "If the values are to go, say so: \"drop\": [\"\(rename.sourceEntity).\(rename.removed)\"]")
+                + Self.explicitStep(from: from.version, to: to.version, mappings: rename.mappings) + "\n"
+                + "If the values are to go, say so: " + PipelineWriter.member(PipelineFormat.Top.drop, .list([.string("\(rename.sourceEntity).\(rename.removed)")], .inline)))
         }
         return inferred
+    }
+
+    /// A bundle pipeline's step written out, for the user to add to `"steps"`: its versions
+    /// and its mappings, each from the start of a line.
+    static func explicitStep(from: String, to: String, mappings: [PipelineValue]) -> String {
+        typealias Step = PipelineFormat.Step
+        return PipelineWriter.json(.members([Step.from: .string(from), Step.to: .string(to), Step.mappings: .list(mappings, .lines(indent: ""))]))
     }
 
     /// A lightweight step as mapping plans: every attribute and relationship the inference

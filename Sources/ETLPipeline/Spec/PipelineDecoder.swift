@@ -2,6 +2,13 @@ import Foundation
 import ETLModel
 import ETLExpression
 import ETLCoreData
+import ETLDocument
+
+private typealias Top = PipelineFormat.Top
+private typealias Store = PipelineFormat.Store
+private typealias Destination = PipelineFormat.Destination
+private typealias Step = PipelineFormat.Step
+private typealias Mapping = PipelineFormat.Mapping
 
 extension PipelineSpec {
     /// Reads and checks the shape of a pipeline file. Errors name the file, line, column
@@ -19,14 +26,13 @@ extension PipelineSpec {
     public static func decode(_ bytes: [UInt8], file: String) throws -> PipelineSpec {
         let root = try JSONCursor.parse(bytes, file: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        let o = try root.object(keys: ["format", "models", "mappingModels", "source", "destination", "options", "steps", "drop", "danglingLinks"]
-                                    + UnmodeledTable.Kind.allCases.map(\.pipelineKey))
-        let formatCursor = try o.required("format")
+        let o = try root.object(Top.all)
+        let formatCursor = try o.required(Top.format)
         let format = try formatCursor.int()
-        guard format == formatVersion else {
-            throw formatCursor.error("unsupported pipeline format \(format); this etl reads format \(formatVersion)")
+        guard format == PipelineFormat.version else {
+            throw formatCursor.error("unsupported pipeline format \(format); this etl reads format \(PipelineFormat.version)")
         }
-        let modelsCursor = o.optional("models")
+        let modelsCursor = o.optional(Top.models)
         // One bundle, or several merged into one model: [ "App.xcdatamodeld", "Sync.xcdatamodeld" ].
         var bundles: [String] = []
         if let modelsCursor {
@@ -38,8 +44,8 @@ extension PipelineSpec {
             }
         }
         let models = bundles.first
-        var source = try decodeStore(o.required("source"), folder: folder, bundle: models != nil)
-        var destination = try decodeStore(o.required("destination"), folder: folder, bundle: models != nil, isDestination: true)
+        var source = try decodeStore(o.required(Top.source), folder: folder, bundle: models != nil)
+        var destination = try decodeStore(o.required(Top.destination), folder: folder, bundle: models != nil, isDestination: true)
         if source.layoutCursor == nil {
             if models == nil && source.model == nil {
                 // Without a model file or a bundle only a Core Data store, with the model it
@@ -72,22 +78,22 @@ extension PipelineSpec {
         if let template = destination.templateCursor, destination.layout != .coredata, !destinationFollowsStore(source, destination) {
             throw template.error(templateNeedsCoreData)
         }
-        if let fresh = try o.required("destination").anyObject().optional("newStoreUUID") {
+        if let fresh = try o.required(Top.destination).anyObject().optional(Destination.newStoreUUID) {
             guard destination.layout == .coredata || destinationFollowsStore(source, destination) else {
                 throw fresh.error(newStoreUUIDNeedsCoreData)
             }
             destination.newStoreUUID = try fresh.bool()
         }
         var options = Options()
-        if let oc = o.optional("options") {
-            let oo = try oc.object(keys: ["chunkSize", "workers", "maxRejects", "unreadable"])
-            if let u = oo.optional("unreadable") { options.unreadable = try UnreadableAction.decode(u) }
-            if let c = oo.optional("chunkSize") { options.chunkSize = try c.int(in: 1...1_000_000) }
-            if let w = oo.optional("workers") { options.workers = try w.int(in: 1...256) }
-            if let r = oo.optional("maxRejects") { options.maxRejects = try r.int(in: 0...Int.max) }
+        if let oc = o.optional(Top.options) {
+            let oo = try oc.object(PipelineFormat.Options.all)
+            if let u = oo.optional(PipelineFormat.Options.unreadable) { options.unreadable = try UnreadableAction.decode(u) }
+            if let c = oo.optional(PipelineFormat.Options.chunkSize) { options.chunkSize = try c.int(in: 1...1_000_000) }
+            if let w = oo.optional(PipelineFormat.Options.workers) { options.workers = try w.int(in: 1...256) }
+            if let r = oo.optional(PipelineFormat.Options.maxRejects) { options.maxRejects = try r.int(in: 0...Int.max) }
         }
         var steps: [StepSpec] = []
-        if let stepsCursor = o.optional("steps") {
+        if let stepsCursor = o.optional(Top.steps) {
             let stepCursors = try stepsCursor.array()
             for (index, cursor) in stepCursors.enumerated() {
                 let isLast = index == stepCursors.count - 1
@@ -108,7 +114,7 @@ extension PipelineSpec {
         if let models, bundles.count == 1 {
             spec.mappingModelsFolder = URL(fileURLWithPath: models).deletingLastPathComponent().path
         }
-        if let cursor = o.optional("mappingModels") {
+        if let cursor = o.optional(Top.mappingModels) {
             guard models != nil else { throw cursor.error("\"mappingModels\" is where a bundle's hops find mapping models: it needs a model bundle (\"models\")") }
             guard bundles.count == 1 else { throw cursor.error("\"mappingModels\" is not supported with several merged bundles (every hop is inferred)") }
             spec.mappingModelsCursor = cursor
@@ -124,10 +130,10 @@ extension PipelineSpec {
                 spec.mappingModelsFolder = folder
             }
         }
-        if let dropCursor = o.optional("drop") {
+        if let dropCursor = o.optional(Top.drop) {
             spec.drop = try dropCursor.array().map { (try $0.nonEmptyString(), $0) }
         }
-        if let cursor = o.optional("danglingLinks") {
+        if let cursor = o.optional(Top.danglingLinks) {
             spec.danglingLinks = try DanglingLinkRules.decode(cursor)
         }
         for kind in UnmodeledTable.Kind.allCases {
@@ -155,10 +161,10 @@ extension PipelineSpec {
     }
 
     static func decodeStore(_ cursor: JSONCursor, folder: String, bundle: Bool, isDestination: Bool = false) throws -> StoreSpec {
-        let o = try cursor.object(keys: ["store", "model", "version", "layout", "template"] + (isDestination ? ["newStoreUUID", "modelFrom"] : []))
-        let storeCursor = try o.required("store")
-        let modelCursor = o.optional("model")
-        let versionCursor = o.optional("version")
+        let o = try cursor.object(isDestination ? Destination.all : Store.all)
+        let storeCursor = try o.required(Store.store)
+        let modelCursor = o.optional(Store.model)
+        let versionCursor = o.optional(Store.version)
         if bundle, let modelCursor {
             throw modelCursor.error("with a model bundle, name a version (\"version\": \"v2\") instead of a model file")
         }
@@ -166,7 +172,7 @@ extension PipelineSpec {
             throw versionCursor.error("\"version\" names a version of a model bundle: add a top-level \"models\": \"Name.xcdatamodeld\", or name a model file with \"model\"")
         }
         var layout = LayoutKind.plain
-        let layoutCursor = o.optional("layout")
+        let layoutCursor = o.optional(Store.layout)
         if let lc = layoutCursor {
             let text = try lc.string()
             guard let kind = LayoutKind(rawValue: text) else {
@@ -174,8 +180,8 @@ extension PipelineSpec {
             }
             layout = kind
         }
-        let templateCursor = o.optional("template")
-        let modelFromCursor = o.optional("modelFrom")
+        let templateCursor = o.optional(Store.template)
+        let modelFromCursor = o.optional(Destination.modelFrom)
         var spec = StoreSpec(store: resolve(try storeCursor.nonEmptyString(), folder: folder),
                          model: try modelCursor.map { resolve(try $0.nonEmptyString(), folder: folder) },
                          version: try versionCursor?.nonEmptyString(),
@@ -191,16 +197,16 @@ extension PipelineSpec {
 
     static func decodeStep(_ cursor: JSONCursor, index: Int, isLast: Bool, destinationModel: String?, folder: String,
                            bundle: Bool) throws -> StepSpec {
-        let o = try cursor.object(keys: bundle ? ["name", "from", "to", "mappings", "mappingModel", "drop"] : ["name", "to", "mappings", "drop"])
-        let drop = try o.optional("drop")?.array().map { (name: try $0.nonEmptyString(), cursor: $0) } ?? []
-        let name = try o.optional("name")?.nonEmptyString()
-        let toCursor = o.optional("to")
+        let o = try cursor.object(Step.keys(bundle: bundle))
+        let drop = try o.optional(Step.drop)?.array().map { (name: try $0.nonEmptyString(), cursor: $0) } ?? []
+        let name = try o.optional(Step.name)?.nonEmptyString()
+        let toCursor = o.optional(Step.to)
         var from: String?
         var to = destinationModel ?? ""
         if bundle {
             // With a bundle a step is the explicit mapping of one hop, named by its versions.
-            from = try o.required("from").nonEmptyString()
-            to = try o.required("to").nonEmptyString()
+            from = try o.required(Step.from).nonEmptyString()
+            to = try o.required(Step.to).nonEmptyString()
         } else if let toCursor {
             to = resolve(try toCursor.nonEmptyString(), folder: folder)
             if isLast && to != destinationModel {
@@ -210,9 +216,9 @@ extension PipelineSpec {
             throw cursor.error("missing required key 'to': every step but the last names the model file it produces")
         }
         let stepName = name ?? (bundle ? "\(from!) to \(to)" : "step \(index + 1)")
-        if let mappingModelCursor = o.optional("mappingModel") {
+        if let mappingModelCursor = o.optional(Step.mappingModel) {
             // The mappings are the mapping model's, read once the plan knows the hop's versions.
-            if let mappings = o.optional("mappings") {
+            if let mappings = o.optional(Step.mappings) {
                 throw mappings.error("a step takes its mappings from \"mappingModel\" or from \"mappings\", not both")
             }
             // One mapping model, or several for one hop: Core Data's multi-pass migration.
@@ -226,7 +232,7 @@ extension PipelineSpec {
             return StepSpec(name: stepName, from: from, to: to, toCursor: toCursor, mappings: [], cursor: cursor,
                             mappingModels: paths, mappingModelCursor: mappingModelCursor, drop: drop)
         }
-        let mappingsCursor = try o.required("mappings")
+        let mappingsCursor = try o.required(Step.mappings)
         var mappings: [MappingSpec] = []
         var names: Set<String> = []
         for m in try mappingsCursor.array() {
@@ -241,22 +247,22 @@ extension PipelineSpec {
     }
 
     static func decodeMapping(_ cursor: JSONCursor) throws -> MappingSpec {
-        let o = try cursor.object(keys: ["name", "source", "destination", "filter", "attributes", "relationships", "uniqueBy", "forEach", "policy", "unreadable"])
-        let sourceCursor = try o.required("source")
-        let destinationCursor = try o.required("destination")
+        let o = try cursor.object(Mapping.all)
+        let sourceCursor = try o.required(Mapping.source)
+        let destinationCursor = try o.required(Mapping.destination)
         let source = try sourceCursor.nonEmptyString()
         let destination = try destinationCursor.nonEmptyString()
-        func expression(_ key: String) throws -> ExpressionSpec? {
+        func expression(_ key: PipelineKey) throws -> ExpressionSpec? {
             guard let c = o.optional(key) else { return nil }
             return ExpressionSpec(text: try c.nonEmptyString(), cursor: c)
         }
-        func map(_ key: String) throws -> [(name: String, expression: ExpressionSpec)] {
+        func map(_ key: PipelineKey) throws -> [(name: String, expression: ExpressionSpec)] {
             guard let c = o.optional(key) else { return [] }
             return try c.anyObject().members.map { ($0.key, ExpressionSpec(text: try $0.value.nonEmptyString(), cursor: $0.value)) }
         }
-        let policyCursor = o.optional("policy")
+        let policyCursor = o.optional(Mapping.policy)
         var unreadable: (all: UnreadableAction?, byAttribute: [(name: String, action: UnreadableAction, cursor: JSONCursor)]) = (nil, [])
-        if let u = o.optional("unreadable") {
+        if let u = o.optional(Mapping.unreadable) {
             if case .object = u.node.value {
                 unreadable.byAttribute = try u.anyObject().members.map { ($0.key, try UnreadableAction.decode($0.value), $0.value) }
             } else {
@@ -264,13 +270,13 @@ extension PipelineSpec {
             }
         }
         var mapping = MappingSpec(
-            name: try o.optional("name")?.nonEmptyString() ?? "\(source)To\(destination)",
+            name: try o.optional(Mapping.name)?.nonEmptyString() ?? "\(source)To\(destination)",
             source: source, destination: destination,
-            filter: try expression("filter"),
-            attributes: try map("attributes"),
-            relationships: try map("relationships"),
-            uniqueBy: try expression("uniqueBy"),
-            forEach: try expression("forEach"),
+            filter: try expression(Mapping.filter),
+            attributes: try map(Mapping.attributes),
+            relationships: try map(Mapping.relationships),
+            uniqueBy: try expression(Mapping.uniqueBy),
+            forEach: try expression(Mapping.forEach),
             policy: try policyCursor?.nonEmptyString(),
             cursor: cursor, sourceCursor: sourceCursor, destinationCursor: destinationCursor, policyCursor: policyCursor)
         mapping.unreadable = unreadable

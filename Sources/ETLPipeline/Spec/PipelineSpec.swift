@@ -2,8 +2,10 @@ import Foundation
 import ETLModel
 import ETLExpression
 import ETLCoreData
+import ETLDocument
 
-/// A pipeline file, version 1 of the format, as written — before any model is read.
+/// A pipeline file, version 1 of the format (its keys: `PipelineFormat`), as written —
+/// before any model is read.
 ///
 /// Paths inside the file are relative to the file's own folder. `PipelineSpec.load` checks
 /// the shape (types, required and unknown keys); `Plan` checks the meaning against the models.
@@ -43,8 +45,6 @@ public struct PipelineSpec: Sendable {
     public var unmodeledTables: [UnmodeledTable.Kind: UnmodeledTableAction] = [:]
     /// What to do with a source link that names no row (`"danglingLinks"`): reject it, by default.
     public var danglingLinks = DanglingLinkRules()
-
-    public static let formatVersion = 1
 
     /// Whether a model comes from a store's `Z_MODELCACHE` (no bundle): a Core Data source
     /// without a `model` brings its own, a destination's `modelFrom` names the store that has it.
