@@ -103,13 +103,16 @@ struct DanglingLinks {
     }
 
     /// `value IN` the values of `column` of `table` that name no row of `target`: each
-    /// distinct value looked up once, not each row's (a join table of 450,000 pairs
-    /// naming 300,000 books: 0.21 s against 0.79 s for a lookup a pair, sqlite3 3.40 here); a
-    /// row's value is then found in that list, which is nearly always empty.
+    /// distinct value looked up once, in order, by a join whose cursor on `target` steps on
+    /// from the last key found instead of seeking from the root (a correlated NOT EXISTS
+    /// seeks each time); a row's value is then found in that list, which is nearly always
+    /// empty. A join table of 450,000 pairs naming 300,000 books: 0.14 s, against 0.21 s
+    /// with NOT EXISTS per distinct value and 0.79 s per pair (sqlite3 3.40 here).
     static func namesNoRow(_ value: String, column: String, of table: String, target: EntityTable) -> String {
         let q = Database.quote
+        let key = "k.\(q(target.keyColumn))"
         return "\(value) IN (SELECT d.v FROM (SELECT DISTINCT \(q(column)) AS v FROM main.\(q(table))) d "
-            + "WHERE NOT EXISTS (SELECT 1 FROM main.\(q(target.name)) k WHERE k.\(q(target.keyColumn)) = d.v))"
+            + "LEFT JOIN main.\(q(target.name)) k ON \(key) = d.v WHERE \(key) IS NULL)"
     }
 
     /// Finds the links to no row in `context.source` and keeps the rejected ones in the step's
