@@ -115,6 +115,25 @@ final class DanglingLinkTests: XCTestCase {
         }
     }
 
+    /// A join table whose columns may hold NULL (no NOT NULL declared): a pair with a NULL
+    /// side names no row, and is found as the others are (where the columns cannot hold
+    /// NULL, the query does not look for one).
+    func testAPairWithANullSideNamesNoRow() throws {
+        let pipelines = try [true, false].map { try pipeline(name: "null-side-\($0).json") }
+        let db = try Database(path: folder.path("source.sqlite"), mode: .readWrite)
+        try db.execute("""
+            DROP TABLE Folder_tags;
+            CREATE TABLE Folder_tags (source_id INTEGER, target_id INTEGER);
+            INSERT INTO Folder_tags (source_id, target_id) VALUES (1, 2), (6, 1), (6, NULL);
+            """)
+        db.close()
+        for (pipeline, pushdown) in zip(pipelines, [true, false]) {
+            let (summary, _) = try run(pipeline, pushdown: pushdown)
+            let rejects = try RejectFile.read(XCTUnwrap(summary.rejectFile)).sorted { ($0.key, $0.error) < ($1.key, $1.error) }
+            XCTAssertEqual(rejects.map(\.values), [["parent": "999"], ["parent": "'8x'"], ["tags": "(6, NULL)"]], "pushdown \(pushdown)")
+        }
+    }
+
     func testOneRelationshipsLinksMayBeDroppedAndTheOthersRejected() throws {
         let (summary, _) = try run(try pipeline(#"{ "Folder.parent": "drop" }"#), pushdown: true)
         let folders = try XCTUnwrap(summary.mappings.first { $0.mapping == "Folders" })

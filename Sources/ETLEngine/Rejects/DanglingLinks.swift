@@ -44,8 +44,10 @@ struct DanglingLinks {
         let examples: [String]
     }
 
-    /// Every stored link the step's mappings read, each once.
-    func storedLinks() -> [StoredLink] {
+    /// Every stored link the step's mappings read, each once. `nullable(table, column)`:
+    /// whether the source's column may hold NULL (a join table's pair with a NULL side names
+    /// no row; looking for one costs a scan where the column cannot hold it).
+    func storedLinks(nullable: (String, String) -> Bool = { _, _ in true }) -> [StoredLink] {
         let layout = step.sourceLayout
         let model = step.sourceModel
         let q = Database.quote
@@ -93,8 +95,11 @@ struct DanglingLinks {
                     links.append(.init(mapping: index, entity: mapping.sourceEntity, relationship: name,
                                        action: rules.action(entity: mapping.sourceEntity, relationship: name, declaredOn: ancestors),
                                        query: "SELECT p.\(q(own)), p.\(q(other)) FROM main.\(q(table)) p "
-                                           + "WHERE p.\(q(own)) IS NULL OR \(Self.namesNoRow("p.\(q(own))", column: own, of: table, target: owner)) "
-                                           + "OR p.\(q(other)) IS NULL OR \(Self.namesNoRow("p.\(q(other))", column: other, of: table, target: target)) ORDER BY 1, 2",
+                                           + "WHERE " + ((nullable(table, own) ? ["p.\(q(own)) IS NULL"] : [])
+                                               + [Self.namesNoRow("p.\(q(own))", column: own, of: table, target: owner)]
+                                               + (nullable(table, other) ? ["p.\(q(other)) IS NULL"] : [])
+                                               + [Self.namesNoRow("p.\(q(other))", column: other, of: table, target: target)]).joined(separator: " OR ")
+                                           + " ORDER BY 1, 2",
                                        column: "\(table)(\(own), \(other))", target: "\(mapping.sourceEntity) and \(r.destination)"))
                 }
             }
@@ -119,7 +124,10 @@ struct DanglingLinks {
     /// work file (replacing those of an earlier try); `count`: add them to the counters (a
     /// step resumed from a checkpoint has them there). Returns what was dropped.
     func apply(to context: StepContext, count: Bool) throws -> [Dropped] {
-        let links = storedLinks()
+        let source = context.source
+        let links = storedLinks { table, column in
+            (try? source.rows("SELECT 1 FROM pragma_table_info(?) WHERE name = ? AND \"notnull\" = 1", [.text(table), .text(column)]).isEmpty) ?? true
+        }
         guard !links.isEmpty else { return [] }
         let work = WorkDatabase(attachedTo: context.destination)
         let encoder = JSONEncoder()
