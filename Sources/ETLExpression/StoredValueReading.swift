@@ -47,7 +47,7 @@ extension Value {
             return printedDouble(t).map { .date($0 + epoch) }
         case (.integer(let i), .string): return .string(String(i))
         case (.real(let r), .string): return r.isFinite ? .string(String(r)) : nil
-        case (.blob(let b), .string): return String(validating: b, as: UTF8.self).map(Value.string)
+        case (.blob(let b), .string): return b.withUnsafeBufferPointer(\.utf8String).map(Value.string)
         case (.text(let t), .binary): return .binary(Array(t.utf8))
         default:
             // Relationship keys: only an integer is a key; anything else reads as no row.

@@ -159,7 +159,7 @@ extension SQLValue {
             // Bytes that are not UTF-8 come as the BLOB they are (as `Statement.storedValue`
             // reads them), not as text with U+FFFD in their place.
             guard let bytes else { self = .text(""); return }
-            self = String(validating: bytes, as: UTF8.self).map(SQLValue.text) ?? .blob(Array(bytes))
+            self = bytes.utf8String.map(SQLValue.text) ?? .blob(Array(bytes))
         case SQLITE_BLOB:
             let count = Int(sqlite3_value_bytes(value))
             guard count > 0, let p = sqlite3_value_blob(value) else { self = .blob([]); return }

@@ -137,7 +137,7 @@ public final class Statement {
         guard sqlite3_column_type(handle, Int32(column)) == SQLITE_TEXT else { return value(column) }
         guard let p = sqlite3_column_text(handle, Int32(column)) else { return .text("") }
         let bytes = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, Int32(column))))
-        if let text = String(validating: bytes, as: UTF8.self) { return .text(text) }
+        if let text = bytes.utf8String { return .text(text) }
         return .blob(Array(bytes))
     }
 
