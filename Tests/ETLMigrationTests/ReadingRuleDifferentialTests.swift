@@ -117,7 +117,7 @@ final class ReadingRuleDifferentialTests: XCTestCase {
 
     /// A plain store of `rows` cells, each column four times in five a usual value of its
     /// type, else an edge value; returns the values as the store holds them.
-    func writeCells(rows: Int, random: inout SeededGenerator) throws -> [Int64: [SQLValue]] {
+    func writeCells(rows: Int, random: inout SplitMix64) throws -> [Int64: [SQLValue]] {
         let source = folder.path("cells.sqlite")
         let db = try Database(path: source, mode: .create)
         for sql in PlainLayout(model: try ModelFile.load(path: folder.path("cells-v1.json"))).schemaSQL() { try db.execute(sql) }
@@ -127,7 +127,7 @@ final class ReadingRuleDifferentialTests: XCTestCase {
             var literals: [String] = []
             for column in names.indices {
                 let value = random.below(5) != 0 ? usual[column] : random.below(12) == 0 ? Self.invalidText
-                    : Self.edgeValues[Int(random.below(UInt64(Self.edgeValues.count)))]
+                    : Self.edgeValues[Int(random.below(Self.edgeValues.count))]
                 literals.append(value == Self.invalidText ? "CAST(x'FF41FF' AS TEXT)" : value.sqlLiteral.replacingOccurrences(of: "inf", with: "9e999"))
             }
             try db.execute("INSERT INTO Cell (id, \(names.joined(separator: ", "))) VALUES (\(key), \(literals.joined(separator: ", ")))")
@@ -159,7 +159,7 @@ final class ReadingRuleDifferentialTests: XCTestCase {
 
     func testEveryStoredValueArrivesConvertedIsRejectedOrIsCountedNulled() throws {
         let seed = TestSeed(fixedFor: "ReadingRuleDifferentialTests.plain")
-        var random = SeededGenerator(seed: seed.value)
+        var random = SplitMix64(seed: seed.value)
         try writeModels()
         let stored = try writeCells(rows: 60, random: &random)
         let types = Self.attributes.map(\.type)
@@ -252,13 +252,13 @@ final class ReadingRuleDifferentialTests: XCTestCase {
     /// and `price` (double) given edge values, through its bundle's three versions.
     func testACoreDataStoresValuesArriveConvertedOnceOrAreRejected() throws {
         let seed = TestSeed(fixedFor: "ReadingRuleDifferentialTests.coredata")
-        var random = SeededGenerator(seed: seed.value)
+        var random = SplitMix64(seed: seed.value)
         let source = folder.path("v1.sqlite")
         try BooksSample.write(rows: 40, seed: seed.value, to: source, layout: .coredata)
         let db = try Database(path: source, mode: .readWrite)
         for key in 1...Int64(40) where random.below(3) != 0 {
             for column in ["ZPUBLISHED", "ZPRICE"] where random.below(2) == 0 {
-                let value = Self.edgeValues[Int(random.below(UInt64(Self.edgeValues.count)))]
+                let value = Self.edgeValues[Int(random.below(Self.edgeValues.count))]
                 try db.execute("UPDATE ZBOOK SET \(column) = \(value.sqlLiteral.replacingOccurrences(of: "inf", with: "9e999")) WHERE Z_PK = \(key)")
             }
         }
