@@ -237,7 +237,7 @@ final class MappingModelImportTests: XCTestCase {
             "firstName": "FUNCTION(nil, \"castObject:toType:\", FUNCTION(nil, \"lowercase:\", $source.firstName), 'NSString')",
         ]))
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: person.attributes.map { ($0.property, $0.expression) }),
-                       ["updatedAt": "($source.updatedAt + 60)", "firstName": "string(lower($source.firstName))"])
+                       ["updatedAt": "$source.updatedAt + 60", "firstName": "string(lower($source.firstName))"])
     }
 
     func testASourceFilterBecomesThePipelineFilter() throws {
@@ -266,7 +266,7 @@ final class MappingModelImportTests: XCTestCase {
             "lastName": "FUNCTION(nil, \"castObject:toType:\", FUNCTION(nil, \"multiply:by:\", $source.lastName.length, 0.2), 'NSString')",
         ]))
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: person.attributes.map { ($0.property, $0.expression) }),
-                       ["firstName": "$source.firstName", "lastName": "string((utf16length($source.lastName) * 0.2))"])
+                       ["firstName": "$source.firstName", "lastName": "string(utf16length($source.lastName) * 0.2)"])
     }
 
     /// `FUNCTION($entityPolicy, "selector:", …)` calls the function the mapping's policy
