@@ -8,11 +8,11 @@ import ETLTestSupport
 /// Predicates and expressions of a mapping model read in one pass and to a bounded depth.
 final class HostileMappingModelTests: XCTestCase {
     func testNegationsAreWrappedAsBefore() throws {
-        XCTAssertEqual(try PredicateTranslation.filter("NOT NOT a < 1 AND b == 2"), "! ( ! ( $source.a < 1 ) ) && $source.b == 2")
-        XCTAssertEqual(try PredicateTranslation.filter("(NOT a < 1) OR NOT (b == 2)"), "( ! ( $source.a < 1 ) ) || ! ( $source.b == 2 )")
+        XCTAssertEqual(try PredicateTranslation.filter("NOT NOT a < 1 AND b == 2"), "!!($source.a < 1) && $source.b == 2")
+        XCTAssertEqual(try PredicateTranslation.filter("(NOT a < 1) OR NOT (b == 2)"), "!($source.a < 1) || !($source.b == 2)")
         XCTAssertEqual(try PredicateTranslation.filter("NOT a < (1) AND (NOT b == 2 OR c == 3)"),
-                       "! ( $source.a < ( 1 ) ) && ( ! ( $source.b == 2 ) || $source.c == 3 )")
-        XCTAssertEqual(try PredicateTranslation.filter("NOT a == nil"), "! ( $source.a == null )")
+                       "!($source.a < 1) && (!($source.b == 2) || $source.c == 3)")
+        XCTAssertEqual(try PredicateTranslation.filter("NOT a == nil"), "!($source.a == null)")
     }
 
     /// 20,000 NOTs took 21 s and 3 GB (each negation re-scanned the rest); 100,000 died.
@@ -26,7 +26,17 @@ final class HostileMappingModelTests: XCTestCase {
         XCTAssertEqual(errorText { try PredicateTranslation.filter(parentheses) as Any }, "parentheses and NOTs nested deeper than 64")
         // Many at one level are not deep.
         let flat = Array(repeating: "NOT a == 1", count: 2_000).joined(separator: " AND ")
-        XCTAssertEqual(try PredicateTranslation.filter(flat)?.components(separatedBy: "! (").count, 2_001)
+        XCTAssertEqual(try PredicateTranslation.filter(flat)?.components(separatedBy: "!(").count, 2_001)
+    }
+
+    /// Words that make no expression are refused at import, naming the word, rather than
+    /// translated into text that the plan fails to parse.
+    func testAPredicateThatMakesNoExpressionNamesTheWord() throws {
+        XCTAssertTrue(errorText { try PredicateTranslation.filter("a == == 1") as Any }.hasPrefix("'==' has no pipeline equivalent"))
+        XCTAssertTrue(errorText { try PredicateTranslation.filter("a == 1 b") as Any }.hasPrefix("'$source.b' has no pipeline equivalent"))
+        XCTAssertTrue(errorText { try PredicateTranslation.filter("(a == 1") as Any }.hasPrefix("'end of the predicate' has no pipeline equivalent"))
+        XCTAssertTrue(errorText { try PredicateTranslation.filter("a == 1.2.3") as Any }.hasPrefix("'1.2.3' has no pipeline equivalent"))
+        XCTAssertEqual(try PredicateTranslation.filter("a == -1.5 OR (b < 2)"), "$source.a == -1.5 || $source.b < 2")
     }
 
     func testAValueExpressionOfNestedFunctionsIsRefusedAsTooDeep() throws {

@@ -237,12 +237,12 @@ final class MappingModelImportTests: XCTestCase {
             "firstName": "FUNCTION(nil, \"castObject:toType:\", FUNCTION(nil, \"lowercase:\", $source.firstName), 'NSString')",
         ]))
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: person.attributes.map { ($0.property, $0.expression) }),
-                       ["updatedAt": "($source.updatedAt + 60)", "firstName": "string(lower($source.firstName))"])
+                       ["updatedAt": "$source.updatedAt + 60", "firstName": "string(lower($source.firstName))"])
     }
 
     func testASourceFilterBecomesThePipelineFilter() throws {
         let person = try importPerson(try personMapping(filter: "firstName != nil AND (lastName == 'O\\'Neil' OR NOT updatedAt < 10)"))
-        XCTAssertEqual(person.filter, "$source.firstName != null && ( $source.lastName == 'O''Neil' || ! ( $source.updatedAt < 10 ) )")
+        XCTAssertEqual(person.filter, "$source.firstName != null && ($source.lastName == 'O''Neil' || !($source.updatedAt < 10))")
     }
 
     /// Xcode writes `<` in a predicate string as `\u3c00` (the UTF-16 code unit, low byte first).
@@ -253,7 +253,7 @@ final class MappingModelImportTests: XCTestCase {
 
     func testMatchesAndCountInAFilterTranslate() throws {
         let person = try importPerson(try personMapping(filter: "NOT firstName MATCHES '[a-hA-H].*' AND SELF.cars.@count > 1"))
-        XCTAssertEqual(person.filter, "! ( matches($source.firstName, '[a-hA-H].*') ) && count($source.cars) > 1")
+        XCTAssertEqual(person.filter, "!matches($source.firstName, '[a-hA-H].*') && count($source.cars) > 1")
         XCTAssertThrowsError(try importPerson(try personMapping(filter: "MATCHES 'a'"))) { error in
             XCTAssertTrue("\(error)".contains("'MATCHES' has no pipeline equivalent"), "\(error)")
         }
@@ -266,7 +266,7 @@ final class MappingModelImportTests: XCTestCase {
             "lastName": "FUNCTION(nil, \"castObject:toType:\", FUNCTION(nil, \"multiply:by:\", $source.lastName.length, 0.2), 'NSString')",
         ]))
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: person.attributes.map { ($0.property, $0.expression) }),
-                       ["firstName": "$source.firstName", "lastName": "string((utf16length($source.lastName) * 0.2))"])
+                       ["firstName": "$source.firstName", "lastName": "string(utf16length($source.lastName) * 0.2)"])
     }
 
     /// `FUNCTION($entityPolicy, "selector:", …)` calls the function the mapping's policy

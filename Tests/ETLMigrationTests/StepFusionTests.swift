@@ -88,12 +88,12 @@ final class StepFusionTests: XCTestCase {
         XCTAssertEqual(mapping("Authors").source, "Book")
         XCTAssertEqual(mapping("Authors").uniqueBy?.text, "$source.authorName")
         XCTAssertEqual(mapping("Authors").filter?.text, "$source.authorName != null")
-        XCTAssertEqual(mapping("Authors").attributes.map(\.expression.text), ["($source.authorName)"])
+        XCTAssertEqual(mapping("Authors").attributes.map(\.expression.text), ["$source.authorName"])
         // Books' authors: the first step's lookup argument, under the second step's mapping name.
         XCTAssertEqual(mapping("Books").relationships.map(\.expression.text), ["destinations('Authors', $source)"])
         // Files: one per (book, user) pair of the source's own relationship.
         XCTAssertEqual(mapping("Files").forEach?.text, "$source.users")
-        XCTAssertEqual(mapping("Files").filter?.text, "($source.fileURL) != null")
+        XCTAssertEqual(mapping("Files").filter?.text, "$source.fileURL != null")
         XCTAssertEqual(mapping("Files").relationships.map(\.expression.text), ["destination('Books', $source)", "destination('Users', $item)"])
         XCTAssertEqual(plan.steps.count, 2, "the steps as written stay in the plan")
     }

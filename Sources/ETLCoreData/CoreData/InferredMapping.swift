@@ -2,6 +2,7 @@ import Foundation
 import ETLStore
 import ETLModel
 import ETLDocument
+import ETLExpression
 
 /// Lightweight migration: the step between two model versions that follows from the models
 /// alone, or an error saying what cannot be inferred and which explicit mapping to write.
@@ -41,7 +42,7 @@ private struct Inference {
     let source: Model
     let destination: Model
     var problems: [(mapping: Int?, problem: InferredMappingError.Problem)] = []
-    /// Expressions per mapping, problems fixed as well as can be guessed, for suggestions.
+    /// Expressions per mapping (printed trees), problems fixed as well as can be guessed, for suggestions.
     var attributeExpressions: [[(String, String)]] = []
     var relationshipExpressions: [[(String, String)]] = []
     var notes: [Int: [String]] = [:]
@@ -145,26 +146,26 @@ private struct Inference {
         }
         for attribute in wanted {
             let value: InferredAttributeAssignment.Value
-            var expression: String
+            var expression: Syntax
             if let sName = matched.map[attribute.name], let from = offeredByName[sName] {
-                expression = "$source.\(sName)"
+                expression = .source(sName)
                 if from.type != attribute.type {
                     let cast = Self.cast(expression, to: attribute.type)
                     problem(index, d, attribute.name, "attribute \(d).\(attribute.name) changes type from \(from.type.rawValue) (\(s).\(sName)) to \(attribute.type.rawValue): "
                         + (cast == nil ? "no expression converts it; register a policy that does"
                                        : "say how to convert it"))
                     expression = cast ?? expression
-                    attributeExpressions[index].append((attribute.name, expression))
+                    attributeExpressions[index].append((attribute.name, Printer.print(expression)))
                     continue
                 }
                 if from.isOptional && !attribute.isOptional {
                     if let fallback = attribute.defaultValue {
                         value = .sourceOrDefault(sName, fallback)
-                        expression = "coalesce(\(expression), \(Self.literal(fallback, attribute.type)))"
+                        expression = .call("coalesce", expression, Self.literal(fallback, attribute.type))
                     } else {
                         problem(index, d, attribute.name, "attribute \(d).\(attribute.name) becomes required and has no default: "
                             + "\(s).\(sName) may be null; say what null becomes")
-                        attributeExpressions[index].append((attribute.name, "coalesce(\(expression), \(Self.placeholder(attribute.type)))"))
+                        attributeExpressions[index].append((attribute.name, Printer.print(.call("coalesce", expression, Self.placeholder(attribute.type)))))
                         continue
                     }
                 } else {
@@ -175,14 +176,14 @@ private struct Inference {
                 expression = Self.literal(fallback, attribute.type)
             } else if attribute.isOptional {
                 value = .null
-                expression = "null"
+                expression = .null
             } else {
                 problem(index, d, attribute.name, "attribute \(d).\(attribute.name) is new, required and has no default: say what existing rows get")
-                attributeExpressions[index].append((attribute.name, Self.placeholder(attribute.type)))
+                attributeExpressions[index].append((attribute.name, Printer.print(Self.placeholder(attribute.type))))
                 continue
             }
             mapping.attributes.append(InferredAttributeAssignment(destination: attribute.name, value: value))
-            attributeExpressions[index].append((attribute.name, expression))
+            attributeExpressions[index].append((attribute.name, Printer.print(expression)))
         }
         let used = Set(matched.map.values)
         let removed = offered.filter { !used.contains($0.name) }
@@ -206,7 +207,7 @@ private struct Inference {
         mappings.indices.map { i in
             let m = mappings[i]
             let attributes = attributeExpressions[i].map { name, expression in
-                (name, m.destination == rename.entity && name == rename.added ? "$source.\(rename.removed)" : expression)
+                (name, m.destination == rename.entity && name == rename.added ? Printer.print(.source(rename.removed)) : expression)
             }
             let relationships = relationshipExpressions[i].filter { name, _ in m.relationships.contains { $0.destination == name } }
             return Self.pipelineValue(m.name, m.source, m.destination, attributes: attributes, relationships: relationships)
@@ -234,7 +235,8 @@ private struct Inference {
             guard let sName = matched.map[r.name], let from = offeredByName[sName] else {
                 if Self.isRequired(r) {
                     problem(index, d, r.name, "relationship \(d).\(r.name) is new and required: say which rows it links to")
-                    relationshipExpressions[index].append((r.name, r.isToMany ? "destinations('…', …)" : "destination('…', …)"))
+                    // A placeholder, not an expression: the user names the mapping and the rows.
+                    relationshipExpressions[index].append((r.name, r.isToMany ? Self.toManyPlaceholder : Self.toOnePlaceholder))
                 }
                 continue
             }
@@ -265,9 +267,9 @@ private struct Inference {
             let names = all.filter { allowed.contains($0.destination) && source.descendants(of: from.destination).contains($0.source) }.map(\.name)
             let call = r.isToMany ? "destinations" : "destination"
             // Rows of several mappings (a hierarchy's sub-entities): a to-one takes the one found, a to-many all.
-            let lookups = (names.isEmpty ? ["…"] : names).map { "\(call)('\($0)', $source.\(sName))" }
-            let expression = lookups.count == 1 ? lookups[0] : "\(r.isToMany ? "union" : "coalesce")(\(lookups.joined(separator: ", ")))"
-            relationshipExpressions[index].append((r.name, expression))
+            let lookups = (names.isEmpty ? ["…"] : names).map { Syntax.call(call, .string($0), .source(sName)) }
+            let expression = lookups.count == 1 ? lookups[0] : .call(r.isToMany ? "union" : "coalesce", lookups)
+            relationshipExpressions[index].append((r.name, Printer.print(expression)))
             if ok {
                 mapping.relationships.append(InferredRelationshipAssignment(destination: r.name, source: sName, mappings: names, isToMany: r.isToMany))
             }
@@ -313,38 +315,43 @@ private struct Inference {
     // MARK: Suggestions
 
     /// A cast expression the pipeline language has for `type`, or nil.
-    static func cast(_ expression: String, to type: AttributeType) -> String? {
+    static func cast(_ expression: Syntax, to type: AttributeType) -> Syntax? {
         switch type {
-        case .integer16, .integer32, .integer64: return "integer(\(expression))"
-        case .decimal, .double, .float: return "double(\(expression))"
-        case .string, .uri: return "string(\(expression))"
-        case .boolean: return "boolean(\(expression))"
-        case .date: return "date(\(expression))"
+        case .integer16, .integer32, .integer64: return .call("integer", expression)
+        case .decimal, .double, .float: return .call("double", expression)
+        case .string, .uri: return .call("string", expression)
+        case .boolean: return .call("boolean", expression)
+        case .date: return .call("date", expression)
         case .binary, .uuid, .transformable: return nil
         }
     }
 
     /// A value of `type` for the user to replace.
-    static func placeholder(_ type: AttributeType) -> String {
+    static func placeholder(_ type: AttributeType) -> Syntax {
         switch type {
-        case .integer16, .integer32, .integer64: return "0"
-        case .decimal, .double, .float: return "0.0"
-        case .string, .uri: return "''"
-        case .boolean: return "false"
-        case .date: return "date('2001-01-01T00:00:00Z')"
-        case .binary, .uuid, .transformable: return "null"
+        case .integer16, .integer32, .integer64: return .literal(.integer(0))
+        case .decimal, .double, .float: return .literal(.double(0))
+        case .string, .uri: return .string("")
+        case .boolean: return .literal(.boolean(false))
+        case .date: return .call("date", .string("2001-01-01T00:00:00Z"))
+        case .binary, .uuid, .transformable: return .null
         }
     }
 
-    /// A default value written in the pipeline expression language.
-    static func literal(_ value: SQLValue, _ type: AttributeType) -> String {
+    /// What a new required relationship is set to, for the user to write: no expression
+    /// (the mapping and the rows are the user's to name), so text, and never parsed.
+    static let toOnePlaceholder = "destination('…', …)"
+    static let toManyPlaceholder = "destinations('…', …)"
+
+    /// A default value as an expression.
+    static func literal(_ value: SQLValue, _ type: AttributeType) -> Syntax {
         switch (value, type) {
-        case (.integer(let v), .boolean): return v == 0 ? "false" : "true"
-        case (.real(let v), .date): return "date(\(v))"
-        case (.integer(let v), _): return String(v)
-        case (.real(let v), _): return String(v)
-        case (.text(let t), _): return "'" + t.replacingOccurrences(of: "'", with: "''") + "'"
-        case (.null, _), (.blob, _): return "null"
+        case (.integer(let v), .boolean): return .literal(.boolean(v != 0))
+        case (.real(let v), .date): return .call("date", .literal(.double(v)))
+        case (.integer(let v), _): return .literal(.integer(v))
+        case (.real(let v), _): return .literal(.double(v))
+        case (.text(let t), _): return .string(t)
+        case (.null, _), (.blob, _): return .null
         }
     }
 

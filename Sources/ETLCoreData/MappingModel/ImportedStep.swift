@@ -1,4 +1,5 @@
 import ETLDocument
+import ETLExpression
 /// A mapping model translated into a pipeline step: what a bundle pipeline's `{ "from",
 /// "to", "mappingModel" }` step runs (the planner takes its mappings as they are, each part
 /// with its place in the mapping model, `MappingModelPlace`), and what `etl mapping show`
@@ -37,18 +38,17 @@ public struct ImportedStep: Sendable, Equatable {
                                 mappings: [], notes: [])
         for pass in passes {
             let names = Dictionary(uniqueKeysWithValues: pass.mappings.map { ($0.name, "\($0.name) (\(pass.name))") })
-            func renamed(_ expression: String) -> String {
-                var text = expression
-                for (old, new) in names {
-                    for call in ["destination", "destinations"] {
-                        text = text.replacingOccurrences(of: "\(call)('\(old)', ", with: "\(call)('\(new)', ")
-                    }
+            // The mapping a lookup names: `destination('Old', …)` becomes `destination('Old (File)', …)`.
+            func renamed(_ expression: Syntax) -> Syntax {
+                guard case .call(let function, var arguments) = expression.kind else { return expression }
+                if ["destination", "destinations"].contains(function), let old = arguments.first?.stringLiteral, let new = names[old] {
+                    arguments[0] = .string(new)
                 }
-                return text
+                return Syntax(.call(function, arguments.map(renamed)))
             }
             for var m in pass.mappings {
                 m.name = names[m.name]!
-                m.relationships = m.relationships.map { .init(property: $0.property, expression: renamed($0.expression), place: $0.place) }
+                m.relationships = m.relationships.map { .init(property: $0.property, value: renamed($0.value), place: $0.place) }
                 step.mappings.append(m)
             }
             step.notes += pass.notes.map { "\(pass.name): \($0)" }
@@ -75,15 +75,23 @@ public struct ImportedMapping: Sendable, Equatable {
 
     public struct Assignment: Sendable, Equatable {
         public var property: String
-        public var expression: String
+        /// The value, built as a tree from the mapping model's expression.
+        public var value: Syntax
         /// The property mapping in the file (of an auto-generated value too: the mapping
         /// Xcode wrote without an expression).
         public var place: MappingModelPlace
 
-        public init(property: String, expression: String, place: MappingModelPlace) {
+        public init(property: String, value: Syntax, place: MappingModelPlace) {
             self.property = property
-            self.expression = expression
+            self.value = value
             self.place = place
+        }
+
+        /// The value in the pipeline language, as a pipeline holds it.
+        public var expression: String { Printer.print(value) }
+
+        public static func == (a: Assignment, b: Assignment) -> Bool {
+            a.property == b.property && a.value.isSameTree(as: b.value) && a.place == b.place
         }
     }
 

@@ -1,4 +1,5 @@
 import ETLModel
+import ETLExpression
 /// Translates an Xcode mapping model into a pipeline step, against the two model
 /// versions of its hop — or refuses, before any row is read, naming the file, the entity
 /// mapping, the property and the expression, with the pipeline expression to write instead.
@@ -140,8 +141,8 @@ private struct Translation {
                 guard destination.attribute(p.name, of: m.destination!) != nil else {
                     throw refuse(m, p, kind: "attribute", "\(m.destination!) has no attribute \(p.name) in model \(destination.version)")
                 }
-                guard let text = try attributeValue(m, p) else { continue }
-                imported.attributes.append(.init(property: p.name, expression: text, place: MappingModelPlace(mapping, m, p, kind: "attribute")))
+                guard let value = try attributeValue(m, p) else { continue }
+                imported.attributes.append(.init(property: p.name, value: value, place: MappingModelPlace(mapping, m, p, kind: "attribute")))
             }
             for p in m.relationships {
                 guard let r = destination.relationship(p.name, of: m.destination!) else {
@@ -167,7 +168,7 @@ private struct Translation {
         // Lookups as expressions, now that every mapping's are known (for inverse sides).
         for (index, m) in kept.enumerated() {
             for (r, lookup, place) in lookups[m.name] ?? [] {
-                let path = lookup.path.isEmpty ? "$source" : "$source.\(lookup.path)"
+                let path = Self.sourcePath(lookup.path)
                 if let through = toManyBeforeEnd(lookup.path, from: m.source!) {
                     // A key path through a to-many (`countries.@distinctUnionOfSets.moods`):
                     // no pipeline path follows it, but it is often the mirror of a to-one.
@@ -182,19 +183,18 @@ private struct Translation {
                     continue
                 }
                 if !r.isToMany {
-                    let calls = lookup.mappings.map { "destination('\($0)', \(path))" }
-                    mappings[index].relationships.append(.init(property: r.name, expression: calls.count == 1 ? calls[0] : "coalesce(\(calls.joined(separator: ", ")))",
-                                                               place: place))
+                    let calls = lookup.mappings.map { Syntax.call("destination", .string($0), path) }
+                    mappings[index].relationships.append(.init(property: r.name, value: calls.count == 1 ? calls[0] : .call("coalesce", calls), place: place))
                 } else if lookup.mappings.count == 1 {
-                    mappings[index].relationships.append(.init(property: r.name, expression: "destinations('\(lookup.mappings[0])', \(path))", place: place))
+                    mappings[index].relationships.append(.init(property: r.name, value: .call("destinations", .string(lookup.mappings[0]), path), place: place))
                 } else if isSetFromInverse(m, r, lookup, lookups: lookups) {
                     notes.append("\(m.name): \(m.destination!).\(r.name) links rows of several mappings (\(lookup.mappings.joined(separator: ", "))); "
                         + "each of them sets the inverse \(r.destination).\(r.inverse ?? "") to the same links, so it is left out (setting one side sets both)")
                 } else {
                     // The links to each mapping's rows (a many-to-many whose other side does
                     // the same writes each pair twice, which its join table keeps once).
-                    let calls = lookup.mappings.map { "destinations('\($0)', \(path))" }
-                    mappings[index].relationships.append(.init(property: r.name, expression: "union(\(calls.joined(separator: ", ")))", place: place))
+                    let calls = lookup.mappings.map { Syntax.call("destinations", .string($0), path) }
+                    mappings[index].relationships.append(.init(property: r.name, value: .call("union", calls), place: place))
                 }
             }
         }
@@ -255,17 +255,17 @@ private struct Translation {
 
     // MARK: Attributes
 
-    func attributeValue(_ m: XCMappingModel.EntityMapping, _ p: XCMappingModel.PropertyMapping) throws -> String? {
+    func attributeValue(_ m: XCMappingModel.EntityMapping, _ p: XCMappingModel.PropertyMapping) throws -> Syntax? {
         guard let expression = p.expression else {
             // Auto-generated: the same-named source attribute, if there is one.
             guard p.autogenerates || m.autogenerates, source.attribute(p.name, of: m.source!) != nil else { return nil }
-            return "$source.\(p.name)"
+            return .source(p.name)
         }
-        if let text = Self.value(expression, isString: { attributeType(atPath: $0, from: m.source!) == .string }, entityPolicy: m.policyName) {
+        if let value = Self.value(expression, isString: { attributeType(atPath: $0, from: m.source!) == .string }, entityPolicy: m.policyName) {
             let target = destination.attribute(p.name, of: m.destination!)?.type
             // Arithmetic stored in an integer attribute: Core Data keeps the number's integer
             // part (`$source.content.length * 0.2` in an Integer 32), as `integer()` does.
-            if text.hasPrefix("("), target?.isInteger == true { return "integer\(text)" }
+            if case .binary = value.kind, target?.isInteger == true { return .call("integer", value) }
             // An NSNumber holds integers and booleans alike, so Core Data stores either in the
             // other's attribute: a Boolean into an Integer as 1/0, an integer into a Boolean
             // as it is, which only 0 and 1 mean (another number is rejected, row by row).
@@ -275,25 +275,28 @@ private struct Translation {
             default: expression.sourceKeyPath.flatMap { attributeType(atPath: $0, from: m.source!) }
             }
             if target == .boolean, given?.isInteger == true {
-                if case .constant(.integer(let n)) = expression, n == 0 || n == 1 { return n == 1 ? "true" : "false" }
-                return "if(\(text) == 0, false, if(\(text) == 1, true, boolean(concat('NSNumber ', \(text), ' in a Boolean attribute (0 or 1 only)'))))"
+                if case .constant(.integer(let n)) = expression, n == 0 || n == 1 { return .literal(.boolean(n == 1)) }
+                let integer = { (n: Int64) in Syntax.literal(.integer(n)) }, boolean = { (b: Bool) in Syntax.literal(.boolean(b)) }
+                let rejected = Syntax.call("boolean", .call("concat", .string("NSNumber "), value, .string(" in a Boolean attribute (0 or 1 only)")))
+                return .call("if", .binary(.equal, value, integer(0)), boolean(false), .call("if", .binary(.equal, value, integer(1)), boolean(true), rejected))
             }
             if target?.isInteger == true, given == .boolean {
-                if case .constant(.bool(let b)) = expression { return b ? "1" : "0" }
-                return "integer(\(text))"
+                if case .constant(.bool(let b)) = expression { return .literal(.integer(b ? 1 : 0)) }
+                return .call("integer", value)
             }
-            return text
+            return value
         }
         if m.policyName == nil, expression.callsEntityPolicy {
             throw refuse(m, p, kind: "attribute", "value expression \(expression) calls $entityPolicy, but the entity mapping names no migration policy class "
                 + "(Custom Policy in Xcode): name the class whose etl policy has the function, or write this step as pipeline JSON")
         }
-        let suggestion = source.attribute(p.name, of: m.source!) != nil ? "$source.\(p.name)" : "null"
+        let suggestion = Printer.print(source.attribute(p.name, of: m.source!) != nil ? .source(p.name) : .null)
         throw refuse(m, p, kind: "attribute", "value expression \(expression) has no pipeline equivalent etl knows: write this step as pipeline JSON "
             + "(etl mapping show prints it) with an expression of your own for \(m.destination!).\(p.name), such as \"\(suggestion)\" (docs/pipeline.md, Expressions)")
     }
 
-    static let arithmetic = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "modulus:by:": "%"]
+    static let arithmetic: [String: Syntax.BinaryOperator] = ["add:to:": .plus, "from:subtract:": .minus, "multiply:by:": .times,
+                                                             "divide:by:": .divide, "modulus:by:": .remainder]
     // NSString's `length` counts UTF-16 units (NSData's, bytes): `utf16length`, not `length`.
     static let functions = ["uppercase:": "upper", "lowercase:": "lower", "length:": "utf16length"]
     static let methods = ["uppercaseString": "upper", "lowercaseString": "lower", "length": "utf16length"]
@@ -304,47 +307,54 @@ private struct Translation {
     /// length of the string `content` (key-value coding sends `length` to the string).
     /// `entityPolicy` is the etl name of the mapping's policy class, which
     /// `FUNCTION($entityPolicy, "selector:", …)` calls (nil: the mapping names none).
-    static func value(_ e: ArchivedExpression, isString: (String) -> Bool = { _ in false }, entityPolicy: String? = nil) -> String? {
+    static func value(_ e: ArchivedExpression, isString: (String) -> Bool = { _ in false }, entityPolicy: String? = nil) -> Syntax? {
         if let path = e.sourceKeyPath {
             if path.hasSuffix(".length"), isString(String(path.dropLast(".length".count))) {
-                return "utf16length($source.\(path.dropLast(".length".count)))"
+                return .call("utf16length", sourcePath(String(path.dropLast(".length".count))))
             }
-            return path.isEmpty ? "$source" : "$source.\(path)"
+            return sourcePath(path)
+        }
+        func operand(_ e: ArchivedExpression) -> Syntax? {
+            value(e, isString: isString, entityPolicy: entityPolicy)
         }
         switch e {
         case .constant(let v):
             switch v {
-            case .null: return "null"
-            case .bool(let b): return b ? "true" : "false"
-            case .integer(let i): return String(i)
-            case .real(let d): return d.isFinite ? String(d) : nil
-            case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+            case .null: return .null
+            case .bool(let b): return .literal(.boolean(b))
+            case .integer(let i): return .literal(.integer(i))
+            case .real(let d): return d.isFinite ? .literal(.double(d)) : nil
+            case .string(let s): return .string(s)
             default: return nil
             }
-        case .function(let operand, let selector, let arguments):
-            if operand == .variable("entityPolicy") {
+        case .function(let target, let selector, let arguments):
+            if target == .variable("entityPolicy") {
                 guard let entityPolicy else { return nil }
-                let values = arguments.map { value($0, isString: isString, entityPolicy: entityPolicy) }
+                let values = arguments.map(operand)
                 guard values.allSatisfy({ $0 != nil }) else { return nil }
-                return MappingModelImport.policyFunctionName(policy: entityPolicy, selector: selector) + "(" + values.map { $0! }.joined(separator: ", ") + ")"
+                return .call(MappingModelImport.policyFunctionName(policy: entityPolicy, selector: selector), values.map { $0! })
             }
-            if let op = arithmetic[selector], arguments.count == 2,
-               let a = value(arguments[0], isString: isString, entityPolicy: entityPolicy), let b = value(arguments[1], isString: isString, entityPolicy: entityPolicy) {
-                return "(\(a) \(op) \(b))"
+            if let op = arithmetic[selector], arguments.count == 2, let a = operand(arguments[0]), let b = operand(arguments[1]) {
+                return .binary(op, a, b)
             }
-            if let f = functions[selector], arguments.count == 1, let a = value(arguments[0], isString: isString, entityPolicy: entityPolicy) { return "\(f)(\(a))" }
+            if let f = functions[selector], arguments.count == 1, let a = operand(arguments[0]) { return .call(f, a) }
             if selector == "castObject:toType:", arguments.count == 2, case .constant(.string(let type)) = arguments[1],
-               let f = casts[type], let a = value(arguments[0], isString: isString, entityPolicy: entityPolicy) {
-                return "\(f)(\(a))"
+               let f = casts[type], let a = operand(arguments[0]) {
+                return .call(f, a)
             }
             // A method sent to a value (`FUNCTION($source.name, "uppercaseString")`).
-            guard let operand, operand != .variable("manager"), let target = value(operand, isString: isString, entityPolicy: entityPolicy) else { return nil }
-            if let f = methods[selector], arguments.isEmpty { return "\(f)(\(target))" }
-            if selector == "stringByAppendingString:", arguments.count == 1, let a = value(arguments[0], isString: isString, entityPolicy: entityPolicy) { return "concat(\(target), \(a))" }
+            guard let target, target != .variable("manager"), let receiver = operand(target) else { return nil }
+            if let f = methods[selector], arguments.isEmpty { return .call(f, receiver) }
+            if selector == "stringByAppendingString:", arguments.count == 1, let a = operand(arguments[0]) { return .call("concat", receiver, a) }
             return nil
         default:
             return nil
         }
+    }
+
+    /// `$source` followed by the names of a key path ("" for the row itself).
+    static func sourcePath(_ path: String) -> Syntax {
+        .path(.source, path.isEmpty ? [] : path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
     // MARK: Relationships
@@ -354,7 +364,7 @@ private struct Translation {
         let call = r.isToMany ? "destinations" : "destination"
         func unknown(_ what: String) -> DocumentError {
             refuse(m, p, kind: "relationship", "\(what): write this step as pipeline JSON (etl mapping show prints it) with an expression of your own for "
-                + "\(m.destination!).\(r.name), such as \"\(call)('Mapping', $source.\(p.name))\" (docs/pipeline.md, Expressions)")
+                + "\(m.destination!).\(r.name), such as \"\(Printer.print(.call(call, .string("Mapping"), .source(p.name))))\" (docs/pipeline.md, Expressions)")
         }
         /// The mappings that carry rows of the source relationship `name` (a key path: the
         /// relationship it ends in) to rows `r` may hold.

@@ -1,3 +1,5 @@
+import ETLExpression
+
 /// A string comparison of an `NSPredicate` with its options, as a pipeline expression:
 /// `==[c]`, `!=[cd]`, `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE` and `MATCHES`, each with
 /// `[c]` (case-insensitive), `[d]` (diacritic-insensitive) or `[cd]`.
@@ -45,34 +47,40 @@ struct StringComparison {
     private var isDiacriticInsensitive: Bool { options.contains("d") }
 
     /// `text` folded as the options say (`normalize` without any: NFC).
-    private func folded(_ text: String) -> String {
+    private func folded(_ text: Syntax) -> Syntax {
         switch (isCaseInsensitive, isDiacriticInsensitive) {
-        case (false, false): return "normalize(\(text))"
-        case (true, false): return "casefold(\(text))"
-        case (false, true): return "diacriticfold(\(text))"
-        case (true, true): return "casefold(diacriticfold(\(text)))"
+        case (false, false): return .call("normalize", text)
+        case (true, false): return .call("casefold", text)
+        case (false, true): return .call("diacriticfold", text)
+        case (true, true): return .call("casefold", .call("diacriticfold", text))
         }
     }
 
-    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    /// A key path of the source row (not the row itself) or a string literal: what
+    /// `BEGINSWITH` and the others compare, and what the options fold.
+    static func isPathOrString(_ operand: Syntax) -> Bool {
+        if case .path(.source, let segments) = operand.kind { return !segments.isEmpty }
+        return operand.stringLiteral != nil
+    }
 
-    /// The expression comparing `left` (an operand as translated) with `right` (as
-    /// translated; `literal`: its text when it is a string literal).
-    func expression(left: String, right: String, literal: String?) throws -> String {
+    /// The expression comparing `left` with `right` (operands as translated).
+    func expression(left: Syntax, right: Syntax) throws -> Syntax {
+        let literal = right.stringLiteral
         switch operation {
         case "==", "!=":
+            let op: Syntax.BinaryOperator = operation == "==" ? .equal : .notEqual
             // Options change only how texts compare: with null, a number or a boolean
             // (`name ==[c] nil`, `tags.@count ==[c] 2`) the comparison is the plain one.
-            guard [left, right].allSatisfy({ $0.hasPrefix("$source.") || $0.hasPrefix("'") }) else {
-                return "\(left) \(operation) \(right)"
+            guard [left, right].allSatisfy(Self.isPathOrString) else {
+                return .binary(op, left, right)
             }
-            return "\(folded(left)) \(operation) \(folded(right))"
+            return .binary(op, folded(left), folded(right))
         case "MATCHES":
-            guard isCaseInsensitive else { return "matches(\(left), \(right))" }
+            guard isCaseInsensitive else { return .call("matches", left, right) }
             guard let literal else {
                 throw NoExactTranslation(description: "\(written) needs a pattern written as a string literal")
             }
-            return "matches(\(left), \(Self.quoted("(?i)" + literal)))"
+            return .call("matches", left, .string("(?i)" + literal))
         default:
             guard let literal else {
                 throw NoExactTranslation(description: "\(written) compares with a key path, not a string literal: etl translates it only with a literal")
@@ -96,7 +104,7 @@ struct StringComparison {
                 }
                 if !run.isEmpty { pieces.append((run, true)) }
             }
-            var parts: [String] = []
+            var parts: [Syntax] = []
             var text = ""
             for piece in pieces {
                 if !piece.isLiteral {
@@ -105,13 +113,13 @@ struct StringComparison {
                     // ASCII folds as known: case folding lowercases it, the rest keep it.
                     text += "\\Q" + (isCaseInsensitive ? piece.text.lowercased() : piece.text) + "\\E"
                 } else {
-                    parts += [Self.quoted(text + "\\Q"), folded(Self.quoted(piece.text))]
+                    parts += [.string(text + "\\Q"), folded(.string(piece.text))]
                     text = "\\E"
                 }
             }
-            parts.append(Self.quoted(text))
-            let pattern = parts.count == 1 ? parts[0] : "concat(\(parts.joined(separator: ", ")))"
-            return "matches(\(folded(left)), \(pattern))"
+            parts.append(.string(text))
+            let pattern = parts.count == 1 ? parts[0] : .call("concat", parts)
+            return .call("matches", folded(left), pattern)
         }
     }
 }

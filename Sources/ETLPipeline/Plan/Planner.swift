@@ -457,32 +457,27 @@ public struct Planner {
     /// carries over becomes the expression a user would have written.
     func inferredMappings(_ spec: PipelineSpec, _ inferred: InferredStep, from: Model, to: Model) throws -> StepSpec {
         let origin = spec.modelsCursor ?? spec.destination.cursor
-        func expression(_ text: String, _ what: String) -> ExpressionSpec {
-            ExpressionSpec(text: text, cursor: JSONCursor(node: origin.node, path: "\(origin.path) (inferred \(from.version) → \(to.version): \(what))", file: origin.file))
+        func expression(_ syntax: Syntax, _ what: String) -> ExpressionSpec {
+            ExpressionSpec(text: Printer.print(syntax), cursor: JSONCursor(node: origin.node, path: "\(origin.path) (inferred \(from.version) → \(to.version): \(what))", file: origin.file))
         }
         var step = StepSpec(name: "", from: from.version, to: to.version, toCursor: nil, mappings: [], cursor: origin)
         for m in inferred.mappings {
             var attributes: [(name: String, expression: ExpressionSpec)] = []
             for a in m.attributes {
                 switch a.value {
-                case .source(let name): attributes.append((a.destination, expression("$source.\(name)", "\(m.destination).\(a.destination)")))
+                case .source(let name): attributes.append((a.destination, expression(.source(name), "\(m.destination).\(a.destination)")))
                 case .sourceOrDefault(let name, let value):
-                    attributes.append((a.destination, expression("coalesce($source.\(name), \(literal(value)))", "\(m.destination).\(a.destination)")))
+                    attributes.append((a.destination, expression(.call("coalesce", .source(name), literal(value)), "\(m.destination).\(a.destination)")))
                 case .defaultValue, .null: break  // unmapped attributes get the model's default, or null
                 }
             }
             var relationships: [(name: String, expression: ExpressionSpec)] = []
             for r in m.relationships {
-                let text: String
-                if r.isToMany {
-                    // Rows of several mappings (the sub-entities of a hierarchy): the links of each.
-                    let lookups = r.mappings.map { "destinations('\($0)', $source.\(r.source))" }
-                    text = lookups.count == 1 ? lookups[0] : "union(\(lookups.joined(separator: ", ")))"
-                } else {
-                    let lookups = r.mappings.map { "destination('\($0)', $source.\(r.source))" }
-                    text = lookups.count == 1 ? lookups[0] : "coalesce(\(lookups.joined(separator: ", ")))"
-                }
-                relationships.append((r.destination, expression(text, "\(m.destination).\(r.destination)")))
+                // Rows of several mappings (the sub-entities of a hierarchy): a to-many links those of
+                // each, a to-one the one found.
+                let lookups = r.mappings.map { Syntax.call(r.isToMany ? "destinations" : "destination", .string($0), .source(r.source)) }
+                let value = lookups.count == 1 ? lookups[0] : .call(r.isToMany ? "union" : "coalesce", lookups)
+                relationships.append((r.destination, expression(value, "\(m.destination).\(r.destination)")))
             }
             step.mappings.append(MappingSpec(name: m.name, source: m.source, destination: m.destination, filter: nil,
                                              attributes: attributes, relationships: relationships, uniqueBy: nil, forEach: nil,
@@ -491,13 +486,12 @@ public struct Planner {
         return step
     }
 
-    func literal(_ value: SQLValue) -> String {
+    func literal(_ value: SQLValue) -> Syntax {
         switch value {
-        case .null: return "null"
-        case .integer(let i): return String(i)
-        case .real(let d): return String(d)
-        case .text(let t): return "'" + t.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob: return "null"
+        case .null, .blob: return .null
+        case .integer(let i): return .literal(.integer(i))
+        case .real(let d): return .literal(.double(d))
+        case .text(let t): return .string(t)
         }
     }
 

@@ -206,20 +206,25 @@ private final class Composer {
         if grouped, m.filter != nil || m.uniqueBy != nil || m.forEach != nil || !keptInSecond {
             throw Refused(reason: "\(what) reads the rows mapping \(maker.name) groups by uniqueBy, and filters, groups, multiplies or renumbers them")
         }
+        func rewritten(_ spec: ExpressionSpec) throws -> Syntax {
+            try self.rewrite(spec.text, source: (index, grouped), item: item, in: what)
+        }
         func rewrite(_ spec: ExpressionSpec?) throws -> ExpressionSpec? {
             guard let spec else { return nil }
-            return ExpressionSpec(text: try self.rewrite(spec.text, source: (index, grouped), item: item, in: what), cursor: spec.cursor)
+            return ExpressionSpec(text: Printer.print(try rewritten(spec)), cursor: spec.cursor)
         }
         var fused = m
         fused.source = maker.source
         fused.sourceCursor = maker.sourceCursor
         fused.forEach = try rewrite(m.forEach)
         fused.uniqueBy = grouped ? maker.uniqueBy : try rewrite(m.uniqueBy)
-        let filter = try rewrite(m.filter)
         // Lazily, as the two steps: the second filter is not evaluated for a row the first filtered out.
-        switch (maker.filter, filter) {
-        case (nil, let f), (let f, nil): fused.filter = f
-        case (let f1?, let f2?): fused.filter = ExpressionSpec(text: "if((\(f1.text)), (\(f2.text)), false)", cursor: f2.cursor)
+        switch (maker.filter, m.filter) {
+        case (nil, let f): fused.filter = try rewrite(f)
+        case (let f, nil): fused.filter = f
+        case (let f1?, let f2?):
+            let both = Syntax.call("if", try PathUse.parsed(f1.text), try rewritten(f2), .literal(.boolean(false)))
+            fused.filter = ExpressionSpec(text: Printer.print(both), cursor: f2.cursor)
         }
         fused.attributes = []
         for (name, spec) in m.attributes { fused.attributes.append((name, try rewrite(spec)!)) }
@@ -229,22 +234,21 @@ private final class Composer {
     }
 
     /// `text` (read over rows of the store between) read over the first step's source rows.
-    func rewrite(_ text: String, source: (index: Int, grouped: Bool), item: (index: Int, grouped: Bool)?, in what: String) throws -> String {
+    func rewrite(_ text: String, source: (index: Int, grouped: Bool), item: (index: Int, grouped: Bool)?, in what: String) throws -> Syntax {
         try PathUse.substitute(text) { use in
             try replacement(use, producer: use.root == .source ? source : item!, in: "'\(text)' of \(what)")
         }
     }
 
-    private func replacement(_ use: PathUse, producer: (index: Int, grouped: Bool), in what: String) throws -> String {
-        let root = use.root == .source ? "$source" : "$item"
+    private func replacement(_ use: PathUse, producer: (index: Int, grouped: Bool), in what: String) throws -> Syntax {
         let planned = first.mappings[producer.index]
         let maker = written.mappings[producer.index]
         let entity = planned.destinationEntity
         guard let name = use.names.first else {
             if producer.grouped { throw Refused(reason: "\(what) reads a row mapping \(maker.name) groups by uniqueBy") }
-            return root
+            return .path(use.root, [])
         }
-        guard use.names.count == 1 else { throw Refused(reason: "\(what) follows \(root).\(use.names.joined(separator: ".")) across the store between") }
+        guard use.names.count == 1 else { throw Refused(reason: "\(what) follows \(Printer.print(.path(use.root, use.names))) across the store between") }
         if let attribute = between.attribute(name, of: entity) {
             guard let assignment = planned.attributes.first(where: { $0.attribute.name == name }) else {
                 throw Refused(reason: "\(what) reads \(entity).\(name), which is not an attribute of the store between")
@@ -261,7 +265,7 @@ private final class Composer {
                     throw Refused(reason: "\(what) reads \(entity).\(name), which mapping \(maker.name) converts to \(attribute.type) on storing")
                 }
                 let text = maker.attributes.first { $0.name == name }!.expression.text
-                return "(" + (use.root == .item ? try rerooted(text) : text) + ")"
+                return use.root == .item ? try rerooted(text) : try PathUse.parsed(text)
             }
         }
         guard let relationship = between.relationship(name, of: entity) else {
@@ -292,14 +296,14 @@ private final class Composer {
             let check = StepPlan.LinkCheck(entity: planned.sourceEntity, relationship: linked)
             if !links.contains(check) { links.append(check) }
         }
-        return (["$source"] + segments.map(\.name)).joined(separator: ".")
+        return .path(.source, segments.map(\.name))
     }
 
     /// A first-step expression (over `$source`) over `$item` instead.
-    private func rerooted(_ text: String) throws -> String {
+    private func rerooted(_ text: String) throws -> Syntax {
         try PathUse.substitute(text) { use in
             guard use.root == .source else { throw Refused(reason: "'\(text)' reads $item") }
-            return (["$item"] + use.names).joined(separator: ".")
+            return .path(.item, use.names)
         }
     }
 
@@ -312,45 +316,67 @@ private final class Composer {
     }
 
     /// A default value as an expression literal of the attribute's own expression type.
-    private static func literal(_ value: SQLValue, type: AttributeType) -> String? {
+    private static func literal(_ value: SQLValue, type: AttributeType) -> Syntax? {
         switch (value, ExprType(type)) {
-        case (.integer(let i), .integer): return String(i)
-        case (.real(let d), .double) where d.isFinite: return "\(d)"
-        case (.text(let t), .string): return "'" + t.replacingOccurrences(of: "'", with: "''") + "'"
+        case (.integer(let i), .integer): return .literal(.integer(i))
+        case (.real(let d), .double) where d.isFinite: return .literal(.double(d))
+        case (.text(let t), .string): return .string(t)
         default: return nil
         }
     }
 }
 
-/// A key path in an expression's text: where it is, and whether it is the argument of a
-/// `destination(s)` lookup.
+/// A key path in an expression, and whether it is the argument of a `destination(s)` lookup.
 private struct PathUse {
     var root: PathRoot
     var names: [String]
-    /// Characters of the text (as `Lexer` counts them, from 0).
-    var range: Range<Int>
     var lookup: Bool
 
-    /// `text` with each key path replaced by `replacement`'s text for it (from the last, so
-    /// that the places of those before stay where they are).
-    static func substitute(_ text: String, _ replacement: (PathUse) throws -> String) throws -> String {
+    static func parsed(_ text: String) throws -> Syntax {
         guard let syntax = try? Parser.parse(text) else { throw StepFusion.Refused(reason: "'\(text)' does not parse") }
-        var uses: [PathUse] = []
-        collect(syntax, lookup: false, into: &uses)
-        var characters = Array(text)
-        for use in uses.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
-            characters.replaceSubrange(use.range, with: Array(try replacement(use)))
-        }
-        return String(characters)
+        return syntax
     }
 
+    /// The tree of `text` with each key path replaced by `replacement`'s tree for it. The
+    /// replacements are asked for from the last path of the text to the first, so that of
+    /// two paths refused, the reason given is the last one's.
+    static func substitute(_ text: String, _ replacement: (PathUse) throws -> Syntax) throws -> Syntax {
+        let syntax = try parsed(text)
+        var uses: [PathUse] = []
+        collect(syntax, lookup: false, into: &uses)
+        var replacements = uses.map { _ in Syntax.null }
+        for index in uses.indices.reversed() { replacements[index] = try replacement(uses[index]) }
+        var next = 0
+        return replaced(syntax, by: replacements, next: &next)
+    }
+
+    /// `syntax` with its paths, in the order `collect` finds them, replaced from `next` on.
+    private static func replaced(_ syntax: Syntax, by replacements: [Syntax], next: inout Int) -> Syntax {
+        var result = syntax
+        switch syntax.kind {
+        case .literal: break
+        case .path:
+            result = replacements[next]
+            next += 1
+        case .unary(let op, let spelling, let operand):
+            result.kind = .unary(op, spelling: spelling, replaced(operand, by: replacements, next: &next))
+        case .binary(let op, let spelling, let column, let left, let right):
+            let newLeft = replaced(left, by: replacements, next: &next)
+            result.kind = .binary(op, spelling: spelling, operatorColumn: column, newLeft, replaced(right, by: replacements, next: &next))
+        case .call(let name, let arguments):
+            var newArguments: [Syntax] = []
+            for argument in arguments { newArguments.append(replaced(argument, by: replacements, next: &next)) }
+            result.kind = .call(name, newArguments)
+        }
+        return result
+    }
+
+    /// The key paths of `syntax` in the order of its text.
     static func collect(_ syntax: Syntax, lookup: Bool, into uses: inout [PathUse]) {
         switch syntax.kind {
         case .literal: break
         case .path(let root, let segments):
-            let start = syntax.column - 1
-            let end = segments.last.map { $0.column - 1 + $0.name.count } ?? start + (root == .source ? "$source" : "$item").count
-            uses.append(PathUse(root: root, names: segments.map(\.name), range: start..<end, lookup: lookup))
+            uses.append(PathUse(root: root, names: segments.map(\.name), lookup: lookup))
         case .unary(_, _, let operand): collect(operand, lookup: false, into: &uses)
         case .binary(_, _, _, let left, let right):
             collect(left, lookup: false, into: &uses)
