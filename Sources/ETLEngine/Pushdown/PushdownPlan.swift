@@ -45,7 +45,7 @@ struct PushdownPlan {
         case forEach
     }
 
-    /// A mapping's statements, as parts (`SQLStatement`): rendered where they run.
+    /// A mapping's statements, as parts (`SQLStatementParts.swift`): rendered where they run.
     struct Create {
         let mapping: MappingID
         let kind: Kind
@@ -97,7 +97,7 @@ struct PushdownPlan {
         var append: SQLInsert? = nil
     }
 
-    /// A relationship's statement, as parts (`SQLStatement`): rendered where it runs.
+    /// A relationship's statement, as parts (`SQLStatementParts.swift`): rendered where it runs.
     struct Relate {
         let relationship: String
         let statement: RelateStatement
