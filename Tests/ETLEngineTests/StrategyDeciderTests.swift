@@ -25,13 +25,33 @@ final class StrategyDeciderTests: XCTestCase {
         var asked: [RowByRowReason?] = []
         let strategy = try decider.strategy { policies in
             asked.append(policies)
-            throw PushdownPlan.NotPushable(mapping: "Books", "has a policy with a relate hook")
+            throw PushdownPlan.NotPushable.policyWithRelateHook(mapping: "Books")
         }
         XCTAssertEqual(asked, [.policyIrregular(detail: "row 12")], "the planner is told why policies run row by row")
         guard case .rowByRow(let reason?) = strategy else { return XCTFail("row by row") }
         XCTAssertEqual(reason, .untranslatable(mapping: "Books", detail: "has a policy with a relate hook"))
         XCTAssertEqual(reason.description, "mapping Books has a policy with a relate hook")
-        XCTAssertEqual(PushdownPlan.NotPushable(reason: "the filter of mapping Books '…' has no exact SQL form").mapping, nil)
+        XCTAssertEqual(PushdownPlan.NotPushable.noExactSQLForm(what: "the filter of mapping Books", expression: "…").mapping, nil)
+    }
+
+    func testEachRefusalOfThePlannerSaysItsSentence() {
+        typealias Refusal = PushdownPlan.NotPushable
+        XCTAssertEqual(Refusal.sharesUniqueByKeys(mapping: "Authors", with: "Writers").reason,
+                       "mapping Authors shares its uniqueBy keys with mapping Writers")
+        XCTAssertEqual(Refusal.unregisteredPolicy(mapping: "Books", policy: "Tidy").reason, "mapping Books names the unregistered policy Tidy")
+        XCTAssertEqual(Refusal.attributeWithoutExactSQLForm(entity: "Book", attribute: "title", mapping: "Books", expression: "f($source.t)").reason,
+                       "the expression of Book.title in mapping Books, 'f($source.t)', has no exact SQL form")
+        XCTAssertEqual(Refusal.notDestinationOfSource(what: "relationship author", pairOwner: true).reason,
+                       "relationship author is not destination(s)('Mapping', $source) or ($item)")
+        XCTAssertEqual(Refusal.notDestinationOfSource(what: "relationship author", pairOwner: false).reason,
+                       "relationship author is not destination(s)('Mapping', $source) or ($source.relationship)")
+        XCTAssertEqual(Refusal.toOneToRowsMadeBy(what: "relationship author", mapping: "Authors", maker: "a policy").reason,
+                       "relationship author is a to-one to the rows of mapping Authors, which a policy makes")
+        XCTAssertEqual(Refusal.policyReadsNoColumn(entity: "Book", attribute: "tags").reason,
+                       "its policy reads Book.tags, which is not a column of its table")
+        XCTAssertEqual(RowByRowReason.untranslatable(mapping: Refusal.forEachWithPolicy(mapping: "Tags").mapping,
+                                                     detail: Refusal.forEachWithPolicy(mapping: "Tags").detail).description,
+                       "mapping Tags has a forEach and a policy")
     }
 
     func testLessonsSurviveTheCheckpointsJSON() throws {

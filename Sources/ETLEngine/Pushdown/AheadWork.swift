@@ -28,16 +28,15 @@ import ETLPipeline
 /// The links are worked out without their `ORDER BY` (`AheadLinks.pairs`), into a table
 /// with no type and no key: the run's connection sorts them as it inserts them. Its
 /// sorter has helper threads (`SorterThreads`), which find the second core free by then;
-/// sorted here the pairs would be sorted on one core, and then copied once more. Books
-/// v1 → v2 at 5M books (one run each): 13.9 s of work for the pairs, against 20.7 s for
-/// the sorted links and their index; the run took 31.2 s instead of 34.9 s.
+/// sorted here the pairs would be sorted on one core, and then copied once more.
 ///
 /// They are worked out a range of the owner rows' keys at a time (`AheadLinks.Ranges`),
 /// taken in turn from one list: when the run's connection reaches the statement before
 /// they are all done, rather than wait it takes ranges of that list too (`help`), into a
 /// table of its own. Each range is worked out once, by one of the two; the run's
 /// connection uses the pairs only when every range was, and inserts both tables' pairs in
-/// one sort. At 5M books the run's connection took 4 of the 20 ranges (one run: 27.4 s).
+/// one sort. So neither connection waits for the other: the links are ready as soon as
+/// the two together can make them.
 ///
 /// The run's connection opens each file only once it is complete and closed, so the two
 /// connections never wait for each other's locks. A `SmallStore` gets none of this: a

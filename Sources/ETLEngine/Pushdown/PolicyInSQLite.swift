@@ -60,12 +60,12 @@ enum PolicyInSQLite {
         let q = Database.quote
         return try mapping.createPaths.map { path throws(PushdownPlan.NotPushable) in
             guard path.root == .source, path.segments.count <= 1 else {
-                throw PushdownPlan.NotPushable(reason: "its policy's mapping reads \(path.description)")
+                throw PushdownPlan.NotPushable.policyMappingReadsPath(path.description)
             }
             guard let name = path.segments.first else { return ("\(alias).\(q(table.keyColumn))", .sourceRow(mapping.sourceEntity)) }
             if let attribute = layout.model.attribute(name, of: mapping.sourceEntity) {
                 if attribute.allowsExternalStorage && layout.kind == .coredata {
-                    throw PushdownPlan.NotPushable(reason: "its policy reads \(mapping.sourceEntity).\(name), which may be stored outside the table")
+                    throw PushdownPlan.NotPushable.policyReadsExternalStorage(entity: mapping.sourceEntity, attribute: name)
                 }
                 return ("\(alias).\(q(layout.column(ofAttribute: name, entity: mapping.sourceEntity)))", ExprType(attribute.type))
             }
@@ -73,7 +73,7 @@ enum PolicyInSQLite {
                case .foreignKey(_, let column) = layout.storage(ofRelationship: name, entity: mapping.sourceEntity) {
                 return ("\(alias).\(q(column))", .sourceRow(relationship.destination))
             }
-            throw PushdownPlan.NotPushable(reason: "its policy reads \(mapping.sourceEntity).\(name), which is not a column of its table")
+            throw PushdownPlan.NotPushable.policyReadsNoColumn(entity: mapping.sourceEntity, attribute: name)
         }
     }
 

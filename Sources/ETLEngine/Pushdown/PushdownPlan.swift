@@ -45,7 +45,7 @@ struct PushdownPlan {
         case forEach
     }
 
-    /// A mapping's statements, as parts (`SQLStatement`): rendered where they run.
+    /// A mapping's statements, as parts (`SQLStatementParts.swift`): rendered where they run.
     struct Create {
         let mapping: MappingID
         let kind: Kind
@@ -97,7 +97,7 @@ struct PushdownPlan {
         var append: SQLInsert? = nil
     }
 
-    /// A relationship's statement, as parts (`SQLStatement`): rendered where it runs.
+    /// A relationship's statement, as parts (`SQLStatementParts.swift`): rendered where it runs.
     struct Relate {
         let relationship: String
         let statement: RelateStatement
@@ -216,26 +216,6 @@ struct PushdownPlan {
     /// keep their source keys, as those of a `.sourceKeys` mapping.
     var policiesInSQLite: Set<MappingID> = []
 
-    struct NotPushable: Error {
-        /// The mapping whose own reason it is, if it is one mapping's.
-        let mapping: String?
-        /// What keeps it out of SQLite, after "mapping NAME " when `mapping` is set.
-        let detail: String
-
-        init(reason: String) {
-            mapping = nil
-            detail = reason
-        }
-
-        init(mapping: String, _ detail: String) {
-            self.mapping = mapping
-            self.detail = detail
-        }
-
-        /// The reason in words: "mapping Books has a policy with a relate hook".
-        var reason: String { RowByRowReason.untranslatable(mapping: mapping, detail: detail).description }
-    }
-
     /// The step's statements, or why it cannot be pushed down.
     /// - Parameter primaryKey: the primary-key columns of a destination table, in order.
     /// - Parameter policy: the registered policy a mapping names, if any.
@@ -257,19 +237,19 @@ struct PushdownPlan {
             let mapping = step.mappings[index]
             let own = mapping.ownTarget
             if scopes[own] != own {
-                throw NotPushable(mapping: mapping.name, "shares its uniqueBy keys with mapping \(step.targets[scopes[own]].name)")
+                throw NotPushable.sharesUniqueByKeys(mapping: mapping.name, with: step.targets[scopes[own]].name)
             }
             if mapping.forEach != nil {
-                if mapping.policy != nil { throw NotPushable(mapping: mapping.name, "has a forEach and a policy") }
-                if mapping.uniqueBy != nil { throw NotPushable(mapping: mapping.name, "has a forEach and a uniqueBy") }
+                if mapping.policy != nil { throw NotPushable.forEachWithPolicy(mapping: mapping.name) }
+                if mapping.uniqueBy != nil { throw NotPushable.forEachWithUniqueBy(mapping: mapping.name) }
                 kinds.append(.forEach)
                 continue
             }
             if let policyName = mapping.policy {
                 // Declared links of the policy's rows are found through its associations; links
                 // a relate hook computes are not, so such a step runs row by row as a whole.
-                guard let policy = policy(mapping) else { throw NotPushable(mapping: mapping.name, "names the unregistered policy \(policyName)") }
-                if policy.relate != nil { throw NotPushable(mapping: mapping.name, "has a policy with a relate hook") }
+                guard let policy = policy(mapping) else { throw NotPushable.unregisteredPolicy(mapping: mapping.name, policy: policyName) }
+                if policy.relate != nil { throw NotPushable.policyWithRelateHook(mapping: mapping.name) }
                 if let why = policiesRowByRow?.description ?? PolicyInSQLite.refusal(step, index, policy: policy) {
                     rowByRow[index] = "it has a policy, and \(why)"
                     kinds.append(.rowByRow)
@@ -350,7 +330,7 @@ private struct StatementBuilder {
     private func translate(_ expression: CompiledExpression?, _ translator: SQLTranslator, _ what: String) throws(NotPushable) -> String? {
         guard let expression else { return nil }
         guard let form = expression.form, let sql = translator.sql(form) else {
-            throw NotPushable(reason: "\(what) '\(expression.text)' has no exact SQL form")
+            throw NotPushable.noExactSQLForm(what: what, expression: expression.text)
         }
         return sql
     }
@@ -419,14 +399,15 @@ private struct StatementBuilder {
         var mayReject = [mapping.filter, mapping.uniqueBy].contains { $0?.form.map(Self.mayReject) ?? false }
         for assignment in mapping.attributes {
             if assignment.attribute.allowsExternalStorage && layout.kind == .coredata {
-                throw NotPushable(reason: "\(mapping.destinationEntity).\(assignment.attribute.name) allows external storage: its values are written row by row")
+                throw NotPushable.externalStorage(entity: mapping.destinationEntity, attribute: assignment.attribute.name)
             }
             columns.append(layout.column(ofAttribute: assignment.attribute.name, entity: mapping.destinationEntity))
             switch assignment.source {
             case .constant(let value): values.append(value.sqlLiteral)
             case .expression(let expression):
                 guard let sql = translator.stored(expression, as: assignment.attribute.type, epoch: layout.dateEpoch) else {
-                    throw NotPushable(reason: "the expression of \(mapping.destinationEntity).\(assignment.attribute.name) in mapping \(mapping.name), '\(expression.text)', has no exact SQL form")
+                    throw NotPushable.attributeWithoutExactSQLForm(entity: mapping.destinationEntity, attribute: assignment.attribute.name,
+                                                                   mapping: mapping.name, expression: expression.text)
                 }
                 evaluated.append(sql)
                 if let form = expression.form, Self.mayReject(form) { mayReject = true }
@@ -592,7 +573,7 @@ private struct StatementBuilder {
         guard case .path(let path, _)? = mapping.forEach?.form, path.root == .source, path.segments.count == 1,
               let r = layout.model.relationship(path.segments[0], of: mapping.sourceEntity), r.isToMany,
               let itemEntity = mapping.itemEntity else {
-            throw NotPushable(mapping: mapping.name, "has a forEach that is not $source.relationship")
+            throw NotPushable.forEachNotOverSourceRelationship(mapping: mapping.name)
         }
         var joins: [SQLJoin]
         let item: String
@@ -608,7 +589,7 @@ private struct StatementBuilder {
             joins = [.cross(p, on: ["\(p.column(column)) = \(key)"])]
             item = p.column(layout.table(of: r.destination).keyColumn)
         case .foreignKey:
-            throw NotPushable(mapping: mapping.name, "has a forEach over a relationship stored as a to-one column")
+            throw NotPushable.forEachOverToOneColumn(mapping: mapping.name)
         }
         let forms = ([mapping.filter] + mapping.attributes.map { assignment -> CompiledExpression? in
             if case .expression(let e) = assignment.source { return e } else { return nil }
@@ -725,7 +706,7 @@ private struct StatementBuilder {
             joins.append(WorkDatabase.joinUniqueKey(scope: mapping.targets[0], alias: u, key: try uniqueKey(index, alias: row)))
             return (joins, "\(u).destination", conditions)
         case .nextKeys:
-            throw NotPushable(mapping: mapping.name, "shares its destination table with another mapping, so its rows cannot be found by key")
+            throw NotPushable.sharesDestinationTable(mapping: mapping.name)
         case .rowByRow, .forEach:
             // Every row the policy (or the forEach) made of the mapping's own entity from that
             // source row, as destinations() looks them up (`relates` allows nothing else).
@@ -757,20 +738,19 @@ private struct StatementBuilder {
                   let target = step.mappingIDs.first(where: { step.mappings[$0].name == targetName }),
                   case .path(let path, _) = argument, path.root == .source || ownerIsPair,
                   path.segments.count <= (ownerIsPair ? 0 : 1) else {
-                throw NotPushable(reason: ownerIsPair ? "\(what) is not destination(s)('Mapping', $source) or ($item)"
-                                                : "\(what) is not destination(s)('Mapping', $source) or ($source.relationship)")
+                throw NotPushable.notDestinationOfSource(what: what, pairOwner: ownerIsPair)
             }
             let storage = layout.storage(ofRelationship: relationship.name, entity: mapping.destinationEntity)
             if kind(target) == .rowByRow || kind(target) == .forEach {
                 // A policy may make several rows of one source row: destination() fails the row
                 // then, and a key column holds one; only sets of links are written alike in SQL.
                 let maker = kind(target) == .forEach ? "a forEach" : "a policy"
-                if case .foreignKey = storage { throw NotPushable(reason: "\(what) is a to-one to the rows of mapping \(targetName), which \(maker) makes") }
-                if !many { throw NotPushable(reason: "\(what) uses destination() on the rows of mapping \(targetName), which \(maker) makes") }
+                if case .foreignKey = storage { throw NotPushable.toOneToRowsMadeBy(what: what, mapping: targetName, maker: maker) }
+                if !many { throw NotPushable.destinationOnRowsMadeBy(what: what, mapping: targetName, maker: maker) }
             }
             // Two relationships of one mapping on one storage would be linked in another order.
             if storages.contains(where: { $0.storage == storage && $0.relationship != relationship.name }) {
-                throw NotPushable(reason: "\(what) shares its storage with another relationship of the mapping")
+                throw NotPushable.sharesStorage(what: what)
             }
             storages.append((storage, relationship.name))
 
@@ -800,7 +780,7 @@ private struct StatementBuilder {
                 argumentRow = path.root == .item ? "o.item" : "o.source"
             } else if let name = path.segments.first {
                 guard let r = sourceLayout.model.relationship(name, of: mapping.sourceEntity) else {
-                    throw NotPushable(reason: "\(what) reads $source.\(name), which is no relationship")
+                    throw NotPushable.readsNoRelationship(what: what, name: name)
                 }
                 singleValued = !r.isToMany
                 switch sourceLayout.storage(ofRelationship: name, entity: mapping.sourceEntity) {
@@ -843,7 +823,7 @@ private struct StatementBuilder {
                 joins.append(WorkDatabase.joinAssociations(target: mapping.targets[0], alias: "o", source: ownerSourceKey))
                 ownerKey = "o.destination"
             case .nextKeys:
-                throw NotPushable(mapping: mapping.name, "shares its destination table with another mapping, so its rows cannot be found by key")
+                throw NotPushable.sharesDestinationTable(mapping: mapping.name)
             }
             let ownerJoins = joins, ownerConditions = conditions
             // A join table's two columns, in the order of its primary key: the order links are written in.
@@ -874,7 +854,7 @@ private struct StatementBuilder {
                     let select = rows.selecting(columns.map { $0 == own ? ownerKey : targetKey })
                     return .pairs(SQLInsert(into: .main(table), columns: columns, select.ordered(by: ["1", "2"]), conflict: .ignore))
                 case .foreignKey(let table, let column):
-                    guard singleValued else { throw NotPushable(reason: "\(what) is a to-one given a to-many path") }
+                    guard singleValued else { throw NotPushable.toOneGivenToManyPath(what: what) }
                     // One value per destination row: the first source row's (lowest key) when several made it.
                     let pairs = kind(index) == .unique || kind(index) == .rowByRow
                         ? rows.selecting(["\(ownerKey) AS o", "\(targetKey) AS t", "min(\(ownerKeyColumn))"]).grouped(by: ["1"])

@@ -20,7 +20,7 @@ import ETLPipeline
 /// that is not UTF-8 text) make the step run row by row, which rejects those rows and
 /// loads the others. A mapping whose insert evaluates every passing row finds them
 /// itself: the SQL functions fail the chunk's statement, and the stage ends with that lesson
-/// (`Outcome.startOver`: the engine then starts the step again, row by row). Checking every
+/// (`StepEnd.startOver`: the engine then starts the step again, row by row). Checking every
 /// value in a scan before the create instead cost as much as the create itself. A
 /// uniqueBy mapping's insert evaluates first rows only: its values are checked before
 /// (`RejectScan`).
@@ -38,17 +38,6 @@ struct PushdownStage {
     var policiesRowByRow: RowByRowReason?
     /// What a policy called by SQLite met that only row by row does (`PolicyInSQLite`).
     var irregular = SQLTranslator.RejectedValue()
-
-    /// How a run of the stage ended.
-    enum Outcome {
-        /// Every mapping made and related; with the mappings made by a policy whose rows
-        /// were then found by key (`keptSourceKeys`).
-        case done(keptSourceKeys: Set<MappingID>)
-        /// A value the row-by-row engine rejects (the step must run row by row), or a source
-        /// row a policy called by SQLite could not make (its policies must run row by row):
-        /// the step starts over that way.
-        case startOver(StepLesson)
-    }
 
     /// Source rows per transaction of the create stage.
     var rowsPerChunk: Int { max(1, context.chunkSize) * 100 }
@@ -136,8 +125,10 @@ struct PushdownStage {
         StoreCompanions.readOnlyURI(path)
     }
 
-    /// Runs the step, or as much of it as it takes to learn that it must start over.
-    func run() throws -> Outcome {
+    /// Runs the step, or as much of it as it takes to learn that it must start over: at a
+    /// value the row-by-row engine rejects (the step must run row by row), or a source row a
+    /// policy called by SQLite could not make (its policies must run row by row).
+    func run() throws -> StepEnd {
         let keptRelates = plan.rowByRow.isEmpty ? nil : try? Self.makePlan(context, keptRows: Set(plan.rowByRow.keys), policiesRowByRow: policiesRowByRow).relates
         let ahead = try AheadWork.start(context, plan: plan, keptRelates: keptRelates)
         defer { ahead?.finish() }
@@ -160,7 +151,24 @@ struct PushdownStage {
             try inSQLite { try relate(index, statements: relates[index]!, later: later, ahead: ahead) }
         }
         try Self.detach(context.destination)
-        return .done(keptSourceKeys: kept)
+        return .built(outcome(keptSourceKeys: kept))
+    }
+
+    /// What the built step tells the run: how its mappings ran, and which kept associations.
+    /// - Parameter byKey: the mappings made by a policy whose rows were then found by key
+    ///   (`keptSourceKeys`).
+    private func outcome(keptSourceKeys byKey: Set<MappingID>) -> StepOutcome {
+        let step = context.plan
+        let notes = plan.rowByRow.sorted(by: { $0.key < $1.key }).map { index, why in
+            let found = byKey.contains(index) ? ", finding its rows by key (each has its source row's key)" : ""
+            return "step \(step.name): mapping \(step.mappings[index].name) was created row by row (\(why)); the rest of the step ran inside SQLite\(found)"
+        }
+        let called = plan.policiesInSQLite.sorted(by: { $0.index < $1.index }).map { index in
+            "step \(step.name): mapping \(step.mappings[index].name)'s policy \(step.mappings[index].policy ?? "") was called by SQLite, one row per source row, each keeping its source row's key"
+        }
+        // A forEach mapping's pairs are recorded too, when something reads them (`PushdownPlan.Create.associate`).
+        let pairs = plan.creates.filter { $0.kind == .forEach && $0.associate != nil }.map(\.mapping)
+        return StepOutcome(notes: called + notes, associationsKept: Set(plan.rowByRow.keys).union(pairs))
     }
 
     /// Whether every source row of policy mapping `index` made exactly one row, under its

@@ -8,7 +8,7 @@ struct RowByRowExecutor: StepExecutor {
     /// Why the step could not run inside SQLite; nil when push-down was turned off.
     let reason: RowByRowReason?
 
-    func execute() throws -> StepResult {
+    func execute() throws -> StepEnd {
         for index in context.plan.createOrder {
             try CreateStage(context: context, index: index).run()
         }

@@ -164,8 +164,9 @@ public struct Engine {
                 if resume?.position.stage != .finalize {
                     switch try runStep(step, input: input, inputPath: inputPath, output: output, area: area,
                                        resume: resume, run: run, progress: progress) {
-                    case .done(let redoneRows): redone += redoneRows
+                    case .built(let outcome): redone += outcome.redone
                     case .apart(let note): return .apart(note: note)
+                    case .startOver(let lesson): preconditionFailure("a step ended starting over (\(lesson)): runStep starts it over")
                     }
                 }
                 if index < plan.steps.count - 1 {
@@ -243,33 +244,18 @@ public struct Engine {
         return false
     }
 
-    /// How a step's run ended.
-    private enum StepEnd {
-        /// Built and validated; with the number of rows that had been loaded after the
-        /// checkpoint it resumed from and were loaded again.
-        case done(redone: Int)
-        /// A fused step's check objected (`FusionCheck`): the run starts over with its steps apart.
-        case apart(String)
-    }
-
-    /// How one try of a step ended.
-    private enum StepTry {
-        case ended(StepEnd)
-        /// Inside SQLite, the step met what only row by row does: it starts over that way.
-        case startOver(StepLesson)
-    }
-
     /// Runs one step, from its beginning or from a checkpoint inside it, and again from its
     /// beginning as often as a try learns that it must run another way (at most twice: a
-    /// lesson once learned is not learned again).
+    /// lesson once learned is not learned again). Never ends `.startOver`.
     private func runStep(_ step: StepPlan, input: Database, inputPath: String, output: String, area: WorkArea,
                          resume: Checkpoint?, run: RunState, progress: @escaping (ProgressEvent) -> Void) throws -> StepEnd {
         var resume = resume
         var again = false
         while true {
-            switch try tryStep(step, input: input, inputPath: inputPath, output: output, area: area, resume: resume, run: run,
-                               again: again, progress: progress) {
-            case .ended(let end):
+            let end = try tryStep(step, input: input, inputPath: inputPath, output: output, area: area, resume: resume, run: run,
+                                  again: again, progress: progress)
+            switch end {
+            case .built, .apart:
                 return end
             case .startOver(let lesson):
                 // The decision is in the checkpoint before anything is undone: killed from here on,
@@ -288,7 +274,7 @@ public struct Engine {
     ///   was told the first time.
     private func tryStep(_ step: StepPlan, input: Database, inputPath: String, output: String, area: WorkArea,
                          resume: Checkpoint?, run: RunState, again: Bool,
-                         progress: @escaping (ProgressEvent) -> Void) throws -> StepTry {
+                         progress: @escaping (ProgressEvent) -> Void) throws -> StepEnd {
         let db: Database
         var nextKeys: [String: Int64]
         var redone = 0
@@ -337,7 +323,7 @@ public struct Engine {
         if sourceCounts != nil { options.tuning.observe?(.sourceCounted(step: step.name)) }
         if let fusionCheck, fusionCheck.ranInline, let outcome = try? fusionCheck.wait(), outcome.apart {
             db.close()
-            return .ended(.apart(outcome.note))
+            return .apart(note: outcome.note)
         }
         // A resumed step has the counts in its checkpoint.
         for removed in removedData.items {
@@ -357,15 +343,15 @@ public struct Engine {
             let note = DanglingLinks.note(step: step.name, dropped)
             if !run.notes.contains(note) { run.notes.append(note) }
         }
+        var execution: StepOutcome
         do {
             let decider = StrategyDecider(pushdown: options.pushdown, lessons: run.lessons)
-            let execution: StepOutcome
             switch try stepExecutor(for: context, decider: decider).execute() {
             case .built(let outcome):
                 execution = outcome
-            case .startOver(let lesson):
+            case let end:  // starts over another way: nothing it made is kept
                 db.close()
-                return .startOver(lesson)
+                return end
             }
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
@@ -392,7 +378,7 @@ public struct Engine {
                 let outcome = try fusionCheck.wait()
                 if outcome.apart {
                     db.close()
-                    return .ended(.apart(outcome.note))
+                    return .apart(note: outcome.note)
                 }
                 if !run.notes.contains(outcome.note) { run.notes.append(outcome.note) }
             }
@@ -416,7 +402,8 @@ public struct Engine {
         try db.execute("DETACH DATABASE work")
         run.finished += context.counters
         run.context = nil
-        return .ended(.done(redone: redone))
+        execution.redone = redone
+        return .built(execution)
     }
 
     /// What the user must do before the result is used.

@@ -126,7 +126,7 @@ public struct Planner {
         var plan = Plan(spec: spec, steps: steps, sourceVersion: chain.models[first].version,
                         targetVersion: chain.models[chain.hops.last?.to ?? 0].version, modelFiles: chain.files)
         plan.notes = notices + notes
-        let fusion = StepFusion.fuse(steps, planner: self)
+        let fusion = try StepFusion.fuse(steps, planner: self)
         plan.fusedSteps = fusion.steps.count < steps.count ? fusion.steps : nil
         plan.fusionRefusals = fusion.refusals
         return plan

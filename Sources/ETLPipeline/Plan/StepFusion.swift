@@ -32,13 +32,16 @@ import ETLStore
 /// against the source before the run uses the fused step (`FusionCheck` in the engine);
 /// where the source has one, the steps run one after the other, as written.
 public enum StepFusion {
+    /// Why two adjacent steps are left apart, in the words `etl plan` shows: the one error
+    /// fusing throws on purpose. Any other is a bug, and fails the plan rather than read as
+    /// a reason.
     public struct Refused: Error, Sendable {
         public let reason: String
     }
 
     /// The plan's steps with each pair of adjacent steps fused where it can be, from the first;
     /// a fused step is not fused again. With the reasons of the pairs left apart.
-    static func fuse(_ steps: [StepPlan], planner: Planner) -> (steps: [StepPlan], refusals: [String]) {
+    static func fuse(_ steps: [StepPlan], planner: Planner) throws -> (steps: [StepPlan], refusals: [String]) {
         var result: [StepPlan] = []
         var refusals: [String] = []
         var index = 0
@@ -50,9 +53,8 @@ public enum StepFusion {
                     result.append(fused)
                     index += 2
                     continue
-                } catch {
-                    let reason = (error as? Refused)?.reason ?? "\(error)"
-                    refusals.append("steps \(steps[index].name) and \(steps[index + 1].name) run one after the other: \(reason)")
+                } catch let refused as Refused {
+                    refusals.append("steps \(steps[index].name) and \(steps[index + 1].name) run one after the other: \(refused.reason)")
                 }
             }
             var step = steps[index]

@@ -4,7 +4,7 @@ import ETLStore
 import ETLExpression
 
 /// The push-down's statement parts render the SQL they stand for, each on its own.
-final class SQLStatementTests: XCTestCase {
+final class SQLStatementPartsTests: XCTestCase {
     let books = SQLTable.source("ZBOOK", alias: "s")
 
     func testATableIsNamedWithItsSchemaAndAlias() {
