@@ -64,7 +64,7 @@ struct TypeChecker {
                                    try check(left), try check(right), syntax: syntax)
 
         case .call(let name, let arguments):
-            if (name == "destination" || name == "destinations") && !scope.allowsDestinationLookups {
+            if FunctionLibrary.definition(name)?.looksUpDestinations == true && !scope.allowsDestinationLookups {
                 throw ExpressionError(message: "\(name)() is only available in relationship expressions",
                                       column: syntax.column)
             }

@@ -1,7 +1,5 @@
 import ETLStore
 import ETLModel
-import ETLExpression
-import ETLPipeline
 
 /// Writes an `ExpressionForm` as SQL over one source row (`alias`, a row of `entity` in
 /// the attached source), giving exactly the value the evaluator would.
@@ -11,24 +9,32 @@ import ETLPipeline
 /// taken as is (or cast as `Value(sql:as:)` casts it, integer to REAL for a double);
 /// anything else goes through `etl_value()`, which runs that very conversion in Swift. Only the source row's own attributes, its key and its to-one
 /// keys are readable; a deeper path has no translation and keeps the step row by row.
-struct SQLTranslator {
-    let layout: any StoreLayout
-    let entity: String
-    let alias: String
+public struct SQLTranslator {
+    public let layout: any StoreLayout
+    public let entity: String
+    public let alias: String
     /// Inside a forEach: the entity of `$item`, whose row is joined under `itemAlias`
     /// (null columns when the item row is missing, as row by row reads it).
-    var itemEntity: String? = nil
-    var itemAlias = "i"
+    public var itemEntity: String?
+    public var itemAlias: String
     /// Read every column as holding a value of its type's usual storage class (`read`),
     /// without the fallback for others: for statements over rows known to hold no other.
-    var usualValuesOnly = false
+    public var usualValuesOnly = false
     /// The statement's row guard (`PushdownPlan.rowGuard`) has tested every value of the
     /// source row's columns it reads: each is one the reading rule reads, so its reads
     /// need only tell its storage class (`usual`, `guarded`).
-    var rowGuarded = false
+    public var rowGuarded = false
+
+    public init(layout: any StoreLayout, entity: String, alias: String, itemEntity: String? = nil, itemAlias: String = "i") {
+        self.layout = layout
+        self.entity = entity
+        self.alias = alias
+        self.itemEntity = itemEntity
+        self.itemAlias = itemAlias
+    }
 
     /// The SQL of `form`, or nil when it cannot be translated.
-    func sql(_ form: ExpressionForm) -> String? {
+    public func sql(_ form: ExpressionForm) -> String? {
         switch form {
         case .literal(let value): return Self.literal(value)
         case .path(let path, let type):
@@ -57,34 +63,33 @@ struct SQLTranslator {
         case .convert(let conversion, let argument, let type, let orNull):
             // A string attribute goes in as stored: the function reads it as `read` would
             // (one CASE per value less; see `registerValueFunction`).
-            let column = stringColumn(argument)
-            guard let value = column ?? sql(argument) else { return nil }
-            let call = "\(Self.convertFunction(conversion, type))(\(orNull ? 1 : 0), \(value))"
-            if conversion == .boolean, let column { return Self.booleanWords(column, else: call) }
-            return call
-        case .text(let function, let argument):
-            let column = stringColumn(argument)
-            guard let value = column ?? sql(argument) else { return nil }
-            let call = "\(Self.textFunction(function))(\(value))"
-            if function == .trim, let column { return Self.asciiTrim(column, else: call) }
-            return call
-        case .matches(let text, let pattern):
-            guard let text = stringColumn(text) ?? sql(text), let pattern = sql(pattern) else { return nil }
-            return "\(Self.matchesFunction)(\(text), \(pattern))"
-        case .utf16Length(let text):
-            guard let text = stringColumn(text) ?? sql(text) else { return nil }
-            return "\(Self.utf16LengthFunction)(\(text))"
+            guard let value = argumentSQL(argument, stored: true) else { return nil }
+            return ConversionFunctions.sql(conversion, of: value, from: type, orNull: orNull)
+        case .call(let function, let arguments):
+            var values: [SQLArgument] = []
+            for (index, argument) in arguments.enumerated() {
+                guard let value = argumentSQL(argument, stored: function.storedText.contains(index)) else { return nil }
+                values.append(value)
+            }
+            return function.write(values)
         case .function(let name, let list):
             let parts = list.compactMap(sql)
-            return parts.count == list.count ? "\(Self.functionName(name))(\(parts.joined(separator: ", ")))" : nil
+            return parts.count == list.count ? "\(ExpressionFunction.sqlName(name))(\(parts.joined(separator: ", ")))" : nil
         case .destinations, .union:
             return nil  // a relationship statement joins these; no scalar value
         }
     }
 
+    /// An argument of a function: with `stored`, a string attribute goes in as its column
+    /// (`stringColumn`), which the function reads as `read` would.
+    private func argumentSQL(_ form: ExpressionForm, stored: Bool) -> SQLArgument? {
+        let column = stored ? stringColumn(form) : nil
+        return (column ?? sql(form)).map { SQLArgument(sql: $0, storedColumn: column) }
+    }
+
     /// The column a string attribute of the row (or item) is stored in, for `form` reading
-    /// one: the shortcuts below test its value as stored, and only `call`, their way out,
-    /// reads it as the engine reads it (`read`).
+    /// one: the shortcuts of `trim` and `boolean` test its value as stored, and only their
+    /// call, their way out, reads it as the engine reads it (`read`).
     private func stringColumn(_ form: ExpressionForm) -> String? {
         guard case .path(let path, .string) = form, path.segments.count == 1 else { return nil }
         let (entity, alias) = path.root == .item ? (itemEntity, itemAlias) : (entity, alias)
@@ -93,30 +98,9 @@ struct SQLTranslator {
         return "\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: entity)))"
     }
 
-    /// `trim` of `column` by SQLite's own `trim` when it holds text that is ASCII without a
-    /// NUL (as many characters as bytes: `length` of text counts characters up to a NUL),
-    /// where Unicode's White_Space is exactly tab, line feed, vertical tab, form feed,
-    /// carriage return and space; else `call`, the engine's own. A call into Swift per
-    /// value cost more than the rest of a conversion's statement. (Text stored with bytes
-    /// that are not UTF-8 keeps them, as a pushed-down copy of it does.)
-    static func asciiTrim(_ column: String, else call: String) -> String {
-        "(CASE WHEN \(column) >= '' AND \(column) < x'' AND length(\(column)) = length(CAST(\(column) AS BLOB)) "
-            + "THEN trim(\(column), char(9, 10, 11, 12, 13, 32)) ELSE \(call) END)"
-    }
-
-    /// `boolean()` of `column` by a CASE over the words exactly as spelled in any ASCII
-    /// case, and "1" and "0" (SQLite's `lower` folds ASCII only, as `booleanWord` does, and
-    /// reads a number or a blob as the text the engine reads: 1 as '1'); anything else —
-    /// other text, white space around a word — by `call`, the engine's own, which also
-    /// rejects what is not a boolean.
-    static func booleanWords(_ column: String, else call: String) -> String {
-        let words = Conversion.trueWords.sorted().map { ($0, 1) } + Conversion.falseWords.sorted().map { ($0, 0) } + [("1", 1), ("0", 0)]
-        return "(CASE lower(\(column)) " + words.map { "WHEN '\($0.0)' THEN \($0.1) " }.joined() + "ELSE \(call) END)"
-    }
-
     /// The value to store in a destination attribute of `type` (what `storedValue` does):
     /// dates shifted to the destination's epoch, integers made REAL for non-integer numbers.
-    func stored(_ expression: CompiledExpression, as type: AttributeType, epoch: Double) -> String? {
+    public func stored(_ expression: CompiledExpression, as type: AttributeType, epoch: Double) -> String? {
         guard let form = expression.form, let value = sql(form) else { return nil }
         // A date copied from a store that counts from the same instant is copied as stored:
         // shifting to 1970 and back would round away its last bits (Core Data's own
@@ -165,7 +149,7 @@ struct SQLTranslator {
     /// `etl_value_<type>`, which reads it in Swift or fails the statement. A date is
     /// seconds since 1970 (a number shifted from `epoch` once, ISO text not again), or
     /// with `shifted` false, seconds since `epoch` (a date copied to a store of the same epoch).
-    static func read(_ column: String, as type: ExprType, epoch: Double, usualOnly: Bool = false, shifted: Bool = true,
+    public static func read(_ column: String, as type: ExprType, epoch: Double, usualOnly: Bool = false, shifted: Bool = true,
                      guarded: Bool = false) -> String? {
         guard let usual = usual(column, type, guarded: guarded) else { return nil }
         if type == .date && epoch != 0 {
@@ -189,7 +173,7 @@ struct SQLTranslator {
     /// storage class alone tells how: a number is CAST (exact for every number the rule
     /// reads: an integer's REAL has an integer value, a double's INTEGER is one a double
     /// holds), text is UTF-8; anything else goes to `etl_value_<type>`.
-    static func usual(_ column: String, _ type: ExprType, guarded: Bool = false) -> (test: String, sql: String)? {
+    public static func usual(_ column: String, _ type: ExprType, guarded: Bool = false) -> (test: String, sql: String)? {
         let c = column
         let isNumber = "\(c) < ''"
         let exactInDouble = "\(c) BETWEEN -9007199254740992 AND 9007199254740992"
@@ -212,11 +196,11 @@ struct SQLTranslator {
     /// `etl_value_date_epoch(x, epoch)`: `x` read as a date of a layout counting from
     /// `epoch`, in seconds since 1970 (`Value.reading`); fails the statement where the
     /// reading rule does not read it.
-    static let dateFunction = "etl_value_date_epoch"
+    public static let dateFunction = "etl_value_date_epoch"
 
     /// `etl_utf8(x)`: 1 when `x` is text of valid UTF-8, else 0 (its bytes tested, no
     /// String made). SQLite keeps whatever bytes it is given as text.
-    static let utf8Function = "etl_utf8"
+    public static let utf8Function = "etl_utf8"
 
     /// `etl_readable(codes, path, value, path, value, …)`: 1 when the reading rule reads
     /// every value, each as the type its letter in `codes` says (`readableCode`); else it
@@ -224,11 +208,11 @@ struct SQLTranslator {
     /// by row, which rejects that row (or makes the value null, where the pipeline says so).
     /// `PushdownPlan.rowGuard` calls it once a row; a value of its type's own storage
     /// class costs a test of that class, and no more (`Database.createStorageClassTest`).
-    static let readableFunction = "etl_readable"
+    public static let readableFunction = "etl_readable"
 
     /// A literal as SQL. Doubles are written in Swift's shortest form that reads back as
     /// the same double, which SQLite's parser also reads back exactly.
-    static func literal(_ value: Value) -> String {
+    public static func literal(_ value: Value) -> String {
         switch value {
         case .double(let d): return d.isFinite ? "\(d)" : "NULL"
         case .date(let d): return d.isFinite ? "\(d)" : "NULL"
@@ -236,67 +220,26 @@ struct SQLTranslator {
         }
     }
 
-    /// The SQL name of an added function: any Swift name, spelled as an SQL identifier.
-    static func functionName(_ name: String) -> String {
-        "etl_fn_" + name.utf8.map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// Registers the program's expression functions: the arguments read as their declared
-    /// types (SQL holds dates as seconds since 1970, booleans as 0/1, as `Value.sqlValue`).
-    static func register(_ functions: [String: ExpressionFunction], on database: Database) throws {
-        for (name, function) in functions {
-            try database.createFunction(functionName(name), arity: Int32(function.arguments.count)) { arguments in
-                function.call(zip(arguments, function.arguments).map { Value(sql: $0, as: $1) }).sqlValue
-            }
-        }
-    }
-
-    /// Registers the built-ins SQLite has no twin of, running the evaluator's own code,
-    /// one SQL function per name and type, so that nothing is looked up per value:
+    /// Registers the SQL functions the translated SQL calls, running the evaluator's own
+    /// code, one SQL function per name and type, so that nothing is looked up per value:
     ///
     /// - `etl_value_<type>(x)`: `x` read as a value of that expression type, as the
     ///   extractor reads it, before any epoch shift; a value the extractor rejects
     ///   (`Value.unreadable`) fails the statement;
-    /// - `etl_convert_<conversion>_<type>(orNull, x)`: the conversion of `x`, read as
-    ///   `type`; fails the statement where the evaluator rejects the row, unless orNull is 1;
-    /// - `etl_text_<function>(x)`;
-    /// - `etl_matches(text, pattern)` (`RegularExpression`), 1 or 0;
-    /// - `etl_text_utf16length(x)` (`TextFunction.utf16Length`).
-    ///
-    /// The last two read `x` as `etl_value_<type>` does, the rejects included, so that a
-    /// column can go in as stored; a value already read reads as itself again.
+    /// - `etl_value_date_epoch(x, epoch)`, `etl_utf8(x)`, `etl_readable(…)` (below);
+    /// - the functions of the built-ins SQLite has no twin of, each registered by its
+    ///   definition (`FunctionDefinition.registerSQL`): `etl_convert_…`, `etl_text_…`,
+    ///   `etl_matches`.
     ///
     /// `nulls` counts the values a conversion made null because orNull was 1; `rejected`
     /// keeps why the first value was rejected (a statement failing for another reason
     /// leaves it nil).
-    static func registerValueFunction(on database: Database, nulls: NullCount = NullCount(),
-                                      rejected: RejectedValue = RejectedValue()) throws {
+    public static func registerValueFunction(on database: Database, nulls: NullCount = NullCount(),
+                                             rejected: RejectedValue = RejectedValue()) throws {
         for type in valueTypes {
             try database.createFunction(valueFunction(type)) { (argument: SQLValue) in
                 if let reason = Value.unreadable(sql: argument, as: type) { throw rejected.record(reason) }
                 return Value(sql: argument, as: type).sqlValue
-            }
-            for conversion in Conversion.allCases {
-                let convert: @Sendable (SQLValue, SQLValue) throws -> SQLValue = { orNull, argument in
-                    if let reason = Value.unreadable(sql: argument, as: type) { throw rejected.record(reason) }
-                    do {
-                        return try conversion.convert(Value(sql: argument, as: type)).sqlValue
-                    } catch {
-                        if case .integer(1) = orNull {
-                            nulls.add()
-                            return .null
-                        }
-                        throw rejected.record("\(error)")
-                    }
-                }
-                if conversion == .date, type == .string {
-                    // Text dates by their bytes: the String and values of a call cost
-                    // several times the parse (a conversion calls this once per row).
-                    try database.createFunction(convertFunction(conversion, type),
-                                                text: { Conversion.isoDate(utf8: $0).map(SQLValue.real) }, convert)
-                } else {
-                    try database.createFunction(convertFunction(conversion, type), convert)
-                }
             }
         }
         try database.createTextTest(utf8Function) { $0.isValidUTF8 }
@@ -317,40 +260,19 @@ struct SQLTranslator {
                 throw rejected.record("\(text(index - 1)): \(why)")
             }
         }
-        try database.createFunction(matchesFunction) { (text: SQLValue, pattern: SQLValue) in
-            for argument in [text, pattern] {
-                if let reason = Value.unreadable(sql: argument, as: .string) { throw rejected.record(reason) }
-            }
-            guard case .string(let s) = Value(sql: text, as: .string), case .string(let p) = Value(sql: pattern, as: .string) else { return .null }
-            do {
-                return .integer(try RegularExpression.matches(s, pattern: p) ? 1 : 0)
-            } catch {
-                throw rejected.record("matches: \(error)")
-            }
-        }
-        for function in TextFunction.allCases {
-            try database.createFunction(textFunction(function)) { (argument: SQLValue) in
-                if let reason = Value.unreadable(sql: argument, as: .string) { throw rejected.record(reason) }
-                guard case .string(let text) = Value(sql: argument, as: .string) else { return .null }
-                return .text(function.apply(text))
-            }
-        }
-        // SQLite's length() counts characters (up to a NUL), not UTF-16 units.
-        try database.createFunction(utf16LengthFunction) { (argument: SQLValue) in
-            if let reason = Value.unreadable(sql: argument, as: .string) { throw rejected.record(reason) }
-            guard case .string(let text) = Value(sql: argument, as: .string) else { return .null }
-            return .integer(TextFunction.utf16Length(text))
+        for definition in FunctionLibrary.definitions {
+            try definition.registerSQL?(database, nulls, rejected)
         }
     }
 
     /// The types `etl_readable` tests, each with the storage class its values of its own
     /// class are in (`Value.reading`'s first cases: each such value reads as itself).
-    static let readableTypes: [(type: ExprType, storage: ExpectedStorage)] = [
+    public static let readableTypes: [(type: ExprType, storage: ExpectedStorage)] = [
         (.integer, .integer), (.double, .number), (.date, .finiteNumber), (.boolean, .zeroOrOne), (.string, .utf8Text), (.binary, .bytes),
     ]
 
     /// The letter `etl_readable` knows `type` by.
-    static func readableCode(_ type: ExprType) -> Character? {
+    public static func readableCode(_ type: ExprType) -> Character? {
         readableTypes.first { $0.type == type }?.storage.code
     }
 
@@ -358,29 +280,27 @@ struct SQLTranslator {
     static let valueTypes: [ExprType] = [.integer, .double, .string, .boolean, .date, .binary]
 
     static func valueFunction(_ type: ExprType) -> String { "etl_value_\(type)" }
-    static func convertFunction(_ conversion: Conversion, _ type: ExprType) -> String { "etl_convert_\(conversion.rawValue)_\(type)" }
-    static func textFunction(_ function: TextFunction) -> String { "etl_text_\(function.rawValue)" }
-    static let matchesFunction = "etl_matches"
-    static let utf16LengthFunction = "etl_text_utf16length"
 
     /// Why a pushed statement stopped: a value the row-by-row engine would reject.
-    struct ValueRejected: Error, CustomStringConvertible {
-        let reason: String
-        var description: String { reason }
+    public struct ValueRejected: Error, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
     }
 
     /// The first value the functions of one connection rejected, for the statement that
     /// failed to tell a rejected value from any other failure. (`PushdownStage` keeps a
     /// second one for the source rows a policy SQLite calls cannot make, `PolicyInSQLite`.)
-    final class RejectedValue: @unchecked Sendable {
+    public final class RejectedValue: @unchecked Sendable {
         /// Set from inside a statement, read after it, on the connection's one thread.
-        private(set) var reason: String?
+        public private(set) var reason: String?
 
-        func record(_ reason: String) -> ValueRejected {
+        public init() {}
+
+        public func record(_ reason: String) -> ValueRejected {
             if self.reason == nil { self.reason = reason }
             return ValueRejected(reason: reason)
         }
 
-        func clear() { reason = nil }
+        public func clear() { reason = nil }
     }
 }
