@@ -6,7 +6,7 @@
 /// `! && ||`, comparisons, `== null`, double arithmetic, `if`, `coalesce`,
 /// `destination(s)`, `union`, the program's own functions (`ExpressionFunction`), the conversions
 /// (`integer`, `double`, `boolean`, `date`, alone or in `orNull`) and `trim`, `normalize`,
-/// `casefold`, `diacriticfold`, `matches`, `utf16length` (the engine registers the Swift code of these last kinds in SQLite). A
+/// `casefold`, `diacriticfold`, `matches`, `utf16length` (their definitions register the Swift code of these last kinds in SQLite). A
 /// conversion can fail on a row: the engine looks for such a row before it pushes a
 /// mapping down. Integer arithmetic has no form (the evaluator rejects an overflowing row
 /// where SQLite would switch to REAL), nor have the other text and date functions; an
@@ -31,12 +31,10 @@ public indirect enum ExpressionForm: Sendable, Hashable {
     /// `integer()`, `double()`, `boolean()` or `date()` of a value of the given type;
     /// `orNull`: a value that cannot be converted gives null instead of failing.
     case convert(Conversion, ExpressionForm, from: ExprType, orNull: Bool)
-    /// `trim()`, `normalize()` or `casefold()`.
-    case text(TextFunction, ExpressionForm)
-    /// `matches(text, pattern)`: a regular expression over the whole text (`RegularExpression`).
-    case matches(ExpressionForm, ExpressionForm)
-    /// `utf16length(text)`: the text's UTF-16 code units (`TextOperations.utf16Length`).
-    case utf16Length(ExpressionForm)
+    /// A built-in function SQLite has no twin of, written as its definition's `SQLCall`
+    /// says (`trim()`, `normalize()`, `casefold()`, `diacriticfold()`, `matches()`,
+    /// `utf16length()`).
+    case call(SQLCall, [ExpressionForm])
     /// A function the program added (`ExpressionFunction`), by name.
     case function(String, [ExpressionForm])
     /// `destination('mapping', row)` (`many` false) or `destinations('mapping', rows)`.
@@ -69,13 +67,11 @@ public indirect enum ExpressionForm: Sendable, Hashable {
     private var children: [ExpressionForm] {
         switch self {
         case .literal, .path: return []
-        case .not(let a), .isNull(let a, _), .toDouble(let a), .text(_, let a), .convert(_, let a, _, _),
-             .utf16Length(let a), .destinations(_, let a, _):
+        case .not(let a), .isNull(let a, _), .toDouble(let a), .convert(_, let a, _, _), .destinations(_, let a, _):
             return [a]
-        case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b), .arithmetic(_, let a, let b),
-             .matches(let a, let b): return [a, b]
+        case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b), .arithmetic(_, let a, let b): return [a, b]
         case .conditional(let a, let b, let c): return [a, b, c]
-        case .coalesce(let list), .function(_, let list), .union(let list): return list
+        case .coalesce(let list), .call(_, let list), .function(_, let list), .union(let list): return list
         }
     }
 
@@ -100,4 +96,32 @@ extension Checked {
         guard let form else { return nil }
         return type == .integer && target == .double ? .toDouble(form) : form
     }
+}
+
+/// How the SQL of a built-in function's call is written (`ExpressionForm.call`), from its
+/// definition: known by the name of the SQL function it calls.
+public struct SQLCall: Sendable, Hashable {
+    /// The `etl_…` function the SQL calls.
+    public let name: String
+    /// The arguments that go in as stored when they are a string attribute's column: the
+    /// function reads them as `SQLTranslator.read` would, one CASE per value less.
+    let storedText: Set<Int>
+    /// The SQL of the call, from its arguments' (`SQLTranslator.sql`).
+    let write: @Sendable ([SQLArgument]) -> String
+
+    init(_ name: String, storedText: Set<Int>, write: @escaping @Sendable ([SQLArgument]) -> String) {
+        self.name = name
+        self.storedText = storedText
+        self.write = write
+    }
+
+    public static func == (a: SQLCall, b: SQLCall) -> Bool { a.name == b.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+/// An argument of a call written as SQL: its SQL, which is `storedColumn` when the
+/// argument is a string attribute going in as stored.
+struct SQLArgument {
+    let sql: String
+    let storedColumn: String?
 }

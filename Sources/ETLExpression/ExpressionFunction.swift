@@ -1,3 +1,6 @@
+import Foundation
+import ETLStore
+
 /// A function a program adds to the expression language, written in Swift:
 ///
 ///     let functions = ["titleCase": ExpressionFunction([.string], returns: .string) { arguments in
@@ -34,6 +37,44 @@ public struct ExpressionFunction: Sendable {
              (.date, .date), (.binary, .binary):
             return result
         default: return .null
+        }
+    }
+}
+
+extension ExpressionFunction {
+    /// A function the program added: arguments checked against its declared types.
+    func check(_ call: FunctionCall) throws(ExpressionError) -> Checked {
+        let function = self
+        try call.arity(function.arguments.count...function.arguments.count)
+        for (index, (argument, type)) in zip(call.arguments, function.arguments).enumerated() {
+            let fits = argument.type == .null || argument.type == type || (argument.type == .integer && type == .double)
+            guard fits else {
+                throw ExpressionError(message: "\(call.name): argument \(index + 1) must be \(type), found \(argument.type)",
+                                      column: argument.column)
+            }
+        }
+        let name = call.name
+        return Checked(type: function.returns, syntax: call.syntax, build: { linker in
+            let evaluators = zip(call.arguments, function.arguments).map { $0.build(as: $1, linker) }
+            return { context in function.call(try evaluators.map { try $0(context) }) }
+        }).with(form: allForms(zip(call.arguments, function.arguments).map { $0.form(as: $1) }).map { .function(name, $0) })
+    }
+
+
+    /// Its SQL name: any Swift name, spelled as an SQL identifier.
+    static func sqlName(_ name: String) -> String {
+        "etl_fn_" + name.utf8.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension SQLTranslator {
+    /// Registers the program's expression functions: the arguments read as their declared
+    /// types (SQL holds dates as seconds since 1970, booleans as 0/1, as `Value.sqlValue`).
+    public static func register(_ functions: [String: ExpressionFunction], on database: Database) throws {
+        for (name, function) in functions {
+            try database.createFunction(ExpressionFunction.sqlName(name), arity: Int32(function.arguments.count)) { arguments in
+                function.call(zip(arguments, function.arguments).map { Value(sql: $0, as: $1) }).sqlValue
+            }
         }
     }
 }

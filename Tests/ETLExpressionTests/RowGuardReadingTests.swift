@@ -1,7 +1,6 @@
 import XCTest
 import ETLStore
 @testable import ETLExpression
-@testable import ETLEngine
 
 /// The row guard of a pushed-down statement (`etl_readable`, one call a row) passes a value
 /// of its type's own storage class on that class alone, in C, and sends any other to the

@@ -2,9 +2,7 @@ import XCTest
 import ETLTestSupport
 import ETLStore
 import ETLModel
-@testable import ETLPipeline
 @testable import ETLExpression
-@testable import ETLEngine
 
 /// Pushed down, `trim()` and `boolean()` of a string attribute run SQLite's own `trim` and
 /// a CASE over the words before they call into Swift, and `date()` of a text reads its
