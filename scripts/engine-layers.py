@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
-"""The layers of Sources/ETLEngine, checked: a folder uses only types of folders in layers
-below its own (or of its own folder). Run by `make test-fast`.
+"""The module order of Sources, then the layers of Sources/ETLEngine, checked. Run by
+`make test-fast`.
+
+Modules, bottom up (docs/architecture.md): ETLStore, ETLDocument → ETLModel → ETLExpression →
+ETLCoreData → ETLPipeline → ETLEngine → ETL → ETLBatch → ETLCommandLine → etl. A module's
+dependencies in Package.swift and its files' imports name only modules below it.
+
+In ETLEngine, a folder uses only types of folders in layers below its own (or of its own folder).
 
 Layers, bottom up (docs/architecture.md, "Inside the engine"):
   0  Support, Policies   utilities; the policy API
@@ -23,6 +29,29 @@ LAYERS = {"Support": 0, "Policies": 0, "Core": 1, "Extract": 2, "WorkDatabase": 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "ETLEngine")
 top_level = re.compile(r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|final|nonisolated)\s+)*"
                        r"(?:struct|class|enum|protocol|typealias|actor|func|let|var)\s+(\w+)", re.M)
+MODULES = {"ETLStore": 0, "ETLDocument": 0, "ETLModel": 1, "ETLExpression": 2, "ETLCoreData": 3, "ETLPipeline": 4,
+           "ETLEngine": 5, "ETL": 6, "ETLBatch": 7, "ETLCommandLine": 8, "etl": 9}
+sources = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources")
+package = open(os.path.join(sources, "..", "Package.swift"), encoding="utf-8").read()
+against_order = []
+for module, rank in MODULES.items():
+    target = re.search(r'\.(?:executableTarget|target)\(name: "' + module + r'"(?:, dependencies: \[(.*?)\])?', package, re.S)
+    if target is None:
+        sys.exit(f"engine-layers: no target {module} in Package.swift: update MODULES in {__file__}")
+    for dependency in re.findall(r'"(\w+)"', target.group(1) or ""):
+        if MODULES.get(dependency, -1) >= rank:
+            against_order.append(f"Package.swift: {module} depends on {dependency}")
+    for folder, _, names in os.walk(os.path.join(sources, module)):
+        for name in sorted(n for n in names if n.endswith(".swift")):
+            text = open(os.path.join(folder, name), encoding="utf-8").read()
+            for imported in re.findall(r"^\s*(?:@_exported\s+|@testable\s+)?import\s+(\w+)", text, re.M):
+                if MODULES.get(imported, -1) >= rank and imported != module:
+                    against_order.append(f"{os.path.relpath(os.path.join(folder, name), sources)} imports {imported}")
+print("modules: " + " → ".join(sorted(MODULES, key=lambda m: (MODULES[m], m))))
+if against_order:
+    print("\n".join(["against the module order:"] + against_order))
+    sys.exit(1)
+
 defined, texts = {}, {}
 for folder in sorted(os.listdir(root)):
     if folder not in LAYERS:
