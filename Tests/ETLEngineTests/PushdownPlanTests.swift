@@ -106,8 +106,8 @@ final class PushdownPlanTests: XCTestCase {
         let files = try create("Files", step: 1, of: plan())
         XCTAssertEqual(files.kind, .forEach)
         let pairs = #"FROM src."Book" s CROSS JOIN src."Book_users" p ON p."source_id" = s."id""#
-        let book = #"CASE WHEN s."id" BETWEEN ?4 AND ?5 THEN s."id" ELSE (SELECT t."id" FROM main."Book" t WHERE t."id" = s."id") END"#
-        let user = #"CASE WHEN p."target_id" BETWEEN ?6 AND ?7 THEN p."target_id" ELSE (SELECT t."id" FROM main."User" t WHERE t."id" = p."target_id") END"#
+        let book = #"CASE WHEN (s."id" BETWEEN ?4 AND ?5 AND s."id" = CAST(s."id" AS INTEGER)) THEN s."id" ELSE (SELECT t."id" FROM main."Book" t WHERE t."id" = s."id") END"#
+        let user = #"CASE WHEN (p."target_id" BETWEEN ?6 AND ?7 AND p."target_id" = CAST(p."target_id" AS INTEGER)) THEN p."target_id" ELSE (SELECT t."id" FROM main."User" t WHERE t."id" = p."target_id") END"#
         let inRange = #"WHERE \#(guarded([("fileURL", "string")], then: #"((s."fileURL" IS NOT NULL))"#)) AND s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id", p."target_id""#
         XCTAssertEqual(files.links.map(\.value), [book, user])
         XCTAssertEqual(files.insert.sql, #"INSERT INTO main."File" ("id", "fileURL", "book_id", "user_id") "#
@@ -148,9 +148,10 @@ final class PushdownPlanTests: XCTestCase {
         let target = #" CROSS JOIN main."User" td ON td."id" = p."target_id""#
         XCTAssertEqual(users.statement.joinTable, "Book_users")
         XCTAssertEqual(users.statement.sql, insert + owner + target + " ORDER BY 1, 2")
-        XCTAssertEqual(users.dense?.statement.sql, insert + owner + #" WHERE +p."target_id" BETWEEN ?1 AND ?2 ORDER BY 1, 2"#)
-        XCTAssertEqual(users.denseOwner?.statement.sql, insert + target + #" WHERE +p."source_id" BETWEEN ?3 AND ?4 ORDER BY 1, 2"#)
-        XCTAssertEqual(users.denseOwner?.both?.sql, insert + #" WHERE +p."source_id" BETWEEN ?3 AND ?4 AND +p."target_id" BETWEEN ?1 AND ?2 ORDER BY 1, 2"#)
+        XCTAssertEqual(users.dense?.statement.sql, insert + owner + #" WHERE (+p."target_id" BETWEEN ?1 AND ?2 AND +p."target_id" = CAST(+p."target_id" AS INTEGER)) ORDER BY 1, 2"#)
+        XCTAssertEqual(users.denseOwner?.statement.sql, insert + target + #" WHERE (+p."source_id" BETWEEN ?3 AND ?4 AND +p."source_id" = CAST(+p."source_id" AS INTEGER)) ORDER BY 1, 2"#)
+        XCTAssertEqual(users.denseOwner?.both?.sql, insert + #" WHERE (+p."source_id" BETWEEN ?3 AND ?4 AND +p."source_id" = CAST(+p."source_id" AS INTEGER))"#
+                       + #" AND (+p."target_id" BETWEEN ?1 AND ?2 AND +p."target_id" = CAST(+p."target_id" AS INTEGER)) ORDER BY 1, 2"#)
         XCTAssertEqual(users.verbatim?.sourceTable, "Book_users")
         XCTAssertNil(users.ahead, "the users are the step's rows")
     }

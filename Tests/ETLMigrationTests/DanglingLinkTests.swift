@@ -134,6 +134,57 @@ final class DanglingLinkTests: XCTestCase {
         }
     }
 
+    /// The lookup is left out only where a store's values prove that each names a row
+    /// (`DanglingLinks.everyValueNamesARow`): here every value is an integer inside the target's
+    /// keys and the proof holds; each change below breaks it and the values are looked up.
+    func testTheLookupIsLeftOutOnlyWhereEveryValueProvablyNamesARow() throws {
+        let db = try Database(path: folder.path("proof.sqlite"), mode: .create)
+        try db.execute("""
+            CREATE TABLE Tag (id INTEGER PRIMARY KEY);
+            INSERT INTO Tag (id) VALUES (1), (2), (3);
+            CREATE TABLE Pair (t INTEGER NOT NULL);
+            CREATE TABLE Loose (t);
+            CREATE TABLE Two (a INTEGER, b INTEGER);
+            """)
+        let tag = EntityTable(name: "Tag", keyColumn: "id")
+        func proven(_ values: String, in table: String = "Pair", nullNamesNoRow: Bool = false) throws -> Bool {
+            try db.execute("DELETE FROM \(table); INSERT INTO \(table) (t) VALUES \(values)")
+            return try DanglingLinks.everyValueNamesARow([.init(table: table, column: "t", target: tag, nullNamesNoRow: nullNamesNoRow)], in: db)
+        }
+        XCTAssertTrue(try proven("(1), (3), (2), (3)"))
+        XCTAssertFalse(try proven("(1), (4)"), "above the keys")
+        XCTAssertFalse(try proven("(0), (2)"), "below the keys")
+        XCTAssertFalse(try proven("(1), ('x')"), "a text sorts above every number")
+        XCTAssertFalse(try proven("(1), (x'01')"), "a blob too")
+        XCTAssertFalse(try proven("(1), (1.5), (3)"), "a real inside the keys makes the sum real")
+        XCTAssertFalse(try proven("(1), (2.0)", in: "Loose"), "a real without affinity, though 2.0 finds row 2: looked up")
+        XCTAssertFalse(try proven("(1), (9223372036854775807), (-9223372036854775807)", in: "Loose"), "outside, whatever the sum")
+        XCTAssertTrue(try proven("(1), (NULL)", in: "Loose"), "a NULL to-one is no link")
+        XCTAssertFalse(try proven("(1), (NULL)", in: "Loose", nullNamesNoRow: true), "a join table's NULL side names no row")
+        let sides = ["a", "b"].map { DanglingLinks.Side(table: "Two", column: $0, target: tag, nullNamesNoRow: true) }
+        try db.execute("INSERT INTO Two (a, b) VALUES (1, 3), (2, 2)")
+        XCTAssertTrue(try DanglingLinks.everyValueNamesARow(sides, in: db))
+        try db.execute("INSERT INTO Two (a, b) VALUES (3, 2.5)")
+        XCTAssertFalse(try DanglingLinks.everyValueNamesARow(sides, in: db), "the second side's sum is real")
+        try db.execute("DELETE FROM Tag WHERE id = 2")
+        XCTAssertFalse(try proven("(1), (3)"), "the keys have a gap")
+        try db.execute("DELETE FROM Pair")
+        XCTAssertFalse(try DanglingLinks.everyValueNamesARow([.init(table: "Pair", column: "t", target: tag, nullNamesNoRow: false)], in: db), "no value")
+    }
+
+    /// A pair whose side is a real inside the target's keys: found and rejected, in SQLite and row by row.
+    func testARealInsideTheKeysNamesNoRow() throws {
+        let pipelines = try [true, false].map { try pipeline(name: "real-side-\($0).json") }
+        let db = try Database(path: folder.path("source.sqlite"), mode: .readWrite)
+        try db.execute("DELETE FROM Folder_tags WHERE target_id = 999; INSERT INTO Folder_tags (source_id, target_id) VALUES (2, 1.5)")
+        db.close()
+        for (pipeline, pushdown) in zip(pipelines, [true, false]) {
+            let (summary, _) = try run(pipeline, pushdown: pushdown)
+            let rejects = try RejectFile.read(XCTUnwrap(summary.rejectFile)).sorted { ($0.key, $0.error) < ($1.key, $1.error) }
+            XCTAssertEqual(rejects.map(\.values), [["tags": "(2, 1.5)"], ["parent": "999"], ["parent": "'8x'"]], "pushdown \(pushdown)")
+        }
+    }
+
     func testOneRelationshipsLinksMayBeDroppedAndTheOthersRejected() throws {
         let (summary, _) = try run(try pipeline(#"{ "Folder.parent": "drop" }"#), pushdown: true)
         let folders = try XCTUnwrap(summary.mappings.first { $0.mapping == "Folders" })

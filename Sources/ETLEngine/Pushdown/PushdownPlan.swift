@@ -634,7 +634,7 @@ private struct StatementBuilder {
         // Numbered in column order: link n's range is bound as (?4 + 2n, ?5 + 2n).
         return found.sorted { $0.column < $1.column }.enumerated().map { number, link in
             let key = q(link.target.keyColumn), argument = link.argument
-            let value = "CASE WHEN \(argument) BETWEEN ?\(4 + 2 * number) AND ?\(5 + 2 * number) THEN \(argument) "
+            let value = "CASE WHEN \(Database.keyBetween(argument, "?\(4 + 2 * number)", "?\(5 + 2 * number)")) THEN \(argument) "
                 + "ELSE (SELECT t.\(key) FROM main.\(q(link.target.name)) t WHERE t.\(key) = \(argument)) END"
             return .init(relationship: link.relationship, column: link.column, value: value, table: link.target.name, key: link.target.keyColumn)
         }
@@ -684,7 +684,7 @@ private struct StatementBuilder {
             let table = layout.table(of: mapping.destinationEntity)
             // (The unary + keeps SQLite from reading the rows through an index of the key
             // instead of in the order chosen for the output.)
-            if inRange { return ([], alias, ["+\(alias) BETWEEN ?1 AND ?2"]) }
+            if inRange { return ([], alias, [Database.keyBetween("+\(alias)", "?1", "?2")]) }
             let d = SQLTable.main(table.name, alias: "\(prefix)d")
             let key = d.column(table.keyColumn)
             return ([.cross(d, on: ["\(key) = \(alias)"] + [table.condition(alias: d.alias!)].compactMap { $0 })], key, [])
@@ -841,7 +841,7 @@ private struct StatementBuilder {
                                                sameRowAs: path.segments.isEmpty && !ownerIsPair ? ("a", index) : nil, inRange: inRange)
                 let joins = ownerJoins.filter { !ownerInRange || $0 != ownerJoin } + found.joins
                 var unique: [String] = []
-                let ownerRange = (ownerInRange ? ["+\(ownerListed!) BETWEEN ?3 AND ?4"] : []) + (ownerKeys ? ["\(ownerKeyColumn) BETWEEN ?1 AND ?2"] : [])
+                let ownerRange = (ownerInRange ? [Database.keyBetween("+\(ownerListed!)", "?3", "?4")] : []) + (ownerKeys ? ["\(ownerKeyColumn) BETWEEN ?1 AND ?2"] : [])
                 for condition in ownerConditions + ownerRange + found.conditions where !unique.contains(condition) { unique.append(condition) }
                 let rows = SQLSelect([], from: from, joins: joins, where: unique)
                 // A kept source key is the destination key: read it where it is, so the order of

@@ -27,9 +27,7 @@ struct LinkCheck: Hashable {
         let q = Database.quote
         let link = "t.\(q(column))"
         let exists = targetKeys.map { keys in
-            // Only an integer is a key: a column of INTEGER affinity keeps a real or a text
-            // only when it is not one, and a lookup would not find it either.
-            "(\(link) BETWEEN \(keys.lowerBound) AND \(keys.upperBound) AND \(link) = CAST(\(link) AS INTEGER))"
+            Database.keyBetween(link, "\(keys.lowerBound)", "\(keys.upperBound)")
         } ?? "EXISTS (SELECT 1 FROM \(q(target)) x WHERE x.\(q(targetKey)) = \(link))"
         return "SELECT \(link) FROM \(q(table)) t WHERE \(link) IS NOT NULL AND NOT \(exists) ORDER BY \(link) LIMIT 5"
     }
