@@ -49,15 +49,16 @@ extension BinaryPropertyList {
                 return marker(0xD0, keys.count) + (keyRefs + valueRefs).flatMap(ref)
             case nil: break
             }
+            // The archive's own scalars by their exact type, as its containers (`contents`).
+            let exact = type(of: value)
+            if exact == UID.self { return uid(value as! UID) }
+            if exact == String.self { return string(value as! String) }
+            if exact == Int.self { return [0x13] + bigEndian(UInt64(bitPattern: Int64(value as! Int))) }
             switch value {
             case let v as Bool where type(of: value) == Bool.self:
                 return [v ? 0x09 : 0x08]
             case let v as String:
-                if v.utf8.allSatisfy({ $0 < 0x80 }) {
-                    return marker(0x50, v.utf8.count) + Array(v.utf8)
-                }
-                let units = Array(v.utf16)
-                return marker(0x60, units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+                return string(v)
             case let v as Data:
                 return marker(0x40, v.count) + Array(v)
             case let v as Date:
@@ -72,8 +73,7 @@ extension BinaryPropertyList {
                 }
                 return [0x23] + bigEndian(v.doubleValue.bitPattern)
             case let v as UID:
-                let size = byteCount(for: v.index)
-                return [0x80 | UInt8(size - 1)] + bigEndian(UInt64(v.index), size: size)
+                return uid(v)
             default:
                 throw UnsupportedValue(value: "\(type(of: value))")
             }
@@ -93,6 +93,19 @@ extension BinaryPropertyList {
         bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)]
         bytes += bigEndian(UInt64(objects.count)) + bigEndian(UInt64(0)) + bigEndian(UInt64(offsetTable))
         return Data(bytes)
+    }
+
+    private static func string(_ v: String) -> [UInt8] {
+        if v.utf8.allSatisfy({ $0 < 0x80 }) {
+            return marker(0x50, v.utf8.count) + Array(v.utf8)
+        }
+        let units = Array(v.utf16)
+        return marker(0x60, units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+    }
+
+    private static func uid(_ v: UID) -> [UInt8] {
+        let size = byteCount(for: v.index)
+        return [0x80 | UInt8(size - 1)] + bigEndian(UInt64(v.index), size: size)
     }
 
     /// How many objects `value` is written as (containers, keys and values, no uniquing).
