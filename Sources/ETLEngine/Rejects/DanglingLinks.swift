@@ -146,12 +146,21 @@ struct DanglingLinks {
     /// table's and Core Data's to-one columns do; the sums are one scan.
     static func everyValueNamesARow(_ sides: [Side], in db: Database) throws -> Bool {
         guard let table = sides.first.map({ "main.\(Database.quote($0.table))" }), sides.allSatisfy({ $0.table == sides[0].table }) else { return false }
+        var keys: [ClosedRange<Int64>] = []
         for side in sides {
-            guard let keys = try db.contiguousKeys(ofTable: side.target.name, key: side.target.keyColumn) else { return false }
+            guard let range = try db.contiguousKeys(ofTable: side.target.name, key: side.target.keyColumn) else { return false }
+            keys.append(range)
+        }
+        // One statement (a subquery each, so that each min and max is a seek), then one scan for the sums.
+        let ends = try db.rows("SELECT " + sides.map { side in
             let column = Database.quote(side.column)
-            guard case .integer(let low) = try db.rows("SELECT min(\(column)) FROM \(table)")[0][0], keys.contains(low),
-                  case .integer(let high) = try db.rows("SELECT max(\(column)) FROM \(table)")[0][0], keys.contains(high) else { return false }
-            if side.nullNamesNoRow, try !db.rows("SELECT 1 FROM \(table) WHERE \(column) IS NULL LIMIT 1").isEmpty { return false }
+            return "(SELECT min(\(column)) FROM \(table)), (SELECT max(\(column)) FROM \(table)), "
+                + (side.nullNamesNoRow ? "EXISTS (SELECT 1 FROM \(table) WHERE \(column) IS NULL)" : "0")
+        }.joined(separator: ", "))[0]
+        for (index, range) in keys.enumerated() {
+            guard case .integer(let low) = ends[3 * index], range.contains(low),
+                  case .integer(let high) = ends[3 * index + 1], range.contains(high),
+                  ends[3 * index + 2] == .integer(0) else { return false }
         }
         // sum fails on an overflow: then the values are looked up.
         let sums = (try? db.rows("SELECT " + sides.map { "sum(\(Database.quote($0.column)))" }.joined(separator: ", ") + " FROM \(table)")[0]) ?? []

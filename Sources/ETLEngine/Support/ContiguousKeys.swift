@@ -12,15 +12,11 @@ extension Database {
     func contiguousKeys(ofTable table: String, key: String, schema: String = "main", condition: String? = nil) throws -> ClosedRange<Int64>? {
         let from = "\(schema).\(Database.quote(table)) t"
         let key = "t.\(Database.quote(key))"
-        let row: [SQLValue]
-        if let condition {
-            row = try rows("SELECT min(\(key)), max(\(key)), count(*) FROM \(from) WHERE \(condition)")[0]
-        } else {
-            // Three statements, not one: alone, min and max of a rowid are one seek each and
-            // count(*) adds up the cells of the table's pages; together they read every row.
-            row = [try rows("SELECT min(\(key)) FROM \(from)")[0][0], try rows("SELECT max(\(key)) FROM \(from)")[0][0],
-                   try rows("SELECT count(*) FROM \(from)")[0][0]]
-        }
+        // Without a condition, each in its own subquery: alone, min and max of a rowid are
+        // one seek each and count(*) adds up the cells of the table's pages; together in one
+        // SELECT they read every row.
+        let row = try rows(condition.map { "SELECT min(\(key)), max(\(key)), count(*) FROM \(from) WHERE \($0)" }
+                           ?? "SELECT (SELECT min(\(key)) FROM \(from)), (SELECT max(\(key)) FROM \(from)), (SELECT count(*) FROM \(from))")[0]
         guard case .integer(let low) = row[0], case .integer(let high) = row[1], case .integer(let count) = row[2],
               case let (span, overflow) = high.subtractingReportingOverflow(low), !overflow, span == count - 1 else { return nil }
         return low...high
