@@ -19,9 +19,8 @@ public enum ExpectedStorage: UInt8, Sendable, CaseIterable {
     /// The letter in SQL.
     public var code: Character { Character(Unicode.Scalar(rawValue)) }
 
-    /// Whether `value` (never NULL here) is stored as expected.
-    fileprivate func holds(_ value: OpaquePointer?) -> Bool {
-        let type = sqlite3_value_type(value)
+    /// Whether `value` (of storage class `type`, never NULL here) is stored as expected.
+    fileprivate func holds(_ value: OpaquePointer?, type: Int32) -> Bool {
         switch self {
         case .integer: return type == SQLITE_INTEGER
         case .number: return type == SQLITE_FLOAT || (type == SQLITE_INTEGER && Self.exactInDouble.contains(sqlite3_value_int64(value)))
@@ -69,14 +68,15 @@ extension Database {
                 var place = 0
                 while place < places {
                     let value = arguments[2 + 2 * place]
-                    guard sqlite3_value_type(value) == SQLITE_NULL || ExpectedStorage(rawValue: codes[place])?.holds(value) == true else { break }
+                    let type = sqlite3_value_type(value)
+                    guard type == SQLITE_NULL || ExpectedStorage(rawValue: codes[place])?.holds(value, type: type) == true else { break }
                     place += 1
                 }
                 if place < places {
                     // A value of another class (rare): the rest of the row looked at again, in Swift.
                     let failing = (place..<places).map { 2 + 2 * $0 }.filter { index in
-                        sqlite3_value_type(arguments[index]) != SQLITE_NULL
-                            && ExpectedStorage(rawValue: codes[(index - 2) / 2])?.holds(arguments[index]) != true
+                        let type = sqlite3_value_type(arguments[index])
+                        return type != SQLITE_NULL && ExpectedStorage(rawValue: codes[(index - 2) / 2])?.holds(arguments[index], type: type) != true
                     }
                     let fallback = Unmanaged<StorageClassFallback>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
                     do {
