@@ -75,14 +75,16 @@ final class VerbatimLinksTests: XCTestCase {
     /// checked in the new table; `HostileStoreTests`' flipped bytes meet it.)
     func testAPairToAMissingRowIsNotCopied() throws {
         let users = try Database(path: source, mode: .readOnly).scalarInt("SELECT max(id) FROM User")
-        // Past the last user, below the first, and a book that is not there.
-        for (number, pair) in ["(1, \(users + 1))", "(2, 0)", "(99999, 1)"].enumerated() {
+        // Past the last user, below the first, a book that is not there, a real between two
+        // users (a key range holds it, no row has it), a text.
+        for (number, pair) in ["(1, \(users + 1))", "(2, 0)", "(99999, 1)", "(3, 1.5)", "(4, 'x')"].enumerated() {
             try BooksSample.write(rows: 1200, seed: 11, to: source)
             try edit("INSERT INTO Book_users VALUES \(pair)")
             XCTAssertEqual(try assertSameAsRowByRow("dangling-\(number).sqlite"), 0, pair)
             let db = try Database(path: folder.path("dangling-\(number).sqlite"), mode: .readOnly)
             defer { db.close() }
-            XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book_users WHERE source_id = 99999 OR target_id NOT BETWEEN 1 AND \(users)"), 0)
+            XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM Book_users WHERE source_id = 99999 OR target_id NOT BETWEEN 1 AND \(users) "
+                                            + "OR typeof(target_id) <> 'integer'"), 0, pair)
         }
     }
 

@@ -181,7 +181,11 @@ final class SourceReader {
             try statement.bind([.text(jsonArray(Array(Set(owners[q]))))])
             defer { statement.reset() }
             while try statement.step() {
-                links[statement.int64(0), default: []].append(statement.int64(1))
+                // A side that is no integer is no key (`1.5` lies between two): the link names no
+                // row, and `DanglingLinks` has rejected or dropped it before the step, as the
+                // pipeline says. (int64 would CAST it to a key: 1.5 linked to row 1.)
+                guard case .integer(let owner) = statement.value(0), case .integer(let target) = statement.value(1) else { continue }
+                links[owner, default: []].append(target)
             }
             for (rowIndex, ownerValues) in raw.enumerated() {
                 guard case .integer(let owner) = ownerValues[q] else { continue }
