@@ -3,6 +3,7 @@ import ETLModel
 import ETLExpression
 import ETLPipeline
 import ETLEngine
+import ETLStore
 import ETLDocument
 
 /// One migration, as a program embedding the library runs it.
@@ -90,6 +91,9 @@ public struct Migration: Sendable {
         if store == nil && spec.planningReadsSource {
             store = try openSource(spec)
         }
+        // What planning asks the store, in one read transaction (`Database.ReadTransaction`).
+        let reading = try store?.database.beginReading()
+        defer { reading?.end() }
         var spec = spec
         if let store, spec.source.layoutFromStore {
             spec = try spec.reading(sourceLayout: try SourceSchemaCheck.layout(of: store.database))
@@ -106,6 +110,7 @@ public struct Migration: Sendable {
             observe?(.planned)
             plan = try planner.plan(spec, source: store?.database)
         }
+        reading?.end()
         // Planning reads no rows and is bounded (a kept model by `ModelCache.Bounds`), but is
         // not interrupted midway: a stop asked for meanwhile (`etl batch --store-timeout`,
         // a signal) ends the run here, before a row is read.
@@ -118,7 +123,9 @@ public struct Migration: Sendable {
     /// than the pipeline writes; one whose layout the pipeline leaves out is read as it is.
     func openSource(_ spec: PipelineSpec) throws -> SourceStore {
         let store = try SourceStore(path: spec.source.store, check: false, busyTimeout: options.lockTimeoutMilliseconds)
-        try SourceSchemaCheck.checkLayout(store.database, path: store.path, expected: spec.source.layoutFromStore ? nil : spec.source.layout)
+        try store.database.reading {
+            try SourceSchemaCheck.checkLayout(store.database, path: store.path, expected: spec.source.layoutFromStore ? nil : spec.source.layout)
+        }
         return store
     }
 

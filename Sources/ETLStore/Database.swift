@@ -81,6 +81,8 @@ public final class Database: @unchecked Sendable {
     private var isClosed = false
     /// The handler `onProgress` installed, kept alive as long as SQLite may call it.
     var progressBox: ProgressBox?
+    /// The statements `rows`, `scalarInt` and `run` prepared, kept for their text's next run.
+    private let statements = StatementCache()
 
     deinit { close() }
 
@@ -89,6 +91,7 @@ public final class Database: @unchecked Sendable {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        statements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -113,20 +116,39 @@ public final class Database: @unchecked Sendable {
 
     /// Runs one statement with arguments.
     public func run(_ sql: String, _ values: [SQLValue] = []) throws {
-        try prepare(sql).run(values)
+        try withStatement(sql) { try $0.run(values) }
     }
 
     /// All rows of a small query.
     public func rows(_ sql: String, _ values: [SQLValue] = []) throws -> [[SQLValue]] {
-        try prepare(sql).all(values)
+        try withStatement(sql) { try $0.all(values) }
     }
 
     /// The first column of the first row as an integer (0 when the query returns nothing).
     public func scalarInt(_ sql: String, _ values: [SQLValue] = []) throws -> Int64 {
-        let stmt = try prepare(sql)
-        try stmt.bind(values)
-        defer { stmt.reset() }
-        return try stmt.step() ? stmt.int64(0) : 0
+        try withStatement(sql) { stmt in
+            try stmt.bind(values)
+            return try stmt.step() ? stmt.int64(0) : 0
+        }
+    }
+
+    /// Statements `rows`, `scalarInt` and `run` prepared, and how many they keep (for tests).
+    var statementsPrepared: Int { statements.prepared }
+    var statementsKept: Int { statements.count }
+
+    /// Runs `body` with the statement of text `sql`: the one prepared for its last run on
+    /// this connection (`StatementCache`), else a new one; kept again unless `body` threw.
+    private func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
+        let statement: Statement
+        if let kept = statements.take(sql) {
+            statement = kept
+        } else {
+            statement = try prepare(sql)
+            statements.countPrepared()
+        }
+        let result = try body(statement)
+        statements.give(statement)
+        return result
     }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.

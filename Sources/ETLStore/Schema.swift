@@ -26,10 +26,21 @@ public struct ColumnInfo: Sendable, Equatable {
 extension Database {
     /// Base tables only, never views: a store's views could run anything on read.
     public func tables() throws -> [TableInfo] {
-        let names = try rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-        return try names.compactMap { row -> TableInfo? in
+        let listed: [[SQLValue]]
+        do {
+            // The base tables of SQLite's parsed schema, all at once: `table(named:)` asks
+            // `pragma_table_list` about one name at a time, a store's whole schema each time.
+            listed = try rows("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        } catch let error as StoreError where error.message.contains("pragma_table_list") {
+            // An SQLite older than 3.37: each name of the stored text, asked about.
+            return try rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").compactMap { row in
+                guard case .text(let name) = row[0] else { return nil }
+                return try table(named: name)
+            }
+        }
+        return try listed.compactMap { row in
             guard case .text(let name) = row[0] else { return nil }
-            return try table(named: name)
+            return try columns(ofTable: name)
         }
     }
 
@@ -40,6 +51,11 @@ extension Database {
     /// reading it would run the view's query (see `objectType(named:)`).
     public func table(named name: String) throws -> TableInfo? {
         guard try objectType(named: name) == "table" else { return nil }
+        return try columns(ofTable: name)
+    }
+
+    /// The columns of base table `name`, known to be one.
+    private func columns(ofTable name: String) throws -> TableInfo? {
         let info = try rows("SELECT name, type, pk FROM pragma_table_info(?, 'main')", [.text(name)])
         guard !info.isEmpty else { return nil }
         let columns = info.map { row -> ColumnInfo in

@@ -149,8 +149,11 @@ public final class Statement {
         try bind(values)
         defer { reset() }
         var rows: [[SQLValue]] = []
-        let n = columnCount
         while try step() {
+            // Counted after the step: a statement kept from an earlier run (`StatementCache`)
+            // is prepared again by SQLite at its first step when the schema changed since,
+            // and may then have other columns (`SELECT *` of an altered table).
+            let n = columnCount
             rows.append((0..<n).map(value))
         }
         return rows

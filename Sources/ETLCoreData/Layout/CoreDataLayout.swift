@@ -48,10 +48,17 @@ public struct CoreDataLayout: StoreLayout {
     /// and the framework version (this layout's). Set `storeUUID` to keep its UUID too.
     public var carried: CoreDataMetadata?
 
-    private(set) var names: CoreDataNames
+    private(set) var names: CoreDataNames {
+        didSet { memo = CoreDataLayoutMemo() }
+    }
 
     /// The migrated store's indexes Core Data would keep beside the model's (`keepIndexes`).
-    public internal(set) var keptIndexSQL: [String] = []
+    public internal(set) var keptIndexSQL: [String] = [] {
+        didSet { memo = CoreDataLayoutMemo() }
+    }
+
+    /// `schemaSQL()` and `versionHashes()` once worked out, shared by the copies of this layout (`CoreDataLayoutMemo`).
+    private var memo = CoreDataLayoutMemo()
 
     /// Conventional names and entity numbers for a new store of `model`.
     public init(model: Model, template: CoreDataMetadata? = nil) {
@@ -102,7 +109,7 @@ public struct CoreDataLayout: StoreLayout {
         let given = template.flatMap { $0.versionHashes.isEmpty ? nil : $0 }
         let computed: VersionHashes
         do {
-            computed = try VersionHashes(model: model, recorded: recordedHashes)
+            computed = try memo.versionHashes(recorded: recordedHashes) { try VersionHashes(model: model, recorded: recordedHashes) }
         } catch let error as VersionHashError {
             guard let given else { throw error }
             return VersionHashes(entities: given.versionHashes, digest: given.versionHashesDigest ?? VersionHashes.digest(of: given.versionHashes))
@@ -280,6 +287,10 @@ public struct CoreDataLayout: StoreLayout {
     }
 
     public func schemaSQL() -> [String] {
+        memo.schemaSQL { workOutSchemaSQL() }
+    }
+
+    private func workOutSchemaSQL() -> [String] {
         let q = Self.sqlName
         var statements: [String] = []
         // Each claim's attribute in one lookup, not a scan of its entity (which may have 40,000).

@@ -89,6 +89,10 @@ public struct Engine {
         let lock = try RunLock(destination: destination)
         defer { lock.release() }
         let sourceStore = try self.source ?? SourceStore(path: source, check: false, busyTimeout: options.lockTimeoutMilliseconds)
+        // What the set-up asks the source (below, up to the steps), in one read transaction:
+        // its lock taken once instead of once per question (`Database.ReadTransaction`).
+        let settingUp = try sourceStore.database.beginReading()
+        defer { settingUp.end() }
         // The source's quick check runs beside the work; the result waits for it (below).
         let sourceCheck = options.checkSource
             ? try SourceCheck(path: source, source: sourceStore.database, busyTimeout: options.lockTimeoutMilliseconds,
@@ -150,6 +154,7 @@ public struct Engine {
         var backup: String?
         var rejects: String?
         var redone = 0
+        settingUp.end()
         do {
             let first = checkpoint?.position.step ?? 0
             for index in first..<plan.steps.count {
@@ -281,6 +286,10 @@ public struct Engine {
         let tables = Set(step.destinationModel.entities.map { step.destinationLayout.table(of: $0.name).name }).sorted()
         let position = resume?.position
         let resuming = position.map { !$0.isStartOfStep } ?? false
+        // What the step asks its source before a row is read, in one read transaction
+        // (`Database.ReadTransaction`), ended before the executor reads it.
+        let settingUp = try input.beginReading()
+        defer { settingUp.end() }
         let firstNewKeys = try step.firstNewKeys(source: input)
         // Counted before a row is read: data the pipeline does not say is to go refuses the step.
         let removedData = try SourceRefusals.unread(step, pipeline: plan.spec.file, source: input, path: inputPath)
@@ -309,7 +318,7 @@ public struct Engine {
         // source's at once, so that a step that must run apart does not start.
         let fusionCheck = step.fusedFrom.isEmpty ? nil
             : try FusionCheck(sourcePath: inputPath, functions: options.policies.functions,
-                             smallStoreBytes: options.tuning.smallStoreBytes).start(step)
+                             smallStoreBytes: options.tuning.smallStoreBytes).start(step, source: input)
         defer { fusionCheck?.cancel() }
         // A step resumed inside itself takes its counters, and what it did, from a checkpoint
         // file anyone can write: validation then compares the store with counts made in the
@@ -343,6 +352,7 @@ public struct Engine {
             let note = DanglingLinks.note(step: step.name, dropped)
             if !run.notes.contains(note) { run.notes.append(note) }
         }
+        settingUp.end()
         var execution: StepOutcome
         do {
             let decider = StrategyDecider(pushdown: options.pushdown, lessons: run.lessons)

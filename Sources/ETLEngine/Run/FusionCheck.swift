@@ -31,16 +31,24 @@ struct FusionCheck {
     /// Starts the checks of `step` (a fused step) beside the run, on its source (at once, for
     /// a small source). The run checked that source's tables before (`SourceSchemaCheck`), or
     /// wrote it (the store a step before made).
-    func start(_ step: StepPlan) throws -> SideWork<Outcome> {
+    /// - Parameter source: the run's own read-only connection to that source (`SourceStore`,
+    ///   hardened, for the first step's): a small source is checked at once on it, without
+    ///   a second connection's open and schema parse.
+    func start(_ step: StepPlan, source: Database) throws -> SideWork<Outcome> {
+        let check = self
+        let body: @Sendable (Database) throws -> Outcome = { db in try check.outcome(of: step, on: db) }
+        if try SmallStore.holds(source, below: smallStoreBytes) {
+            try SQLTranslator.registerValueFunction(on: source)
+            try SQLTranslator.register(functions, on: source)
+            return SideWork(inlineOn: source, body)
+        }
         let db = try Database(path: sourcePath, mode: .readOnly, hardened: true)
         // Scans in key order, beside the run: a small cache keeps the memory they take from
         // the run's small too.
         try db.execute("PRAGMA cache_size = -256")
         try SQLTranslator.registerValueFunction(on: db)
         try SQLTranslator.register(functions, on: db)
-        let check = self
-        let body: @Sendable (Database) throws -> Outcome = { db in try check.outcome(of: step, on: db) }
-        return try SmallStore.holds(db, below: smallStoreBytes) ? SideWork(inlineOn: db, body) : SideWork(on: db, body)
+        return SideWork(on: db, body)
     }
 
     func outcome(of step: StepPlan, on db: Database) throws -> Outcome {

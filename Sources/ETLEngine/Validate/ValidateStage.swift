@@ -39,7 +39,7 @@ struct ValidateStage {
     ///
     /// A `SmallStore` gets the same checks, every one of them, on this connection alone:
     /// `storeProblems` and the link checks first, then the counts. They find what the
-    /// second connection would: nothing is written between them, no transaction is open,
+    /// second connection would: nothing is written between them, the one read transaction they share sees the committed store,
     /// and the checks read `main`'s tables (the attached work database comes after `main`
     /// in SQLite's name lookup, and the quick and foreign-key checks say `main`).
     func run() throws {
@@ -50,6 +50,10 @@ struct ValidateStage {
         db.onProgress(every: 20_000, stop)
         defer { db.onProgress(every: 0, nil) }
         do {
+            // The checks only read, the store they read is committed: in one read transaction,
+            // its files' locks taken once instead of once per check (`Database.ReadTransaction`).
+            let reading = try db.beginReading()
+            defer { reading.end() }
             let small = try SmallStore.holds(db, below: context.tuning.smallStoreBytes)
             let links = LinkCheckQueue(LinkCheck.all(of: plan), rangeTests: !small)
             let sideChecks: @Sendable (Database) throws -> StoreProblems = { database in
