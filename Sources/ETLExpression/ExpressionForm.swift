@@ -64,6 +64,12 @@ public indirect enum ExpressionForm: Sendable, Hashable {
         predicate(self) || children.contains { $0.contains(where: predicate) }
     }
 
+    /// Every key path it reads, once per place it is read.
+    public var readPaths: [SourcePath] {
+        if case .path(let path, _) = self { return [path] }
+        return children.flatMap(\.readPaths)
+    }
+
     private var children: [ExpressionForm] {
         switch self {
         case .literal, .path: return []

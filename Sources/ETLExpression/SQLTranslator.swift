@@ -87,6 +87,24 @@ public struct SQLTranslator {
         return (column ?? sql(form)).map { SQLArgument(sql: $0, storedColumn: column) }
     }
 
+    /// The source row's string attributes `form` reads at its top, as the argument of a
+    /// conversion or built-in that reads its column as stored by the reading rule itself
+    /// (`etl_convert_…`, `etl_text_…`, `etl_matches`: each fails the statement on a value
+    /// the rule does not read, as the row guard would). A statement that evaluates `form`
+    /// on every row it guards need not guard these reads (`PushdownPlan.rowGuard`).
+    public func readsByTheRule(_ form: ExpressionForm) -> [SourcePath] {
+        let arguments: [ExpressionForm]
+        switch form {
+        case .convert(_, let argument, .string, _): arguments = [argument]
+        case .call(let function, let list): arguments = function.storedText.sorted().filter { $0 < list.count }.map { list[$0] }
+        default: return []
+        }
+        return arguments.compactMap { argument in
+            guard case .path(let path, _) = argument, path.root == .source, stringColumn(argument) != nil else { return nil }
+            return path
+        }
+    }
+
     /// The column a string attribute of the row (or item) is stored in, for `form` reading
     /// one: the shortcuts of `trim` and `boolean` test its value as stored, and only their
     /// call, their way out, reads it as the engine reads it (`read`).

@@ -60,10 +60,16 @@ enum TextFunctions {
     /// can go in as stored (a value already read reads as itself again).
     private static func definition(_ function: TextFunction) -> FunctionDefinition {
         FunctionDefinition(function.rawValue, registerSQL: { database, _, rejected in
-            try database.createFunction(function.sqlName) { (argument: SQLValue) in
+            let apply: @Sendable (SQLValue) throws -> SQLValue = { argument in
                 if let reason = Value.unreadable(sql: argument, as: .string) { throw rejected.record(reason) }
                 guard case .string(let text) = Value(sql: argument, as: .string) else { return .null }
                 return .text(function.apply(text))
+            }
+            if function == .trim {
+                // Stored text trimmed by its bytes, no String made (`trimmedRange`).
+                try database.createFunction(function.sqlName, slice: { TextOperations.trimmedRange(utf8: $0) }, apply)
+            } else {
+                try database.createFunction(function.sqlName, apply)
             }
         }) { call, _ throws(ExpressionError) in
             try call.arity(1...1)
@@ -137,17 +143,6 @@ enum TextFunctions {
             return .string(TextOperations.substring(s, start: p, length: n))
         }
     }
-
-    /// `trim` of `column` by SQLite's own `trim` when it holds text that is ASCII without a
-    /// NUL (as many characters as bytes: `length` of text counts characters up to a NUL),
-    /// where Unicode's White_Space is exactly tab, line feed, vertical tab, form feed,
-    /// carriage return and space; else `call`, the engine's own. A call into Swift per
-    /// value cost more than the rest of a conversion's statement. (Text stored with bytes
-    /// that are not UTF-8 keeps them, as a pushed-down copy of it does.)
-    static func asciiTrim(_ column: String, else call: String) -> String {
-        "(CASE WHEN \(column) >= '' AND \(column) < x'' AND length(\(column)) = length(CAST(\(column) AS BLOB)) "
-            + "THEN trim(\(column), char(9, 10, 11, 12, 13, 32)) ELSE \(call) END)"
-    }
 }
 
 /// The text functions without an SQLite twin, by name.
@@ -166,15 +161,11 @@ public enum TextFunction: String, Sendable, Hashable, CaseIterable {
     /// The SQL function that runs it, `etl_text_<name>`.
     var sqlName: String { "etl_text_\(rawValue)" }
 
-    /// Its SQL form: a string attribute goes in as stored; `trim` of one tries SQLite's own
-    /// `trim` first (`asciiTrim`).
+    /// Its SQL form: a string attribute goes in as stored, and the function reads it by the
+    /// reading rule (`trim` of UTF-8 text with ASCII ends by its bytes, no String made).
     var sql: SQLCall {
-        let name = sqlName, isTrim = self == .trim
-        return SQLCall(name, storedText: [0]) { arguments in
-            let call = "\(name)(\(arguments[0].sql))"
-            if isTrim, let column = arguments[0].storedColumn { return TextFunctions.asciiTrim(column, else: call) }
-            return call
-        }
+        let name = sqlName
+        return SQLCall(name, storedText: [0]) { arguments in "\(name)(\(arguments[0].sql))" }
     }
 
     /// `utf16length()`: the number of UTF-16 code units, as NSString's `length` counts them

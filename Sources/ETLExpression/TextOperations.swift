@@ -1,4 +1,5 @@
 import Foundation
+import ETLStore
 
 /// The string functions. Most follow SQLite's semantics so that push-down gives the same
 /// results: characters are Unicode scalars (SQLite counts code points, not grapheme
@@ -82,6 +83,19 @@ enum TextOperations {
             return String(text[start..<end])
         }
         return trimScalars(text)
+    }
+
+    /// `trim` of stored text by its bytes: the range of `bytes` it keeps, when they are
+    /// UTF-8 and what it keeps begins and ends with ASCII; else nil (not UTF-8: the reading
+    /// rule decides; a byte of 0x80 or more at an end may begin a white-space scalar: the
+    /// scalars decide). What SQLite's `etl_text_trim` answers without making a String.
+    static func trimmedRange(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard bytes.isValidUTF8 else { return nil }
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] < 0x80, isWhiteSpace(Unicode.Scalar(bytes[start])) { start += 1 }
+        while start < end, bytes[end - 1] < 0x80, isWhiteSpace(Unicode.Scalar(bytes[end - 1])) { end -= 1 }
+        guard start == end || (bytes[start] < 0x80 && bytes[end - 1] < 0x80) else { return nil }
+        return start..<end
     }
 
     /// `trim` scalar by scalar, what it does when an end is not ASCII.

@@ -12,11 +12,15 @@ private final class FunctionBox {
         case twoOverText(text: @Sendable (UnsafeBufferPointer<UInt8>) -> SQLValue?, @Sendable (SQLValue, SQLValue) throws -> SQLValue)
         /// One argument: 1 when it is text whose bytes pass the test, else 0.
         case textTest(@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)
+        /// One argument, offered to `slice` as its bytes when it is text: the text of the
+        /// bytes in the range it gives is the result, else (nil) `body`'s.
+        case oneOverText(slice: @Sendable (UnsafeBufferPointer<UInt8>) -> Range<Int>?, @Sendable (SQLValue) throws -> SQLValue)
     }
     let body: Body
     init(_ body: Body) { self.body = body }
 
-    func call(_ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) throws -> SQLValue {
+    /// The result, or nil when it was given to `context` already.
+    func call(_ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) throws -> SQLValue? {
         switch body {
         case .one(let body): return try body(SQLValue(argument: arguments![0]))
         case .textTest(let test):
@@ -35,6 +39,18 @@ private final class FunctionBox {
                 }
             }
             return try body(SQLValue(argument: arguments![0]), SQLValue(argument: value))
+        case .oneOverText(let slice, let body):
+            let value = arguments![0]
+            if sqlite3_value_type(value) == SQLITE_TEXT, let start = sqlite3_value_text(value) {
+                let bytes = UnsafeBufferPointer(start: start, count: Int(sqlite3_value_bytes(value)))
+                if let range = slice(bytes) {
+                    // Copied by SQLite (the argument's bytes live as long as the call).
+                    sqlite3_result_text(context, UnsafeRawPointer(start + range.lowerBound).assumingMemoryBound(to: CChar.self),
+                                        Int32(range.count), SQLITE_TRANSIENT)
+                    return nil
+                }
+            }
+            return try body(SQLValue(argument: value))
         case .any(let body):
             var values: [SQLValue] = []
             values.reserveCapacity(Int(count))
@@ -82,6 +98,15 @@ extension Database {
         try createFunction(name, arity: 2, FunctionBox(.twoOverText(text: text, body)))
     }
 
+    /// `createFunction` of one argument, with a way around making a String of it: when it
+    /// is text, `slice` gets its bytes first (SQLite's, valid during the call only), and
+    /// the text of the bytes in the range it gives is the result; where it has no answer
+    /// (nil), `body`'s is. For a function whose common case cuts ASCII text (`trim`).
+    public func createFunction(_ name: String, slice: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Range<Int>?,
+                               _ body: @escaping @Sendable (SQLValue) throws -> SQLValue) throws {
+        try createFunction(name, arity: 1, FunctionBox(.oneOverText(slice: slice, body)))
+    }
+
     /// A function of one argument, 1 when it is text whose UTF-8 bytes (SQLite's, valid
     /// during the call only) pass `test`, else 0: no String or value is made per call.
     public func createTextTest(_ name: String, _ test: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Bool) throws {
@@ -96,7 +121,8 @@ extension Database {
                 let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
                 let result: SQLValue
                 do {
-                    result = try box.call(count, arguments)
+                    guard let value = try box.call(context, count, arguments) else { return }
+                    result = value
                 } catch {
                     sqlite3_result_error(context, "\(error)", -1)
                     return

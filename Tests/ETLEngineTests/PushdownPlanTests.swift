@@ -72,6 +72,30 @@ final class PushdownPlanTests: XCTestCase {
         XCTAssertNil(users.fillKeys)
     }
 
+    /// A column read only through functions that read it by the reading rule themselves
+    /// (`trim()`, `date()`, `boolean()` … of a string attribute) is left out of the row
+    /// guard, as long as every row the guard would test evaluates them: not under a filter,
+    /// and not where the column is also read another way.
+    func testAColumnReadOnlyByFunctionsOfTheReadingRuleIsLeftOutOfTheRowGuard() throws {
+        let trimmed = [(#""name": "$source.name" }"#, #""name": "trim($source.name)" }"#)]
+        let users = try create("Users", step: 0, of: plan(trimmed))
+        XCTAssertEqual(users.insert.sql, #"INSERT INTO main."User" ("id", "userId", "name") SELECT s."id", "#
+                       + integer("userId") + #", etl_text_trim(s."name") FROM src."User" s WHERE "# + guarded([("userId", "integer")])
+                       + #" AND s."id" >= ?1 AND s."id" <= ?2 ORDER BY s."id""#)
+        // Under a filter, the rows it leaves out are tested too (row by row reads them all).
+        let filtered = try create("Users", step: 0, of: plan(trimmed + [(#""destination": "User",\#n          "attributes": { "userId""#,
+                                                                           #""destination": "User", "filter": "$source.userId != 0",\#n          "attributes": { "userId""#)]))
+        XCTAssertTrue(filtered.insert.sql.contains(#"etl_readable('it', '$source.userId', s."userId", '$source.name', s."name")"#), filtered.insert.sql)
+        // Read as it is too, in a comparison: guarded.
+        let counted = try create("Users", step: 0, of: plan([(#""userId": "$source.userId", "name": "$source.name" }"#,
+                                                              #""userId": "if($source.name == 'x', 1, 2)", "name": "trim($source.name)" }"#)]))
+        XCTAssertTrue(counted.insert.sql.contains(#"etl_readable('t', '$source.name', s."name")"#), counted.insert.sql)
+        // Every column read by the rule: no guard at all.
+        let both = try create("Users", step: 0, of: plan([(#""userId": "$source.userId", "name": "$source.name" }"#,
+                                                           #""userId": "integer($source.name)", "name": "casefold($source.name)" }"#)]))
+        XCTAssertFalse(both.insert.sql.contains("etl_readable"), both.insert.sql)
+    }
+
     func testAUniqueByMappingFillsItsKeysThenInsertsOneRowPerKey() throws {
         let authors = try create("Authors", step: 0, of: plan())
         XCTAssertEqual(authors.kind, .unique)

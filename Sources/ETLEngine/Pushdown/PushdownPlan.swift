@@ -353,12 +353,13 @@ private struct StatementBuilder {
     func rowGuard(_ index: MappingID, alias: String, passing: [String]) -> [String] {
         let mapping = step.mappings[index]
         let layout = step.sourceLayout
+        let readByTheRule = attributesReadByTheRule(index)
         var columns: [String] = []
         var codes = ""
         var pairs: [String] = []
         for path in mapping.createPaths where path.root == .source && path.segments.count == 1 {
             guard let attribute = layout.model.attribute(path.segments[0], of: mapping.sourceEntity),
-                  !(attribute.allowsExternalStorage && layout.kind == .coredata) else { continue }
+                  !(attribute.allowsExternalStorage && layout.kind == .coredata), !readByTheRule.contains(attribute.name) else { continue }
             let column = "\(alias).\(Database.quote(layout.column(ofAttribute: attribute.name, entity: mapping.sourceEntity)))"
             guard let code = SQLTranslator.readableCode(ExprType(attribute.type)), !columns.contains(column) else { continue }
             columns.append(column)
@@ -373,6 +374,28 @@ private struct StatementBuilder {
         // alone; the filter only after it (in order: CASE evaluates its WHENs one after the other).
         let guarded = "(CASE WHEN \(SQLTranslator.readableFunction)('\(codes)', \(pairs.joined(separator: ", "))) THEN \(then) END)"
         return [table].compactMap { $0 } + [guarded]
+    }
+
+    /// The source attributes whose every read by mapping `index` fails its statement on a
+    /// value the reading rule does not read (`SQLTranslator.readsByTheRule`: `date()`,
+    /// `boolean()`, `trim()` … of a string attribute), on every row the guard would test:
+    /// the row guard leaves them out, for one call a value less. Only for a mapping whose
+    /// statement evaluates every attribute on every row of its range: no filter, uniqueBy,
+    /// forEach or policy.
+    private func attributesReadByTheRule(_ index: MappingID) -> Set<String> {
+        let mapping = step.mappings[index]
+        guard mapping.filter == nil, mapping.uniqueBy == nil, mapping.forEach == nil, mapping.policy == nil else { return [] }
+        let translator = source(index, alias: "s").translator
+        var reads: [String: Int] = [:], byTheRule: [String: Int] = [:]
+        for assignment in mapping.attributes {
+            guard case .expression(let expression) = assignment.source else { continue }
+            guard let form = expression.form else { return [] }
+            for path in form.readPaths { reads[path.description, default: 0] += 1 }
+            for path in translator.readsByTheRule(form) { byTheRule[path.description, default: 0] += 1 }
+        }
+        return Set(byTheRule.filter { reads[$0.key] == $0.value }.keys.compactMap { name in
+            mapping.createPaths.first { $0.description == name && $0.root == .source && $0.segments.count == 1 }?.segments[0]
+        })
     }
 
     func uniqueKey(_ index: MappingID, alias: String) throws(NotPushable) -> String {
