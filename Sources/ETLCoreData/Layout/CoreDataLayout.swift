@@ -214,6 +214,11 @@ public struct CoreDataLayout: StoreLayout {
         "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
     ]
 
+    /// The same, `IF NOT EXISTS`, for `finish` (which can run again): made once, not per store.
+    static let bookkeepingSQLIfMissing = bookkeepingSQL.map {
+        $0.replacingOccurrences(of: "CREATE TABLE ", with: "CREATE TABLE IF NOT EXISTS ")
+    }
+
     /// Quotes a name only when SQL needs it (Core Data's own names never do): a name of
     /// ASCII letters, digits and `_`, not starting with a digit, stays as it is.
     ///
