@@ -53,7 +53,7 @@ public final class PlanCache: @unchecked Sendable {
     /// kind, given this spec (its paths) and, for a Core Data store, its own metadata; else
     /// `make()`'s, kept for the next such store.
     func plan(_ spec: PipelineSpec, source: Database, make: () throws -> Plan) throws -> Plan {
-        let key = try kind(of: source, layout: spec.source.layout)
+        let (key, metadata) = try kind(of: source, layout: spec.source.layout)
         // One plan per kind, also when two jobs reach their first stores of a kind at once:
         // the second waits for the first's plan instead of making its own.
         let making = lock.withLock { () -> NSLock in
@@ -69,7 +69,7 @@ public final class PlanCache: @unchecked Sendable {
         lock.unlock()
         if var known {
             known.spec = spec
-            if spec.source.layout == .coredata { try known.adoptMetadata(of: source, newStoreUUID: spec.destination.newStoreUUID) }
+            if spec.source.layout == .coredata { known.adoptMetadata(metadata, newStoreUUID: spec.destination.newStoreUUID) }
             return known
         }
         var plan = try make()
@@ -87,10 +87,12 @@ public final class PlanCache: @unchecked Sendable {
     /// and identifiers of its metadata (its version); not its UUID or its app's own keys,
     /// which only the result's metadata carries (`Plan.adoptMetadata`). Read through the
     /// store's connection, a `-wal` included: the state of the WAL does not matter.
-    private func kind(of source: Database, layout: LayoutKind) throws -> String {
+    /// With the key, a Core Data store's metadata as read for it, which the plan adopts
+    /// (read once a store, not twice: a read decodes its property list).
+    private func kind(of source: Database, layout: LayoutKind) throws -> (key: String, metadata: CoreDataMetadata?) {
         var parts = try source.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_schema ORDER BY type, name, tbl_name")
             .map { row in row.map(\.sqlLiteral).joined(separator: ",") }
-        guard layout == .coredata else { return parts.joined(separator: "\n") }
+        guard layout == .coredata else { return (parts.joined(separator: "\n"), nil) }
         parts.append("coredata")
         if try source.table(named: "Z_PRIMARYKEY") != nil {
             parts += try source.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT")
@@ -104,13 +106,15 @@ public final class PlanCache: @unchecked Sendable {
             }
             parts.append("modelcache \(hash.finalize())")
         }
+        var metadata: CoreDataMetadata?
         if try source.table(named: "Z_METADATA") != nil {
-            let metadata = try CoreDataMetadata.read(source)
-            parts.append("identifiers " + metadata.versionIdentifiers.joined(separator: ","))
-            for (entity, hash) in metadata.versionHashes.sorted(by: { $0.key < $1.key }) {
+            let read = try CoreDataMetadata.read(source)
+            metadata = read
+            parts.append("identifiers " + read.versionIdentifiers.joined(separator: ","))
+            for (entity, hash) in read.versionHashes.sorted(by: { $0.key < $1.key }) {
                 parts.append("hash \(entity) \(hash.base64EncodedString())")
             }
         }
-        return parts.joined(separator: "\n")
+        return (parts.joined(separator: "\n"), metadata)
     }
 }

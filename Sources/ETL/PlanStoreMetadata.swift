@@ -10,8 +10,8 @@ extension Plan {
     /// metadata from the first store's: the result keeps its own source's UUID and its app's
     /// own metadata keys instead, as `Planner.finalLayout` would have made them for it.
     /// Nothing else of the plan depends on these.
-    mutating func adoptMetadata(of source: Database, newStoreUUID: Bool) throws {
-        let carried = try source.table(named: "Z_METADATA") == nil ? nil : try CoreDataMetadata.read(source)
+    /// `carried`: the store's metadata (`CoreDataMetadata.read`), nil when it has no `Z_METADATA`.
+    mutating func adoptMetadata(_ carried: CoreDataMetadata?, newStoreUUID: Bool) {
         func adopt(_ layout: any StoreLayout) -> any StoreLayout {
             if var coreData = layout as? CoreDataLayout {
                 coreData.carried = carried

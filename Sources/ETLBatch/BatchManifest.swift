@@ -276,9 +276,15 @@ public final class BatchManifest: @unchecked Sendable {
     private func write(_ line: Line, durable: Bool = true) throws {
         flock(descriptor, LOCK_EX)
         defer { flock(descriptor, LOCK_UN) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var json = Array(try encoder.encode(line))
+        // A store's line (every store writes two) by hand, the same bytes (`BatchManifestEntryJSON`).
+        var json: [UInt8]
+        if line.batch == nil, line.inputs == nil, let store = line.store, let written = BatchManifestEntryJSON.line(store) {
+            json = written
+        } else {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            json = Array(try encoder.encode(line))
+        }
         json.append(UInt8(ascii: "\n"))
         let frame = try Zstd.compress(json)
         var written = 0

@@ -188,9 +188,6 @@ public final class Database: @unchecked Sendable {
 
     /// Quotes an identifier for SQL ("Book", "my""table").
     public static func quote(_ identifier: String) -> String {
-        // Most names hold no quote: skip Foundation's search and copy, costly when planning
-        // quotes every name of every table for every store of a batch.
-        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
-        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        SQLQuoting.quoted(identifier, by: "\"")
     }
 }

@@ -20,8 +20,8 @@ public enum SQLValue: Sendable, Hashable {
         case .null: return "NULL"
         case .integer(let v): return String(v)
         case .real(let v): return String(v)
-        case .text(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let b): return "X'" + b.map { String(format: "%02X", $0) }.joined() + "'"
+        case .text(let s): return SQLQuoting.quoted(s, by: "'")
+        case .blob(let b): return SQLQuoting.blob(b)
         }
     }
 }

@@ -33,9 +33,7 @@ extension CoreDataLayout {
     public func finish(_ db: Database) throws {
         try db.execute("SAVEPOINT etl_coredata_finish")
         do {
-            for sql in Self.bookkeepingSQL {
-                try db.execute(sql.replacingOccurrences(of: "CREATE TABLE ", with: "CREATE TABLE IF NOT EXISTS "))
-            }
+            for sql in Self.bookkeepingSQLIfMissing { try db.execute(sql) }
             try mirrorOneToOnes(db)
             try fillEntityColumns(db)
             try fillOrderColumns(db)

@@ -214,10 +214,23 @@ public struct CoreDataLayout: StoreLayout {
         "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
     ]
 
-    /// Quotes a name only when SQL needs it (Core Data's own names never do).
+    /// The same, `IF NOT EXISTS`, for `finish` (which can run again): made once, not per store.
+    static let bookkeepingSQLIfMissing = bookkeepingSQL.map {
+        $0.replacingOccurrences(of: "CREATE TABLE ", with: "CREATE TABLE IF NOT EXISTS ")
+    }
+
+    /// Quotes a name only when SQL needs it (Core Data's own names never do): a name of
+    /// ASCII letters, digits and `_`, not starting with a digit, stays as it is.
+    ///
+    /// Byte by byte: Character's `isLetter` and `isNumber`, asked of every character of
+    /// every name of a layout's SQL (per store, in `finish` too), cost more than the rest
+    /// of that SQL. The same answer: a character that is one of those bytes is that byte.
     static func sqlName(_ name: String) -> String {
-        let plain = name.first.map { $0.isASCII && ($0.isLetter || $0 == "_") } == true
-            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        func letter(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_")
+        }
+        let plain = name.utf8.first.map(letter) == true
+            && name.utf8.allSatisfy { letter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         return plain ? name : Database.quote(name)
     }
 

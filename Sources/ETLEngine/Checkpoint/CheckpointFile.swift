@@ -45,8 +45,8 @@ public struct CheckpointFile: Sendable {
     ///   rows is always safe to resume from (see `Checkpoint`), so between stages the
     ///   engine asks for durability and per chunk only for the atomic rename.
     public func write(_ checkpoint: Checkpoint, durable: Bool) throws {
-        let json = try JSONEncoder.checkpoint.encode(checkpoint)
-        let frame = try Zstd.compress(Array(json))
+        let json = try CheckpointJSON.bytes(checkpoint) ?? Array(JSONEncoder.checkpoint.encode(checkpoint))
+        let frame = try Zstd.compress(json)
         // Made afresh beside it (`AtomicFile`), never through what was planted there; the
         // rename then replaces a planted link at `path` itself, never what it points at.
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import ETLPipeline
 import ETLExpression
+import ETLStore
 
 /// What a checkpoint belongs to. A resume is refused when any of it changed, because
 /// continuing would mix two different runs in one store.
@@ -57,9 +58,12 @@ public struct SourceIdentity: Codable, Sendable, Equatable {
     public var walFrames: Int64?
 
     public static func of(_ path: String) throws -> SourceIdentity {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        guard let file = FileStatus.of(path) else {
+            // No status: Foundation's call says why, in the words it always did.
+            _ = try FileManager.default.attributesOfItem(atPath: path)
+            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        let size = file.size, modified = file.modified
         var hash = FNV1a()
         var first = Data()
         if let handle = FileHandle(forReadingAtPath: path) {
@@ -70,11 +74,11 @@ public struct SourceIdentity: Codable, Sendable, Equatable {
         func word(_ at: Int) -> UInt32 {
             first.count >= at + 4 ? first[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } : 0
         }
-        let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber
-        var identity = SourceIdentity(path: path, size: size, modified: modified, header: hash.hex, walSize: wal?.int64Value)
+        let wal = FileStatus.of(path + "-wal")?.size
+        var identity = SourceIdentity(path: path, size: size, modified: modified, header: hash.hex, walSize: wal)
         identity.changeCounter = word(24)
         identity.schemaCookie = word(40)
-        if let stamp = WALCheck.headerStamp(path + "-wal"), let walSize = wal?.int64Value {
+        if let stamp = WALCheck.headerStamp(path + "-wal"), let walSize = wal {
             identity.walSalts = stamp.salts
             identity.walCheckpoints = stamp.checkpointSequence
             identity.walFrames = stamp.pageSize > 0 ? max(0, walSize - 32) / Int64(24 + stamp.pageSize) : 0

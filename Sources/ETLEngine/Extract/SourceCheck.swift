@@ -50,6 +50,6 @@ final class SourceCheck: Sendable {
     }
 
     private static func size(of path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        Int(FileStatus.size(of: path))
     }
 }

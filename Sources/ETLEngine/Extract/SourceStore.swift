@@ -48,7 +48,7 @@ public final class SourceStore: @unchecked Sendable {
             throw MigrationError.badSource(path: path, reason: "is \(kind), not a store file: a store is a regular file")
         }
         // SQLite reads an empty file as an empty database; no store is ever 0 bytes long.
-        if ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue == 0 {
+        if FileStatus.of(path)?.size == 0 {
             throw MigrationError.badSource(path: path, reason: "is an empty file (0 bytes), not a SQLite store")
         }
         // A FIFO (or anything but a file) named like SQLite's own files beside it: refused
@@ -65,7 +65,7 @@ public final class SourceStore: @unchecked Sendable {
             throw MigrationError.badSource(path: path, reason: "has a damaged -wal: \(damaged). Nothing was read. "
                 + "Restore the store and its -wal from a backup; to migrate what the store holds without the WAL's transactions, move the -wal away")
         }
-        let size = { ((try? fm.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
+        let size = { Int(FileStatus.size(of: path)) }
         var opened: Database?
         do {
             let database = try Database(path: path, mode: .readOnly, busyTimeout: busyTimeout, hardened: true)
@@ -149,14 +149,14 @@ public final class SourceStore: @unchecked Sendable {
 
     /// Whether a `-wal` file with content sits beside the store.
     public var hasWAL: Bool {
-        ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0 > 0
+        FileStatus.size(of: path + "-wal") > 0
     }
 
     deinit {
         database.close()
         for file in created {
             // Only an empty WAL is ours to remove: one with content would hold transactions.
-            let size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
+            let size = FileStatus.size(of: file)
             if file.hasSuffix("-shm") || size == 0 { try? FileManager.default.removeItem(atPath: file) }
         }
         if !created.isEmpty { SourceCompanionRecord.forget(path) }

@@ -366,7 +366,8 @@ public struct Engine {
             run.notes += execution.notes
             try options.cancellation.map { if $0.isCancelled { throw MigrationError.interrupted(checkpoint: nil) } }
             try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
-            let kept = KeptBookkeeping(step: step, associationsKept: execution.associationsKept, functions: options.policies.functions)
+            let kept = KeptBookkeeping(step: step, associationsKept: execution.associationsKept, functions: options.policies.functions,
+                                       memo: plan.memo)
             for note in try kept.copy(into: db, sourcePath: inputPath) where !run.notes.contains(note) {
                 run.notes.append(note)
             }

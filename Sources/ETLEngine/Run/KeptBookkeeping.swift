@@ -27,6 +27,32 @@ struct KeptBookkeeping {
     var associationsKept: Set<MappingID> = []
     /// The program's functions, which a uniqueBy found again in SQL may call.
     var functions: [String: ExpressionFunction] = [:]
+    /// The plan's memo: the statements are made once per step of a plan, not per store.
+    var memo: PlanMemo?
+
+    /// `statements()` as SQL, kept in the plan's memo. They are made from the plan's step
+    /// and `associationsKept` alone (the source is attached, never read, to make them), so
+    /// every store of a kind (`PlanCache`) has the same; they cost ~380,000 instructions a step.
+    struct Made {
+        let sql: [String]
+        let carried: [String]
+        let evaluates: Bool
+        let uncopied: [String]
+    }
+
+    /// What `Made` is made from besides the plan: the step (by number and name, as fused
+    /// steps are renumbered, as `PushdownPlan.MemoKey`) and the associations the run kept.
+    struct MemoKey: PlanMemoKey {
+        typealias Value = Made
+        let step: Int
+        let stepName: String
+        let associationsKept: [Int]
+    }
+
+    private func makeStatements() -> Made {
+        let (sql, carried, evaluates, uncopied) = statements()
+        return Made(sql: sql.map(\.sql), carried: carried, evaluates: evaluates, uncopied: uncopied)
+    }
 
     /// The statements, over the source attached as `kept_src`: `sql` and `carried` (the
     /// order of lists whose rows do not keep their keys, `CarriedOrder`, and whether one
@@ -103,7 +129,11 @@ struct KeptBookkeeping {
     /// the step's work database attached as `work`). Returns notes for the ordered
     /// relationships whose order was not carried.
     func copy(into db: Database, sourcePath: String) throws -> [String] {
-        let (sql, carried, evaluates, uncopied) = statements()
+        // Not from a Core Data store into one: no bookkeeping kept, nothing to make or look up.
+        guard CoreDataLayout.of(step.sourceLayout) != nil, CoreDataLayout.of(step.destinationLayout) != nil else { return [] }
+        let key = MemoKey(step: step.index, stepName: step.name, associationsKept: associationsKept.map(\.index).sorted())
+        let made = memo?.value(key) { makeStatements() } ?? makeStatements()
+        let (sql, carried, evaluates, uncopied) = (made.sql, made.carried, made.evaluates, made.uncopied)
         let notes = uncopied.map {
             "step \(step.name): the order of \($0) was numbered anew in key order (2048, 3072, …), "
                 + "its rows not keeping their source keys: the source's order is not carried"
@@ -117,7 +147,7 @@ struct KeptBookkeeping {
         try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS kept_src")
         defer { try? db.execute("DETACH DATABASE kept_src") }
         try db.transaction {
-            for statement in sql { try db.execute(statement.sql) }
+            for statement in sql { try db.execute(statement) }
             for statement in carried { try db.execute(statement) }
         }
         return notes

@@ -10,11 +10,15 @@ import Foundation
 /// small sort never leaves memory and starts no thread, so small stores pay nothing. With
 /// one core there is nobody to help. Each helper sorts in memory of its own, so a run with
 /// helpers peaks higher: the time they save is worth that memory.
+///
+/// Worked out once a process, not per connection: Foundation's count of cores reads the
+/// cgroup's CPU quota and set (two files) each time, and a batch opens a connection or
+/// two per store. The count changes no result, only how a large sort is shared out.
 enum SorterThreads {
-    static var count: Int {
+    static let count: Int = {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         return cores > 1 ? min(cores, 4) : 0
-    }
+    }()
 
-    static var pragma: String { "PRAGMA threads = \(count)" }
+    static let pragma = "PRAGMA threads = \(count)"
 }
