@@ -1,4 +1,5 @@
 import Foundation
+import ETLStore
 
 /// What a source store was when a batch migrated it: its file (device, inode), size,
 /// modification time, a hash of its first and last pages, and its `-wal`'s size and
@@ -74,6 +75,6 @@ public struct BatchSourceIdentity: Sendable, Codable, Equatable {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size),
-                Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+                Int64(Platform.modificationTime(info).tv_sec) * 1_000_000_000 + Int64(Platform.modificationTime(info).tv_nsec))
     }
 }

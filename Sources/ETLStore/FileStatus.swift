@@ -16,7 +16,8 @@ public struct FileStatus: Sendable, Equatable {
     public static func of(_ path: String) -> FileStatus? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        let sinceReferenceDate = Double(info.st_mtim.tv_sec) - secondsFrom1970To2001 + Double(info.st_mtim.tv_nsec) / 1_000_000_000
+        let time = Platform.modificationTime(info)
+        let sinceReferenceDate = Double(time.tv_sec) - secondsFrom1970To2001 + Double(time.tv_nsec) / 1_000_000_000
         return FileStatus(size: Int64(info.st_size), modified: sinceReferenceDate + secondsFrom1970To2001)
     }
 

@@ -19,6 +19,16 @@ public enum Platform {
         #endif
     }
 
+    /// The modification time of a file's status (stat(2)): `st_mtim` on Linux,
+    /// `st_mtimespec` on macOS.
+    public static func modificationTime(_ info: stat) -> timespec {
+        #if canImport(Glibc)
+        info.st_mtim
+        #else
+        info.st_mtimespec
+        #endif
+    }
+
     /// read(2).
     public static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)

@@ -32,7 +32,7 @@ final class SourceSnapshot {
         [path, path + "-wal"].flatMap { file -> [Int64] in
             var info = stat()
             guard stat(file, &info) == 0 else { return [0, 0] }
-            return [Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)]
+            return [Int64(info.st_size), Int64(Platform.modificationTime(info).tv_sec) * 1_000_000_000 + Int64(Platform.modificationTime(info).tv_nsec)]
         }
     }
 
