@@ -18,6 +18,9 @@ public final class Batch: @unchecked Sendable {
     private var finished = 0
     private var finishedBefore = 0
     private var fatal: Error?
+    /// The folders results were renamed into without an fsync of the folder
+    /// (`RunOptions.installRecordedByCaller`): synced once each at the batch's end.
+    private var installedFolders = Set<String>()
     var manifest: BatchManifest!
     /// The pipeline read once per batch, and planned once per kind of store (`PlanCache`).
     var plans = PlanCache()
@@ -73,8 +76,12 @@ public final class Batch: @unchecked Sendable {
             thread.start()
         }
         group.wait()
+        // The renames of this batch's results, then the outcomes appended since the last
+        // durable entry (`BatchManifest.append`). Until then a crash of the machine may lose
+        // a rename whose outcome is recorded: the rerun finds the result missing and
+        // migrates the store again (`BatchTriage`).
+        for folder in installedFolders.sorted() { BatchFiles.syncFolder(of: folder + "/.") }
         if let fatal { throw fatal }
-        // The outcomes appended since the last durable entry (`BatchManifest.append`).
         try manifest.sync()
 
         var stores: [BatchStoreResult] = []
@@ -163,6 +170,9 @@ public final class Batch: @unchecked Sendable {
 
             lock.lock()
             results[item.store.path] = result
+            if case .directory = options.output, result.status == .done, let output = result.output {
+                installedFolders.insert((output as NSString).deletingLastPathComponent)
+            }
             running.removeAll { $0 == item.store.relativePath }
             if result.status != .interrupted { finished += 1 }
             emit(.storeFinished, store: item.store.relativePath, result: result)

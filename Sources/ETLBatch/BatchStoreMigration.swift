@@ -126,13 +126,18 @@ extension Batch {
         }
         var migration = migration(source: store.path, destination: destination, cancellation: cancellation)
         migration.replace = options.restart ? .force : .refuse
+        // The manifest's durable `started` entry records the run, and a rerun checks the
+        // result it finds (`BatchTriage`): the engine spares the fsyncs that record it again.
+        migration.options.installRecordedByCaller = true
 
-        // Killed after the engine installed the result and removed its checkpoint, before
-        // the outcome was written: the result is complete (it is only ever renamed into
-        // place after validation).
+        // Killed after the engine installed the result, before the outcome was written: the
+        // result is complete (it is only ever renamed into place after validation). With no
+        // checkpoint (a small store's run writes none, `RunOptions.installRecordedByCaller`),
+        // the kill may have come before the run removed its work files.
         if prior?.status == .started, prior?.outputExisted == false, exists, !checkpoint.exists,
            !fm.fileExists(atPath: destination + ".etl-tmp") {
             let plan = try migration.planReadingSource()
+            WorkArea.removeLeftovers(destination: destination, stepCount: plan.steps.count)
             result.fromVersion = plan.sourceVersion
             result.toVersion = plan.targetVersion
             result.status = .done

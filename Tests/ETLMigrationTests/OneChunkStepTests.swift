@@ -108,6 +108,43 @@ final class OneChunkStepTests: XCTestCase {
         try assertSameStore(destination, reference)
     }
 
+    /// The checkpoint on disk as the run starts to install its destination, for a run of 20
+    /// books (steps within one chunk) told that its caller records the install
+    /// (`RunOptions.installRecordedByCaller`), with a destination there before (`force`) or not.
+    func checkpointAtFinalize(recordedByCaller: Bool, destinationThere: Bool, chunkSize: Int = 1000) throws -> Checkpoint.Position? {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 20, seed: 5, to: source)
+        let destination = folder.path("v3-\(recordedByCaller)-\(destinationThere)-\(chunkSize).sqlite")
+        if destinationThere { try BooksSample.write(rows: 3, seed: 6, to: destination) }
+        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = destination
+        migration.replace = destinationThere ? .force : .refuse
+        migration.options.chunkSize = chunkSize
+        migration.options.installRecordedByCaller = recordedByCaller
+        let seen = Recorded<Checkpoint.Position?>()
+        _ = try migration.run { event in
+            guard event.stage == .finalize, event.kind == .started else { return }
+            seen.list.append(try? CheckpointFile(destination: destination).read()?.position)
+        }
+        XCTAssertEqual(seen.list.count, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: CheckpointFile(destination: destination).path), "removed at the end")
+        return seen.list.first ?? nil
+    }
+
+    func testARunWhoseCallerRecordsTheInstallWritesNoFinalizeCheckpointForANewDestination() throws {
+        // Given a small run that wrote no checkpoint, installing where nothing was…
+        // …it writes none before the rename when its caller records the install (etl batch --out)…
+        XCTAssertNil(try checkpointAtFinalize(recordedByCaller: true, destinationThere: false))
+        // …and the durable finalize checkpoint otherwise: alone (etl run), a rerun after a
+        // kill past the rename must know the destination for its own;
+        XCTAssertEqual(try checkpointAtFinalize(recordedByCaller: false, destinationThere: false)?.stage, .finalize)
+        // replacing a destination, the checkpoint is what tells the rerun which store is whose;
+        XCTAssertEqual(try checkpointAtFinalize(recordedByCaller: true, destinationThere: true)?.stage, .finalize)
+        // with chunks on disk already, a crash must not take the run back past them.
+        XCTAssertEqual(try checkpointAtFinalize(recordedByCaller: true, destinationThere: false, chunkSize: 5)?.stage, .finalize)
+    }
+
     func testOnlyAStoreOfAtMostOneChunkOfRowsHoldsInOneChunk() throws {
         let path = folder.path("rows.sqlite")
         let db = try Database(path: path, mode: .create)

@@ -424,6 +424,41 @@ final class BatchCommandTests: XCTestCase {
         XCTAssertEqual(files(below: "out").filter { $0.contains(".etl-") && !$0.hasPrefix(".etl-batch-manifest") }, [])
     }
 
+    /// A small store's run under `etl batch --out` writes no checkpoint before it renames its
+    /// result into place (`RunOptions.installRecordedByCaller`): killed after the rename, before
+    /// it removed its work files, it leaves those and no checkpoint. The rerun counts the store
+    /// done from its result, and removes them.
+    func testAStoreKilledAfterItsRenameBeforeItsCleanupIsDoneAndItsWorkFilesGo() throws {
+        try FileManager.default.createDirectory(atPath: path("archive"), withIntermediateDirectories: true)
+        for seed in 1...2 { try BooksSample.write(rows: 20, seed: UInt64(seed), to: path("archive/s\(seed).sqlite")) }
+        let pipeline = Self.root.appendingPathComponent("pipelines/books.json").path
+        let arguments = ["batch", pipeline, "--stores", "archive", "--out", "out", "--report", "report.json"]
+        let first = try etl(arguments)
+        XCTAssertEqual(first.status, 0, first.stderr)
+
+        // What such a kill leaves: the store's `started` entry last, its work database and journals.
+        let manifestPath = path("out/.etl-batch-manifest.jsonl.zst")
+        let contents = try BatchManifest.read(path: manifestPath)
+        var started = try XCTUnwrap(contents.latest.values.first { $0.path.hasSuffix("s1.sqlite") })
+        started.status = .started
+        started.outputExisted = false
+        try BatchManifest(path: manifestPath, header: try XCTUnwrap(contents.header), restart: false).append(started)
+        let output = path("out/s1.sqlite")
+        for leftover in [".etl-work", ".etl-work-journal", ".etl-tmp-journal", ".rejects.jsonl.zst.step1"] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: output + leftover, contents: Data()))
+        }
+        let before = stamp(output)
+
+        let rerun = try etl(arguments)
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        let result = try XCTUnwrap(try BatchReport.read(path: path("report.json")).stores.first { $0.path.hasSuffix("s1.sqlite") })
+        XCTAssertEqual(result.status, .done)
+        XCTAssertTrue(result.notes.contains { $0.hasPrefix("finished just before the batch was stopped") }, "\(result.notes)")
+        XCTAssertEqual(stamp(output), before, "the result was not written again")
+        XCTAssertEqual(files(below: "out").filter { $0.contains(".etl-") || $0.contains(".step1") }
+                           .filter { !$0.hasPrefix(".etl-batch-manifest") }, [])
+    }
+
     /// Four shards at once over one archive: each store migrated by exactly one of them.
     func testFourConcurrentShardsMigrateEveryStoreExactlyOnce() throws {
         let archive = try makeArchive()

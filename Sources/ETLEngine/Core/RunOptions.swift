@@ -36,6 +36,15 @@ public struct RunOptions: Sendable {
     /// (`FusionCheck`), skipping the store between them; off, every step runs as written and
     /// writes its store (`--separate-steps`).
     public var fuseSteps = true
+    /// The caller keeps its own durable record of the run and checks the result it finds
+    /// after a crash (`etl batch --out`: the manifest's `started` entry, `BatchTriage`). A run
+    /// that wrote no checkpoint then installs a destination that did not exist without a
+    /// durable finalize checkpoint, and leaves the fsync of the destination's folder after
+    /// the rename to the caller (`Batch` syncs each folder once, at its end): three fsyncs
+    /// a store fewer. What a crash of the machine can then lose is a rename or a small
+    /// store's work, never a complete result taken for another: the result is still fsynced
+    /// before it is renamed, and a recorded outcome is trusted only while its result is there.
+    public var installRecordedByCaller = false
     /// Refuse pipeline paths that lead outside the pipeline's folder (`--confine`).
     public var confine = false
     /// How long to wait for a source locked by another program's write.

@@ -64,6 +64,11 @@ public struct WorkArea: Sendable {
         WorkArea(destination: destination).allFiles(stepCount: stepCount).filter { FileManager.default.fileExists(atPath: $0) }
     }
 
+    /// Removes the work files a run on `destination` left when it was killed after installing it.
+    public static func removeLeftovers(destination: String, stepCount: Int) {
+        WorkArea(destination: destination).removeAll(stepCount: stepCount)
+    }
+
     func removeAll(stepCount: Int) {
         for file in allFiles(stepCount: stepCount) { Self.remove(file) }
     }

@@ -30,7 +30,9 @@ enum SourceCompanionRecord {
         guard !lines.isEmpty else { return }
         let record = path(of: store)
         try? FileManager.default.createDirectory(atPath: (record as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try? Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: record), options: .atomic)
+        // Renamed into place whole, not fsynced: a killed run leaves it complete, and one a
+        // crash of the machine loses leaves a -shm SQLite reads as its own and remakes.
+        try? AtomicFile.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: record, durable: false)
     }
 
     /// Forgets the record of `store` (its files were removed by the run that made them).

@@ -184,7 +184,16 @@ public struct Engine {
             let name = plan.steps.last!.name
             try ValidationProof.require(step: last - 1, run: identity, in: area.work, store: area.temporaryDestination, checkpoint: file.path)
             try snapshot.checkWhole()
-            try run.save(.init(step: last - 1, stage: .finalize, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 1), durable: true)
+            let finalize = Checkpoint.Position(step: last - 1, stage: .finalize, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 1)
+            // Its caller records the run itself (`RunOptions.installRecordedByCaller`): with
+            // no checkpoint on disk and nothing at the destination, a crash before the rename
+            // redoes a run of small steps, and one after it leaves a complete result the
+            // caller finds.
+            if options.installRecordedByCaller, !run.checkpointOnDisk, !FileManager.default.fileExists(atPath: destination) {
+                run.keep(finalize)
+            } else {
+                try run.save(finalize, durable: true)
+            }
             progress(ProgressEvent(kind: .started, step: last, stepCount: last, stepName: name, stage: .finalize, done: 0, total: 1))
             // In the finalize stage only, so a store that steps or validation may still work
             // on holds no carried trigger; in one transaction, and not again on a rerun that
@@ -198,7 +207,8 @@ public struct Engine {
             // either side of the rename, the rerun finds every rejected row (joining again
             // gives the same file) and never a reject file of another run.
             rejects = try RejectFile(destination: destination).combine(stepCount: plan.steps.count)
-            backup = try Finalizer.install(area.temporaryDestination, at: destination, backup: area.backup, policy: options.replace)
+            backup = try Finalizer.install(area.temporaryDestination, at: destination, backup: area.backup, policy: options.replace,
+                                           syncFolder: !options.installRecordedByCaller)
             progress(ProgressEvent(kind: .finished, step: last, stepCount: last, stepName: name, stage: .finalize, done: 1, total: 1))
         } catch {
             var error = describe(error, source: source)

@@ -5,8 +5,10 @@ import ETLStore
 enum Finalizer {
     /// fsyncs the store, then renames it over the destination. With `.backup`, the old
     /// destination is first hard-linked to `NAME.bak`, so at every instant the destination
-    /// path holds either the old store or the new one, never nothing.
-    static func install(_ built: String, at destination: String, backup: String, policy: ReplacePolicy) throws -> String? {
+    /// path holds either the old store or the new one, never nothing. `syncFolder`: fsync
+    /// the destination's folder after the rename (else its caller does, `RunOptions.installRecordedByCaller`).
+    static func install(_ built: String, at destination: String, backup: String, policy: ReplacePolicy,
+                        syncFolder: Bool = true) throws -> String? {
         try fsync(path: built)
         let fm = FileManager.default
         var backedUp: String?
@@ -31,7 +33,7 @@ enum Finalizer {
         guard rename(built, destination) == 0 else {
             throw MigrationError.badDestination(path: destination, reason: "cannot move the new store into place: \(String(cString: strerror(errno)))")
         }
-        try fsync(path: URL(fileURLWithPath: destination).deletingLastPathComponent().path)
+        if syncFolder || backedUp != nil { try fsync(path: URL(fileURLWithPath: destination).deletingLastPathComponent().path) }
         return backedUp
     }
 

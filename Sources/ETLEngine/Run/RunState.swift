@@ -48,6 +48,16 @@ final class RunState {
     /// A checkpoint of this run is on disk: the one it resumed from, or one it wrote.
     private var onDisk: Bool
 
+    /// Whether a checkpoint of this run is on disk (one it resumed from, or one it wrote).
+    var checkpointOnDisk: Bool { onDisk }
+
+    /// Keeps the checkpoint at `position` in memory only, as those of a step within one
+    /// chunk: written (`flush`) if the run stops with its work kept.
+    func keep(_ position: Checkpoint.Position) {
+        guard enabled else { return }
+        pending = checkpoint(at: position)
+    }
+
     func save(_ position: Checkpoint.Position, durable: Bool) throws {
         guard enabled else { return }
         if withinOneChunk && !durable {
