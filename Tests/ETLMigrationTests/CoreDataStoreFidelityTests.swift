@@ -403,6 +403,37 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         }
     }
 
+    /// Bookmarks' hops run two by two as one step (`StepFusion`) though BookmarksModel 5 has
+    /// ordered to-manys (children, favorites) and a to-one of `maxCount` 1 (parent), and adds
+    /// an attribute no hop writes (`lastChildrenPayloadReceivedFromSync`, null): every store,
+    /// V1 to V5, comes out the same fused as with the hops apart, rows, positions, schema
+    /// and metadata. (They were refused: "relationship … children is required, counted or
+    /// ordered, which its store checks".)
+    func testTheBookmarksHopsFusedGiveTheStoreOfTheHopsApart() throws {
+        let bookmarks = try folder.corpus("ddg-bookmarks")
+        let bundle = bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld")
+        for n in 1...5 {
+            let store = bookmarks.appendingPathComponent("Bookmarks_V\(n).sqlite")
+            let drop = n <= 2 ? Self.dropIsFavorite : ""
+            var outputs: [String] = []
+            for fuse in [true, false] {
+                let out = folder.path("bookmarks-\(n)-\(fuse).sqlite")
+                var migration = Migration(pipeline: try folder.coreDataPipeline(bundle: bundle, source: store, destination: out, extra: drop))
+                migration.options.fuseSteps = fuse
+                let plan = try migration.plan()
+                let summary = try migration.run()
+                if n == 4 {
+                    // 4 → 5 → 6: both hops inferred, as one.
+                    XCTAssertEqual(Set(summary.mappings.map(\.step)).count, fuse ? 1 : 2, "V4, fused \(fuse): \(plan.fusionRefusals)")
+                }
+                outputs.append(out)
+            }
+            try assertSameStore(outputs[0], outputs[1])
+            let schemas = try outputs.map { try Database(path: $0, mode: .readOnly).rows("SELECT type, name, sql FROM sqlite_schema ORDER BY name") }
+            XCTAssertEqual(schemas[0], schemas[1], "V\(n)")
+        }
+    }
+
     // MARK: Join tables
 
     /// A self-referencing many-to-many whose table the source store names by the other
@@ -494,8 +525,13 @@ final class CoreDataStoreFidelityTests: XCTestCase {
         let summary = try Migration(pipeline: try folder.coreDataPipeline(bundle: bookmarks.appendingPathComponent("BookmarksModel.xcdatamodeld"),
                                                                           source: store, destination: out, version: "BookmarksModel 6",
                                                                           extra: Self.dropIsFavorite)).run()
-        XCTAssertEqual(summary.mappings.count, 5, "one inferred hop per version")
-        XCTAssertEqual(summary.mappings.map(\.dropped), [0, 10, 0, 0, 0], "2 → 3 drops the 10 isFavorite values")
+        // One inferred hop per version; 3 → 4 and 4 → 5 run as one (`StepFusion`), the hops
+        // around 2 → 3 apart (it drops, counted in its own source).
+        XCTAssertEqual(summary.mappings.map(\.step), ["BookmarksModel to BookmarksModel 2 (inferred)",
+                                                       "BookmarksModel 2 to BookmarksModel 3 (inferred)",
+                                                       "BookmarksModel 3 to BookmarksModel 4 (inferred) + BookmarksModel 4 to BookmarksModel 5 (inferred)",
+                                                       "BookmarksModel 5 to BookmarksModel 6 (inferred)"])
+        XCTAssertEqual(summary.mappings.map(\.dropped), [0, 10, 0, 0], "2 → 3 drops the 10 isFavorite values")
         XCTAssertEqual(summary.drops.map(\.described),
                        [#"step BookmarksModel 2 to BookmarksModel 3 (inferred) dropped BookmarkEntity.isFavorite: 10 non-null values (as the pipeline's "drop" says)"#])
         let db = try Database(path: out, mode: .readOnly)

@@ -20,12 +20,13 @@ import ETLStore
 /// - a mapping of the first step whose rows do not keep their source keys (unless made by
 ///   `uniqueBy`, and then read by a mapping with no filter, uniqueBy or forEach that keeps them);
 /// - a read the first step's mappings do not determine: a deeper path, an attribute it
-///   did not assign (other than a literal default), a value whose type it converted on
+///   did not assign (other than a literal default or null), a value whose type it converted on
 ///   storing, a relationship it did not set or whose inverse another mapping sets, a
 ///   relationship read other than as the argument of `destination(s)` where its mapping
 ///   filters or groups rows;
-/// - what only the store between checks: uniqueness constraints, required or counted
-///   relationships, ordered relationships, derived attributes.
+/// - what only the store between checks or works out: uniqueness constraints, required or
+///   counted relationships (a to-one's count of one aside), the positions of an ordered
+///   relationship between rows a uniqueBy groups, derived attributes.
 ///
 /// What depends on the data — a row the first step would reject (a blob in a string
 /// attribute, a null uniqueBy key) or a required attribute it would leave null — is checked
@@ -99,6 +100,20 @@ public enum StepFusion {
         if let (table, names) = writers.first(where: { $0.value.count > 1 }) {
             throw Refused(reason: "table \(table) of the result is written by mappings \(names.sorted().joined(separator: " and "))")
         }
+        // An ordered list of the store between holds its positions as the first step wrote
+        // them, which the second carries on (`KeptBookkeeping`): from a source list, the
+        // source's positions; else numbered in key order. Fused, the same positions come
+        // straight from the source where both sides keep their keys. Rows a uniqueBy groups
+        // get their positions worked out (`CarriedOrder`), which fusing would not repeat alike.
+        for entity in between.entities {
+            for r in entity.relationships where r.isToMany && r.isOrdered {
+                for side in [entity.name, r.destination] {
+                    for index in producers[side] ?? [] where first.mappings[index].uniqueBy != nil {
+                        throw Refused(reason: "the ordered relationship \(entity.name).\(r.name) of \(between.version) links rows mapping \(first.mappings[index].name) groups by uniqueBy")
+                    }
+                }
+            }
+        }
         let composer = Composer(first: first, written: a, between: between, producers: producers)
         var fused = StepSpec(name: "\(first.name) + \(second.name)", from: a.from, to: b.to, toCursor: b.toCursor, mappings: [], cursor: b.cursor)
         // In the second step's order: no mapping's rows depend on it (each table of the result
@@ -146,8 +161,9 @@ public enum StepFusion {
             if entity.parent != nil || model.entities.contains(where: { $0.parent == entity.name }) {
                 throw Refused(reason: "\(name) is part of an inheritance hierarchy")
             }
-            for r in entity.relationships where !r.isOptional || r.minCount != nil || r.maxCount != nil || r.isOrdered {
-                throw Refused(reason: "relationship \(name).\(r.name) is required, counted or ordered, which its store checks")
+            // A to-one's `maxCount` of 1 is what being to-one means: nothing to check.
+            for r in entity.relationships where !r.isOptional || r.minCount != nil || (r.maxCount != nil && (r.isToMany || r.maxCount != 1)) {
+                throw Refused(reason: "relationship \(name).\(r.name) is required or counted, which its store checks")
             }
             for a in entity.attributes where a.derivation != nil || a.allowsExternalStorage {
                 throw Refused(reason: "attribute \(name).\(a.name) is derived or stored outside the store")
@@ -320,6 +336,7 @@ private final class Composer {
     /// A default value as an expression literal of the attribute's own expression type.
     private static func literal(_ value: SQLValue, type: AttributeType) -> Syntax? {
         switch (value, ExprType(type)) {
+        case (.null, _): return .literal(.null)
         case (.integer(let i), .integer): return .literal(.integer(i))
         case (.real(let d), .double) where d.isFinite: return .literal(.double(d))
         case (.text(let t), .string): return .string(t)
