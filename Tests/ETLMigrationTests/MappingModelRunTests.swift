@@ -43,9 +43,18 @@ final class MappingModelRunTests: XCTestCase {
             { "from": "TestMigrationStore 2", "to": "TestMigrationStore 3", "mappings": [
                 { "source": "Entity", "destination": "Entity", "attributes": { "date": "$source.date", "name": "$source.name" } } ] }
             """)
+        // The two hops run as one (`StepFusion`: version 2's `name` is left null by the first,
+        // read as null by the second), and give the store of the hops apart.
         let summary = try Migration(pipeline: byMappingModels).run()
-        XCTAssertEqual(summary.mappings.map(\.step), ["TestMigrationStore to TestMigrationStore 2", "TestMigrationStore 2 to TestMigrationStore 3"])
-        XCTAssertEqual(summary.mappings.map(\.written), [3, 3])
+        XCTAssertEqual(summary.mappings.map(\.step), ["TestMigrationStore to TestMigrationStore 2 + TestMigrationStore 2 to TestMigrationStore 3"])
+        XCTAssertEqual(summary.mappings.map(\.written), [3])
+        var apart = Migration(pipeline: try pipeline(bundle: bundle, source: store, version: "TestMigrationStore 3", out: "apart.sqlite", steps: """
+            { "from": "TestMigrationStore", "to": "TestMigrationStore 2", "mappingModel": "\(set.path)/TestMigrationStore_1_2.xcmappingmodel" },
+            { "from": "TestMigrationStore 2", "to": "TestMigrationStore 3", "mappingModel": "\(set.path)/TestMigrationStore_2_3.xcmappingmodel" }
+            """))
+        apart.options.fuseSteps = false
+        XCTAssertEqual(try apart.run().mappings.map(\.written), [3, 3])
+        XCTAssertEqual(try tablesButMetadata("apart.sqlite"), try tablesButMetadata("by-mapping-models.sqlite"))
         _ = try Migration(pipeline: byHand).run()
 
         let out = try Database(path: folder.path("by-mapping-models.sqlite"), mode: .readOnly)

@@ -145,6 +145,32 @@ final class OneChunkStepTests: XCTestCase {
         XCTAssertEqual(try checkpointAtFinalize(recordedByCaller: true, destinationThere: false, chunkSize: 5)?.stage, .finalize)
     }
 
+    /// The journals beside a step's store and its work database as the step validates, for a
+    /// run of 20 books in chunks of `chunkSize`.
+    func journalsBeforeValidation(chunkSize: Int) throws -> [Bool] {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 20, seed: 5, to: source)
+        let destination = folder.path("v3-\(chunkSize).sqlite")
+        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = destination
+        migration.options.chunkSize = chunkSize
+        let seen = Recorded<Bool>()
+        migration.options.beforeValidation = { _ in
+            for file in [".etl-tmp-journal", ".etl-work-journal"] { seen.list.append(FileManager.default.fileExists(atPath: destination + file)) }
+        }
+        _ = try migration.run()
+        return seen.list
+    }
+
+    func testAStepWithinOneChunkOfARunWithNoCheckpointKeepsItsJournalsInMemory() throws {
+        // Given 20 books in one chunk, no rerun reads the step's files (a kill starts over):
+        // no journal file is made beside them…
+        XCTAssertEqual(try journalsBeforeValidation(chunkSize: 1000), [false, false])
+        // …in chunks of 5, a rerun resumes from them: each commit is journalled on disk.
+        XCTAssertEqual(try journalsBeforeValidation(chunkSize: 5), [true, true])
+    }
+
     func testOnlyAStoreOfAtMostOneChunkOfRowsHoldsInOneChunk() throws {
         let path = folder.path("rows.sqlite")
         let db = try Database(path: path, mode: .create)

@@ -303,6 +303,7 @@ public struct Engine {
         let firstNewKeys = try step.firstNewKeys(source: input)
         // Counted before a row is read: data the pipeline does not say is to go refuses the step.
         let removedData = try SourceRefusals.unread(step, pipeline: plan.spec.file, source: input, path: inputPath)
+        let withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
         if let resume, let position, resuming {
             db = try openOutput(output, area: area)
             nextKeys = resume.nextKeys
@@ -312,7 +313,10 @@ public struct Engine {
             progress(resumedEvent(resume, redone: redone))
         } else {
             if let resume { progress(resumedEvent(resume, redone: 0)) }
-            db = try createOutput(output, area: area, layout: step.destinationLayout)
+            // A step within one chunk of a run with no checkpoint on disk writes files no rerun
+            // reads: killed, the run starts over and makes them anew. Their journals can stay
+            // in memory (`configure`).
+            db = try createOutput(output, area: area, layout: step.destinationLayout, journalOnDisk: !(withinOneChunk && !run.checkpointOnDisk))
             nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, firstNewKeys[$0] ?? 1) })
         }
         let context = StepContext(plan: step, stepCount: plan.steps.count, source: input, sourcePath: inputPath,
@@ -323,7 +327,7 @@ public struct Engine {
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, tuning: options.tuning,
                                   report: progress)
         run.context = context
-        run.withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
+        run.withinOneChunk = withinOneChunk
         // A fused step: what its source holds is checked beside it (`FusionCheck`), and a small
         // source's at once, so that a step that must run apart does not start.
         let fusionCheck = step.fusedFrom.isEmpty ? nil
@@ -449,7 +453,7 @@ public struct Engine {
         return event
     }
 
-    private func createOutput(_ output: String, area: WorkArea, layout: any StoreLayout) throws -> Database {
+    private func createOutput(_ output: String, area: WorkArea, layout: any StoreLayout, journalOnDisk: Bool) throws -> Database {
         WorkArea.remove(store: output)
         WorkArea.prepareForReuse(store: area.work)
         do {
@@ -457,7 +461,7 @@ public struct Engine {
             // (`EmptyStoreImage`): a file created as before, without a statement run on it.
             try EmptyStoreImage.of(tableSQL: layout.tableSQL).write(store: output, work: area.work)
             let db = try Database(path: output, mode: .readWrite)
-            try configure(db, area: area)
+            try configure(db, area: area, journalOnDisk: journalOnDisk)
             return db
         } catch let error as StoreError {
             throw MigrationError.badDestination(path: output, reason: "cannot create the new store: \(error.message)")
@@ -484,10 +488,18 @@ public struct Engine {
     /// but a small store's dozen commits no longer create and delete a file each, which
     /// cost more than the rows on a file system that allocates inodes slowly. The empty
     /// journals go with the work files (`WorkArea.remove`).
-    private func configure(_ db: Database, area: WorkArea) throws {
-        try db.execute("PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; " + SorterThreads.pragma + "; " + PageCache.pragmas("main"))
+    ///
+    /// `journalOnDisk` false: the files are read by no rerun (a step within one chunk of a
+    /// run with no checkpoint on disk; killed, the run starts over from files it makes
+    /// anew), so the journals stay in memory: a transaction still rolls back whole in this
+    /// process, and a small store's run makes and removes two files fewer. A checkpoint
+    /// this run writes later (`RunState.flush`, at a stop or an error) follows a commit or
+    /// a rollback, never a transaction half done.
+    private func configure(_ db: Database, area: WorkArea, journalOnDisk: Bool = true) throws {
+        let journal = journalOnDisk ? "TRUNCATE" : "MEMORY"
+        try db.execute("PRAGMA journal_mode = \(journal); PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; " + SorterThreads.pragma + "; " + PageCache.pragmas("main"))
         try db.execute("ATTACH DATABASE \(SQLValue.text(area.work).sqlLiteral) AS work")
-        try db.execute("PRAGMA work.journal_mode = TRUNCATE; PRAGMA work.synchronous = OFF; " + PageCache.pragmas("work"))
+        try db.execute("PRAGMA work.journal_mode = \(journal); PRAGMA work.synchronous = OFF; " + PageCache.pragmas("work"))
         // Core Data's derived-attribute triggers call these: a write once they exist must not fail.
         try CoreDataDerivedCount.registerFunctions(on: db)
     }
