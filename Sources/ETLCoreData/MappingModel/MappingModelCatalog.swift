@@ -1,5 +1,6 @@
 import Foundation
 import ETLModel
+import ETLStore
 
 /// The Xcode mapping models under a folder, found for a hop as Core Data finds one: a
 /// mapping model whose source and destination models have the version hashes of the hop's
@@ -67,13 +68,12 @@ public struct MappingModelCatalog: Sendable {
 
     /// `Name.xcmappingmodel` folders under `folder`, in name order, up to `depth` levels down.
     static func mappingModelPaths(in folder: String, depth: Int) -> [String] {
-        let fm = FileManager.default
-        guard depth >= 0, let names = try? fm.contentsOfDirectory(atPath: folder) else { return [] }
+        // Folders only (a mapping model is one), listed without a stat of each file: the
+        // pipeline's folder may hold the archive of stores a batch migrates.
+        guard depth >= 0, let names = Platform.subfolders(of: folder) else { return [] }
         var found: [String] = []
         for name in names.sorted() where !name.hasPrefix(".") {
             let path = (folder as NSString).appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
             if name.hasSuffix(".xcmappingmodel") {
                 found.append(path)
             } else if !name.hasSuffix(".xcdatamodeld") && !name.hasSuffix(".xcdatamodel") {
