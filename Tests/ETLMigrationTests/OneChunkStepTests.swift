@@ -171,6 +171,40 @@ final class OneChunkStepTests: XCTestCase {
         XCTAssertEqual(try journalsBeforeValidation(chunkSize: 5), [true, true])
     }
 
+    /// The plain indexes of the store a run of 20 books in chunks of `chunkSize` builds, as its
+    /// create stage starts.
+    func indexesAsTheCreateStageStarts(chunkSize: Int) throws -> [String] {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 20, seed: 5, to: source)
+        let destination = folder.path("v3-indexes-\(chunkSize).sqlite")
+        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = destination
+        migration.options.chunkSize = chunkSize
+        let seen = Recorded<[String]>()
+        _ = try migration.run { event in
+            guard event.stage == .create, event.kind == .started, seen.list.isEmpty else { return }
+            let names = try? Database(path: destination + ".etl-tmp", mode: .readOnly)
+                .rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").map { $0[0].sqlLiteral }
+            seen.list.append(names ?? ["unreadable"])
+        }
+        let written = try Database(path: destination, mode: .readOnly)
+        let final = try written.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").map { $0[0].sqlLiteral }
+        XCTAssertFalse(final.isEmpty)
+        XCTAssertEqual(seen.list.count, 1)
+        // The store is the same either way: its indexes are the layout's.
+        XCTAssertTrue(Set(seen.list.first ?? []).isSubset(of: Set(final)), "\(seen.list) ⊄ \(final)")
+        return seen.list.first ?? []
+    }
+
+    func testASmallStepsStoreStartsWithItsIndexesALargeOnesGetsThemAfterItsRows() throws {
+        // Given 20 books in one chunk, the store starts with its plain indexes (made with the
+        // empty store, not built after the rows, each a statement and a schema change)…
+        XCTAssertFalse(try indexesAsTheCreateStageStarts(chunkSize: 1000).isEmpty)
+        // …in chunks of 5 they are built once the rows are in, from sorted keys.
+        XCTAssertEqual(try indexesAsTheCreateStageStarts(chunkSize: 5), [])
+    }
+
     func testOnlyAStoreOfAtMostOneChunkOfRowsHoldsInOneChunk() throws {
         let path = folder.path("rows.sqlite")
         let db = try Database(path: path, mode: .create)

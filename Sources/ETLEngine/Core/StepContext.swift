@@ -38,6 +38,9 @@ final class StepContext {
     let priorRejects: Int
     /// The run's thresholds and test hooks.
     let tuning: EngineTuning
+    /// The store was made with its plain indexes (a small step's, `EmptyStoreImage`):
+    /// none is left to build.
+    var indexesMade = false
 
     init(plan: StepPlan, stepCount: Int, source: Database, sourcePath: String, destination: Database, workPath: String,
          chunkSize: Int, workers: Int, counters: [MappingCounters]?, nextKey: [String: Int64], resume: Checkpoint.Position?,

@@ -483,6 +483,7 @@ struct PushdownStage {
     /// built before its table is complete it would only be slower, kept up to date row by row.
     private func buildIndexes(leftAsTheyAreBy remaining: [PushdownPlan.Relate]) throws {
         let db = context.destination
+        if context.indexesMade { return }
         for (sql, table) in context.plan.destinationLayout.deferredIndexes {
             guard let table else { continue }
             // (SQLite's names are the same in any case.)

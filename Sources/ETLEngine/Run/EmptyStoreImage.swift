@@ -2,7 +2,8 @@ import Foundation
 import ETLStore
 
 /// The two files a step starts from, as bytes: its new store holding the layout's tables
-/// (`StoreLayout.tableSQL`) and its work database holding the work tables
+/// (`StoreLayout.tableSQL`), with its plain indexes for a small step
+/// (`StoreLayout.plainIndexSQL`), and its work database holding the work tables
 /// (`WorkDatabase.creation`), both still empty. Made once per schema in memory, then
 /// written out for each store of that schema (`write(store:work:)`).
 ///
@@ -23,7 +24,7 @@ struct EmptyStoreImage {
     /// makes the images of the others each time.
     private static let made = BoundedCache<[String], EmptyStoreImage>(capacity: 32)
 
-    /// The image of a step whose store has the tables `tableSQL` creates.
+    /// The image of a step whose store has the tables (and indexes) `tableSQL` creates.
     static func of(tableSQL: [String]) throws -> EmptyStoreImage {
         try made.value(for: tableSQL) { try make(tableSQL: tableSQL) }
     }

@@ -304,6 +304,8 @@ public struct Engine {
         // Counted before a row is read: data the pipeline does not say is to go refuses the step.
         let removedData = try SourceRefusals.unread(step, pipeline: plan.spec.file, source: input, path: inputPath)
         let withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
+        // Whether the store starts with its plain indexes (a small step's), else built after its rows.
+        var indexesMade = false
         if let resume, let position, resuming {
             db = try openOutput(output, area: area)
             nextKeys = resume.nextKeys
@@ -316,7 +318,9 @@ public struct Engine {
             // A step within one chunk of a run with no checkpoint on disk writes files no rerun
             // reads: killed, the run starts over and makes them anew. Their journals can stay
             // in memory (`configure`).
-            db = try createOutput(output, area: area, layout: step.destinationLayout, journalOnDisk: !(withinOneChunk && !run.checkpointOnDisk))
+            db = try createOutput(output, area: area, layout: step.destinationLayout, journalOnDisk: !(withinOneChunk && !run.checkpointOnDisk),
+                                  indexes: withinOneChunk)
+            indexesMade = withinOneChunk
             nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, firstNewKeys[$0] ?? 1) })
         }
         let context = StepContext(plan: step, stepCount: plan.steps.count, source: input, sourcePath: inputPath,
@@ -326,6 +330,7 @@ public struct Engine {
                                   cancellation: options.cancellation, policies: options.policies, memo: plan.memo, maxRejects: maxRejects,
                                   priorRejects: run.finished.reduce(0) { $0 + $1.rejected }, tuning: options.tuning,
                                   report: progress)
+        context.indexesMade = indexesMade
         run.context = context
         run.withinOneChunk = withinOneChunk
         // A fused step: what its source holds is checked beside it (`FusionCheck`), and a small
@@ -389,8 +394,10 @@ public struct Engine {
             if step.index == plan.steps.count - 1 {
                 for note in try DanglingExternalData(step: step).notes(in: db) where !run.notes.contains(note) { run.notes.append(note) }
             }
-            try db.transaction {
-                for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
+            if !indexesMade {
+                try db.transaction {
+                    for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
+                }
             }
             try step.destinationLayout.finish(db)
             try db.transaction {
@@ -453,13 +460,13 @@ public struct Engine {
         return event
     }
 
-    private func createOutput(_ output: String, area: WorkArea, layout: any StoreLayout, journalOnDisk: Bool) throws -> Database {
+    private func createOutput(_ output: String, area: WorkArea, layout: any StoreLayout, journalOnDisk: Bool, indexes: Bool) throws -> Database {
         WorkArea.remove(store: output)
         WorkArea.prepareForReuse(store: area.work)
         do {
             // The empty store and work database the statements would make, written whole
             // (`EmptyStoreImage`): a file created as before, without a statement run on it.
-            try EmptyStoreImage.of(tableSQL: layout.tableSQL).write(store: output, work: area.work)
+            try EmptyStoreImage.of(tableSQL: layout.tableSQL + (indexes ? layout.plainIndexSQL : [])).write(store: output, work: area.work)
             let db = try Database(path: output, mode: .readWrite)
             try configure(db, area: area, journalOnDisk: journalOnDisk)
             return db

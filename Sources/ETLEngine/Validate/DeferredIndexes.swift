@@ -28,6 +28,13 @@ extension StoreLayout {
         schemaSQL().filter(Self.isPlainIndex).map { Self.ifNotExists($0, after: "CREATE INDEX ") }
     }
 
+    /// The plain `CREATE INDEX`es as the layout states them: a small step's store starts with
+    /// them (`EmptyStoreImage`), its few rows kept in them as they are written, rather than
+    /// built after (each index a statement parsed, a schema change, a transaction).
+    var plainIndexSQL: [String] {
+        schemaSQL().filter(Self.isPlainIndex)
+    }
+
     /// `deferredIndexSQL`, each with the table it indexes when its statement names it in a
     /// form `IndexStatement.table` reads.
     var deferredIndexes: [(sql: String, table: String?)] {
