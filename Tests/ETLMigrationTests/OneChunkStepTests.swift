@@ -108,19 +108,26 @@ final class OneChunkStepTests: XCTestCase {
         try assertSameStore(destination, reference)
     }
 
+    /// The books pipeline over a store of 20 books (seed 5) into `destination` (in the test's
+    /// folder), in chunks of `chunkSize`: with chunks of 1000, every step within one chunk.
+    func smallRun(into destination: String, chunkSize: Int) throws -> Migration {
+        let source = folder.path("v1.sqlite")
+        try BooksSample.write(rows: 20, seed: 5, to: source)
+        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
+        migration.source = source
+        migration.destination = folder.path(destination)
+        migration.options.chunkSize = chunkSize
+        return migration
+    }
+
     /// The checkpoint on disk as the run starts to install its destination, for a run of 20
     /// books (steps within one chunk) told that its caller records the install
     /// (`RunOptions.installRecordedByCaller`), with a destination there before (`force`) or not.
     func checkpointAtFinalize(recordedByCaller: Bool, destinationThere: Bool, chunkSize: Int = 1000) throws -> Checkpoint.Position? {
-        let source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 20, seed: 5, to: source)
-        let destination = folder.path("v3-\(recordedByCaller)-\(destinationThere)-\(chunkSize).sqlite")
+        var migration = try smallRun(into: "v3-\(recordedByCaller)-\(destinationThere)-\(chunkSize).sqlite", chunkSize: chunkSize)
+        let destination = migration.destination!
         if destinationThere { try BooksSample.write(rows: 3, seed: 6, to: destination) }
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = destination
         migration.replace = destinationThere ? .force : .refuse
-        migration.options.chunkSize = chunkSize
         migration.options.installRecordedByCaller = recordedByCaller
         let seen = Recorded<Checkpoint.Position?>()
         _ = try migration.run { event in
@@ -148,13 +155,8 @@ final class OneChunkStepTests: XCTestCase {
     /// The journals beside a step's store and its work database as the step validates, for a
     /// run of 20 books in chunks of `chunkSize`.
     func journalsBeforeValidation(chunkSize: Int) throws -> [Bool] {
-        let source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 20, seed: 5, to: source)
-        let destination = folder.path("v3-\(chunkSize).sqlite")
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = destination
-        migration.options.chunkSize = chunkSize
+        var migration = try smallRun(into: "v3-\(chunkSize).sqlite", chunkSize: chunkSize)
+        let destination = migration.destination!
         let seen = Recorded<Bool>()
         migration.options.beforeValidation = { _ in
             for file in [".etl-tmp-journal", ".etl-work-journal"] { seen.list.append(FileManager.default.fileExists(atPath: destination + file)) }
@@ -174,13 +176,8 @@ final class OneChunkStepTests: XCTestCase {
     /// The plain indexes of the store a run of 20 books in chunks of `chunkSize` builds, as its
     /// create stage starts.
     func indexesAsTheCreateStageStarts(chunkSize: Int) throws -> [String] {
-        let source = folder.path("v1.sqlite")
-        try BooksSample.write(rows: 20, seed: 5, to: source)
-        let destination = folder.path("v3-indexes-\(chunkSize).sqlite")
-        var migration = Migration(pipeline: repositoryPath("pipelines/books.json"))
-        migration.source = source
-        migration.destination = destination
-        migration.options.chunkSize = chunkSize
+        let migration = try smallRun(into: "v3-indexes-\(chunkSize).sqlite", chunkSize: chunkSize)
+        let destination = migration.destination!
         let seen = Recorded<[String]>()
         _ = try migration.run { event in
             guard event.stage == .create, event.kind == .started, seen.list.isEmpty else { return }

@@ -389,26 +389,31 @@ final class BatchCommandTests: XCTestCase {
         XCTAssertEqual(files(below: "out").filter { $0.contains(".etl-") && !$0.hasPrefix(".etl-batch-manifest") }, [], "seed \(seed)")
     }
 
-    /// Killed after a store's result was installed and its checkpoint removed, but before
-    /// its run lock was let go and its outcome written: the rerun counts the store done,
-    /// leaves its result alone, and removes the lock file the kill left behind.
-    func testAStoreFinishedJustBeforeAKillLeavesNoLockFileBehind() throws {
+    /// A batch of two small stores into `out`, then the `started` entry of `out/s1.sqlite`
+    /// appended to its manifest last, as a kill after that store's install leaves it: the
+    /// batch's arguments, and that store's result.
+    func batchKilledAfterInstallingStoreOne() throws -> (arguments: [String], output: String) {
         try FileManager.default.createDirectory(atPath: path("archive"), withIntermediateDirectories: true)
         for seed in 1...2 { try BooksSample.write(rows: 20, seed: UInt64(seed), to: path("archive/s\(seed).sqlite")) }
         let pipeline = Self.root.appendingPathComponent("pipelines/books.json").path
         let arguments = ["batch", pipeline, "--stores", "archive", "--out", "out", "--report", "report.json"]
         let first = try etl(arguments)
         XCTAssertEqual(first.status, 0, first.stderr)
-
-        // What such a kill leaves: the store's `started` entry last, and the lock file.
         let manifestPath = path("out/.etl-batch-manifest.jsonl.zst")
         let contents = try BatchManifest.read(path: manifestPath)
-        let store = try XCTUnwrap(contents.latest.values.first { $0.path.hasSuffix("s1.sqlite") })
-        var started = store
+        var started = try XCTUnwrap(contents.latest.values.first { $0.path.hasSuffix("s1.sqlite") })
         started.status = .started
         started.outputExisted = false
         try BatchManifest(path: manifestPath, header: try XCTUnwrap(contents.header), restart: false).append(started)
-        let output = path("out/s1.sqlite")
+        return (arguments, path("out/s1.sqlite"))
+    }
+
+    /// Killed after a store's result was installed and its checkpoint removed, but before
+    /// its run lock was let go and its outcome written: the rerun counts the store done,
+    /// leaves its result alone, and removes the lock file the kill left behind.
+    func testAStoreFinishedJustBeforeAKillLeavesNoLockFileBehind() throws {
+        // What such a kill leaves: the store's `started` entry last, and the lock file.
+        let (arguments, output) = try batchKilledAfterInstallingStoreOne()
         let lockFile = RunLock.path(forDestination: output)
         XCTAssertTrue(FileManager.default.createFile(atPath: lockFile, contents: Data("12345\n".utf8)))
         let before = stamp(output)
@@ -429,21 +434,8 @@ final class BatchCommandTests: XCTestCase {
     /// it removed its work files, it leaves those and no checkpoint. The rerun counts the store
     /// done from its result, and removes them.
     func testAStoreKilledAfterItsRenameBeforeItsCleanupIsDoneAndItsWorkFilesGo() throws {
-        try FileManager.default.createDirectory(atPath: path("archive"), withIntermediateDirectories: true)
-        for seed in 1...2 { try BooksSample.write(rows: 20, seed: UInt64(seed), to: path("archive/s\(seed).sqlite")) }
-        let pipeline = Self.root.appendingPathComponent("pipelines/books.json").path
-        let arguments = ["batch", pipeline, "--stores", "archive", "--out", "out", "--report", "report.json"]
-        let first = try etl(arguments)
-        XCTAssertEqual(first.status, 0, first.stderr)
-
         // What such a kill leaves: the store's `started` entry last, its work database and journals.
-        let manifestPath = path("out/.etl-batch-manifest.jsonl.zst")
-        let contents = try BatchManifest.read(path: manifestPath)
-        var started = try XCTUnwrap(contents.latest.values.first { $0.path.hasSuffix("s1.sqlite") })
-        started.status = .started
-        started.outputExisted = false
-        try BatchManifest(path: manifestPath, header: try XCTUnwrap(contents.header), restart: false).append(started)
-        let output = path("out/s1.sqlite")
+        let (arguments, output) = try batchKilledAfterInstallingStoreOne()
         for leftover in [".etl-work", ".etl-work-journal", ".etl-tmp-journal", ".rejects.jsonl.zst.step1"] {
             XCTAssertTrue(FileManager.default.createFile(atPath: output + leftover, contents: Data()))
         }
