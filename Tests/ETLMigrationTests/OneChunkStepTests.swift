@@ -173,6 +173,26 @@ final class OneChunkStepTests: XCTestCase {
         XCTAssertEqual(try journalsBeforeValidation(chunkSize: 5), [true, true])
     }
 
+    struct Failure: Error {}
+
+    /// The checkpoint left by a run of 20 books in chunks of `chunkSize` that fails as its step
+    /// validates (as a full disk would fail it).
+    func checkpointAfterAFailure(chunkSize: Int) throws -> Checkpoint.Position? {
+        var migration = try smallRun(into: "v3-failed-\(chunkSize).sqlite", chunkSize: chunkSize)
+        migration.options.beforeValidation = { _ in throw Failure() }
+        XCTAssertThrowsError(try migration.run()) { XCTAssertTrue($0 is Failure, "\($0)") }
+        return try CheckpointFile(destination: migration.destination!).read()?.position
+    }
+
+    func testAFailureInAStepWhoseJournalsAreInMemoryLeavesNoCheckpointIntoItsFiles() throws {
+        // Given a step within one chunk, its journals in memory, a failure in it (a full disk
+        // in a commit can leave its files half written, with no journal to roll them back)
+        // leaves no checkpoint: the rerun starts over from files it makes anew…
+        XCTAssertNil(try checkpointAfterAFailure(chunkSize: 1000))
+        // …while in chunks of 5, journalled on disk, the position reached is kept.
+        XCTAssertEqual(try checkpointAfterAFailure(chunkSize: 5)?.stage, .validate)
+    }
+
     /// The plain indexes of the store a run of 20 books in chunks of `chunkSize` builds, as its
     /// create stage starts.
     func indexesAsTheCreateStageStarts(chunkSize: Int) throws -> [String] {

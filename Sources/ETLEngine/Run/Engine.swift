@@ -230,7 +230,11 @@ public struct Engine {
                 try? run.flush()
                 throw MigrationError.interrupted(checkpoint: options.checkpoints ? file.path : nil)
             default:
-                try? run.flush()
+                // A failure inside a step whose journals are in memory (a disk full or an I/O
+                // error in a commit) may have left its files half written, with no journal on
+                // disk to roll them back: no checkpoint then points into them, and the rerun
+                // starts over from files it makes anew. (A stop rolls back in this process.)
+                if !run.journalsInMemory { try? run.flush() }
             }
             throw error
         }
@@ -308,6 +312,7 @@ public struct Engine {
         var indexesMade = false
         if let resume, let position, resuming {
             db = try openOutput(output, area: area)
+            run.journalsInMemory = false
             nextKeys = resume.nextKeys
             if position.stage == .create {
                 redone = try Rollback(database: db, plan: step, nextKeys: nextKeys, firstNewKeys: firstNewKeys).undo(after: position)
@@ -318,8 +323,9 @@ public struct Engine {
             // A step within one chunk of a run with no checkpoint on disk writes files no rerun
             // reads: killed, the run starts over and makes them anew. Their journals can stay
             // in memory (`configure`).
-            db = try createOutput(output, area: area, layout: step.destinationLayout, journalOnDisk: !(withinOneChunk && !run.checkpointOnDisk),
-                                  indexes: withinOneChunk)
+            let journalOnDisk = !(withinOneChunk && !run.checkpointOnDisk)
+            db = try createOutput(output, area: area, layout: step.destinationLayout, journalOnDisk: journalOnDisk, indexes: withinOneChunk)
+            run.journalsInMemory = !journalOnDisk
             indexesMade = withinOneChunk
             nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, firstNewKeys[$0] ?? 1) })
         }

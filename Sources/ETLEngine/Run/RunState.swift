@@ -48,6 +48,10 @@ final class RunState {
     /// A checkpoint of this run is on disk: the one it resumed from, or one it wrote.
     private var onDisk: Bool
 
+    /// The current step's files keep their journals in memory (`Engine.configure`): a
+    /// failure inside it writes no checkpoint pointing into them.
+    var journalsInMemory = false
+
     /// Whether a checkpoint of this run is on disk (one it resumed from, or one it wrote).
     var checkpointOnDisk: Bool { onDisk }
 
