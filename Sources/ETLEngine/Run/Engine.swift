@@ -505,9 +505,9 @@ public struct Engine {
     /// `journalOnDisk` false: the files are read by no rerun (a step within one chunk of a
     /// run with no checkpoint on disk; killed, the run starts over from files it makes
     /// anew), so the journals stay in memory: a transaction still rolls back whole in this
-    /// process, and a small store's run makes and removes two files fewer. A checkpoint
-    /// this run writes later (`RunState.flush`, at a stop or an error) follows a commit or
-    /// a rollback, never a transaction half done.
+    /// process, and a small store's run makes and removes two files fewer. The checkpoint
+    /// a stop writes (`RunState.flush`) follows a commit or a rollback in this process; a
+    /// failure writes none into such files (`RunState.journalsInMemory`).
     private func configure(_ db: Database, area: WorkArea, journalOnDisk: Bool = true) throws {
         let journal = journalOnDisk ? "TRUNCATE" : "MEMORY"
         try db.execute("PRAGMA journal_mode = \(journal); PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; " + SorterThreads.pragma + "; " + PageCache.pragmas("main"))
