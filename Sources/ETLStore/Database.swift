@@ -83,6 +83,9 @@ public final class Database: @unchecked Sendable {
     var progressBox: ProgressBox?
     /// The statements `rows`, `scalarInt` and `run` prepared, kept for their text's next run.
     private let statements = StatementCache()
+    /// The schema's text, kept over a read transaction of a read-only connection (`SchemaMemo`).
+    var keptSchema = KeptSchema()
+    let keptSchemaLock = NSLock()
 
     deinit { close() }
 
@@ -138,7 +141,7 @@ public final class Database: @unchecked Sendable {
 
     /// Runs `body` with the statement of text `sql`: the one prepared for its last run on
     /// this connection (`StatementCache`), else a new one; kept again unless `body` threw.
-    private func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
+    func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
         let statement: Statement
         if let kept = statements.take(sql) {
             statement = kept

@@ -21,13 +21,17 @@ extension Database {
         init(_ database: Database) throws {
             self.database = database
             open = sqlite3_get_autocommit(database.handle) != 0
-            if open { try database.execute("BEGIN") }
+            if open {
+                try database.execute("BEGIN")
+                database.keepSchemaWhileReading()
+            }
         }
 
         /// Ends the transaction, letting go of the lock (once; later calls do nothing).
         public func end() {
             guard open else { return }
             open = false
+            database.forgetKeptSchema()
             // Nothing was written: a read transaction's end cannot fail but by a closed connection.
             try? database.execute("COMMIT")
         }

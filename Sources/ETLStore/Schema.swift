@@ -26,6 +26,10 @@ public struct ColumnInfo: Sendable, Equatable {
 extension Database {
     /// Base tables only, never views: a store's views could run anything on read.
     public func tables() throws -> [TableInfo] {
+        try schemaAnswer("tables") { try askTables() }
+    }
+
+    private func askTables() throws -> [TableInfo] {
         let listed: [[SQLValue]]
         do {
             // The base tables of SQLite's parsed schema, all at once: `table(named:)` asks
@@ -50,8 +54,10 @@ extension Database {
     /// whose `Book` is a view would otherwise pass for one whose `Book` is a table, and
     /// reading it would run the view's query (see `objectType(named:)`).
     public func table(named name: String) throws -> TableInfo? {
-        guard try objectType(named: name) == "table" else { return nil }
-        return try columns(ofTable: name)
+        try schemaAnswer("table:" + name) {
+            guard try objectType(named: name) == "table" else { return nil }
+            return try columns(ofTable: name)
+        }
     }
 
     /// The columns of base table `name`, known to be one.
@@ -76,6 +82,10 @@ extension Database {
     /// Asked of SQLite's parsed schema (`pragma_table_list`, SQLite 3.37+), not of the
     /// text in `sqlite_schema`, which a hostile file can word to mislead a pattern.
     public func objectType(named name: String) throws -> String? {
+        try schemaAnswer("type:" + name) { try askObjectType(named: name) }
+    }
+
+    private func askObjectType(named name: String) throws -> String? {
         let listed: [[SQLValue]]
         do {
             listed = try rows("SELECT type FROM pragma_table_list(?) WHERE schema = 'main'", [.text(name)])
@@ -101,6 +111,10 @@ extension Database {
     /// every key an integer, unique, never null. A schema that says otherwise for a key
     /// column (a lying or foreign store) would make such a scan repeat rows or never end.
     public func rowIDColumn(ofTable table: String) throws -> String? {
+        try schemaAnswer("rowid:" + table) { try askRowIDColumn(ofTable: table) }
+    }
+
+    private func askRowIDColumn(ofTable table: String) throws -> String? {
         guard try objectType(named: table) == "table" else { return nil }
         let withoutRowID: Bool
         do {

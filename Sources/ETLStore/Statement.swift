@@ -114,6 +114,13 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
+    /// The value of `column` as SQLite's text, in place (valid until the next step), or nil
+    /// when it is null.
+    func textBytes(_ column: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard let p = sqlite3_column_text(handle, Int32(column)) else { return nil }
+        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, Int32(column))))
+    }
+
     public func blob(_ column: Int) -> [UInt8] {
         let n = Int(sqlite3_column_bytes(handle, Int32(column)))
         guard n > 0, let p = sqlite3_column_blob(handle, Int32(column)) else { return [] }
