@@ -24,4 +24,7 @@ struct StepOutcome {
     /// The rows that had been loaded after the checkpoint the step resumed from and were
     /// loaded again (set by the engine, which undid them).
     var redone = 0
+    /// The step's input is still attached as `src` to the destination's connection (a
+    /// pushed-down step): the engine's kept bookkeeping reads it there, then detaches it.
+    var sourceAttached = false
 }

@@ -150,8 +150,10 @@ struct PushdownStage {
             let later = relating[(position + 1)...].flatMap { relates[$0]! }
             try inSQLite { try relate(index, statements: relates[index]!, later: later, ahead: ahead) }
         }
-        try Self.detach(context.destination)
-        return .built(outcome(keptSourceKeys: kept))
+        // Left attached for the kept bookkeeping, which reads the same input (the engine detaches it).
+        var built = outcome(keptSourceKeys: kept)
+        built.sourceAttached = true
+        return .built(built)
     }
 
     /// What the built step tells the run: how its mappings ran, and which kept associations.

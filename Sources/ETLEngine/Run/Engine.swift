@@ -393,9 +393,10 @@ public struct Engine {
             try run.save(.init(step: step.index, stage: .validate, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 3), durable: false)
             let kept = KeptBookkeeping(step: step, associationsKept: execution.associationsKept, functions: options.policies.functions,
                                        memo: plan.memo)
-            for note in try kept.copy(into: db, sourcePath: inputPath) where !run.notes.contains(note) {
+            for note in try kept.copy(into: db, sourcePath: inputPath, sourceAttached: execution.sourceAttached) where !run.notes.contains(note) {
                 run.notes.append(note)
             }
+            if execution.sourceAttached { try PushdownStage.detach(db) }
             // Said of the store the run delivers (every step before carried the same markers).
             if step.index == plan.steps.count - 1 {
                 for note in try DanglingExternalData(step: step).notes(in: db) where !run.notes.contains(note) { run.notes.append(note) }

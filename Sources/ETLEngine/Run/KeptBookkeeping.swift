@@ -54,7 +54,7 @@ struct KeptBookkeeping {
         return Made(sql: sql.map(\.sql), carried: carried, evaluates: evaluates, uncopied: uncopied)
     }
 
-    /// The statements, over the source attached as `kept_src`: `sql` and `carried` (the
+    /// The statements, over the source attached as `src`: `sql` and `carried` (the
     /// order of lists whose rows do not keep their keys, `CarriedOrder`, and whether one
     /// evaluates a uniqueBy in SQL); and the ordered relationships whose order could not be
     /// carried (for the run's notes).
@@ -128,7 +128,10 @@ struct KeptBookkeeping {
     /// Copies what the source keeps into the step's store (`db`, inside a transaction, with
     /// the step's work database attached as `work`). Returns notes for the ordered
     /// relationships whose order was not carried.
-    func copy(into db: Database, sourcePath: String) throws -> [String] {
+    /// - Parameter sourceAttached: the step's input is attached to `db` as `src` already (a
+    ///   pushed-down step leaves it there): read there, not attached again — attaching a
+    ///   store opens its files and parses its schema, on every store of a batch.
+    func copy(into db: Database, sourcePath: String, sourceAttached: Bool = false) throws -> [String] {
         // Not from a Core Data store into one: no bookkeeping kept, nothing to make or look up.
         guard CoreDataLayout.of(step.sourceLayout) != nil, CoreDataLayout.of(step.destinationLayout) != nil else { return [] }
         let key = MemoKey(step: step.index, stepName: step.name, associationsKept: associationsKept.map(\.index).sorted())
@@ -144,8 +147,10 @@ struct KeptBookkeeping {
             try SQLTranslator.registerValueFunction(on: db)
             try SQLTranslator.register(functions, on: db)
         }
-        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS kept_src")
-        defer { try? db.execute("DETACH DATABASE kept_src") }
+        if !sourceAttached {
+            try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS src")
+        }
+        defer { if !sourceAttached { try? db.execute("DETACH DATABASE src") } }
         try db.transaction {
             for statement in sql { try db.execute(statement) }
             for statement in carried { try db.execute(statement) }
@@ -201,7 +206,7 @@ struct KeptBookkeeping {
     }
 
     /// The source's table as the statements read it.
-    static func source(_ table: String, alias: String? = nil) -> SQLTable { SQLTable(schema: "kept_src", name: table, alias: alias) }
+    static func source(_ table: String, alias: String? = nil) -> SQLTable { SQLTable.source(table, alias: alias) }
 
     /// `table`'s rows of entities `entities` (their `Z_ENT`s) take the `Z_OPT` of the source
     /// row of their key in `source`, where it differs.
