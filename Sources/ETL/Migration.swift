@@ -205,6 +205,14 @@ public struct Migration: Sendable {
     }
 
     private func absolute(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.path
+        // A path already absolute and standard (no empty, "." or ".." part, no trailing "/")
+        // is what the URL would give back: as it is, without the URL's cost, which a batch
+        // paid several times per store.
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+        if path.utf8.first == UInt8(ascii: "/"), !parts.isEmpty,
+           !parts.contains(where: { $0.isEmpty || $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }) {
+            return path
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }

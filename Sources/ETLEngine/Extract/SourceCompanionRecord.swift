@@ -13,37 +13,36 @@ import ETLStore
 /// on the `-shm`'s "dead man switch" byte (128) while any connection uses it, and makes the
 /// file anew when the next one needs it.
 enum SourceCompanionRecord {
-    /// Where the record of `store` is kept.
+    /// Where the record of `store` is kept. (Its path resolved: worked out once per store,
+    /// by `SourceStore`, and handed to the calls below.)
     static func path(of store: String) -> String {
         var hash = FNV1a()
         hash.add(Array(((store as NSString).standardizingPath as String).utf8))
         return (NSTemporaryDirectory() as NSString).appendingPathComponent("etl-companions/\(hash.hex)")
     }
 
-    /// Records that `files` (beside `store`) were made for this run.
-    static func record(_ files: [String], of store: String) {
+    /// Records that `files` (beside the store) were made for this run, in `record` (`path(of:)`).
+    static func record(_ files: [String], in record: String) {
         let lines = files.compactMap { file -> String? in
             var info = stat()
             guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
             return "\(info.st_dev) \(info.st_ino) \(file)"
         }
         guard !lines.isEmpty else { return }
-        let record = path(of: store)
         try? FileManager.default.createDirectory(atPath: (record as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         // Renamed into place whole, not fsynced: a killed run leaves it complete, and one a
         // crash of the machine loses leaves a -shm SQLite reads as its own and remakes.
         try? AtomicFile.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: record, durable: false)
     }
 
-    /// Forgets the record of `store` (its files were removed by the run that made them).
-    static func forget(_ store: String) {
-        unlink(path(of: store))
+    /// Forgets `record` (its files were removed by the run that made them).
+    static func forget(_ record: String) {
+        unlink(record)
     }
 
-    /// Removes the files an earlier, killed run recorded for `store`, when they are still
-    /// the same files and nobody uses them; then the record.
-    static func removeLeftovers(of store: String) {
-        let record = path(of: store)
+    /// Removes the files an earlier, killed run recorded for `store` in `record`, when they
+    /// are still the same files and nobody uses them; then the record.
+    static func removeLeftovers(of store: String, record: String) {
         guard let text = try? String(contentsOfFile: record, encoding: .utf8) else { return }
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 2)

@@ -22,6 +22,8 @@ public final class SourceStore: @unchecked Sendable {
     public let database: Database
     /// Files SQLite created beside the store for this run.
     private let created: [String]
+    /// Where `created` is recorded (`SourceCompanionRecord`).
+    private let companionRecord: String
     /// The reason of a source store that does not exist (`etl` exits 2 for it: nothing was read).
     public static let noSuchFile = "no such file"
 
@@ -57,7 +59,9 @@ public final class SourceStore: @unchecked Sendable {
             throw MigrationError.badSource(path: path, reason: error.message)
         }
         // What a killed run's SQLite left beside the store, known by the record it kept.
-        SourceCompanionRecord.removeLeftovers(of: path)
+        let record = SourceCompanionRecord.path(of: path)
+        companionRecord = record
+        SourceCompanionRecord.removeLeftovers(of: path, record: record)
         let companions = [path + "-wal", path + "-shm"]
         let existing = companions.filter { fm.fileExists(atPath: $0) }
         // Before SQLite reads it: SQLite would read a WAL with a damaged frame as less data.
@@ -85,7 +89,7 @@ public final class SourceStore: @unchecked Sendable {
             throw MigrationError.badSource(path: path, reason: SourceStore.reason(for: error, size: size(), busyTimeout: busyTimeout))
         }
         created = companions.filter { !existing.contains($0) && fm.fileExists(atPath: $0) }
-        if !created.isEmpty { SourceCompanionRecord.record(created, of: path) }
+        if !created.isEmpty { SourceCompanionRecord.record(created, in: record) }
     }
 
     /// What a SQLite failure on opening or checking a source means for the user.
@@ -159,6 +163,6 @@ public final class SourceStore: @unchecked Sendable {
             let size = FileStatus.size(of: file)
             if file.hasSuffix("-shm") || size == 0 { try? FileManager.default.removeItem(atPath: file) }
         }
-        if !created.isEmpty { SourceCompanionRecord.forget(path) }
+        if !created.isEmpty { SourceCompanionRecord.forget(companionRecord) }
     }
 }
