@@ -50,6 +50,7 @@ public final class Batch: @unchecked Sendable {
         inputs = try BatchInputs.of(pipeline: options.pipeline, run: options.run)
         inputsDigest = inputs.digest
         manifest = try BatchManifest(path: options.manifest, header: header, restart: options.restart)
+        defer { manifest.stopSyncing() }
         let previous = manifest.contents.latest
         let triage = BatchTriage(options: options, inputs: inputs, recorded: manifest.contents.inputs)
         for store in options.stores {

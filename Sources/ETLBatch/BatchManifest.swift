@@ -218,6 +218,7 @@ public final class BatchManifest: @unchecked Sendable {
         if contents.header == nil {
             // A new file (or one whose header was lost: its entries are kept).
             try write(Line(batch: header, store: nil))
+            try sync(through: written)
             contents.header = header
             self.contents = contents
             _ = fsyncFolder(folder)
@@ -228,20 +229,29 @@ public final class BatchManifest: @unchecked Sendable {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// Appends one store's entry; `durable`: fsynced before returning.
+    /// Appends one store's entry; `durable`: fsynced before returning. Returns the entry's
+    /// line number, for `sync(through:)`.
     ///
-    /// A store's `started` entry must be durable before its work: it is what tells a rerun
-    /// after a crash that a result it finds was installed by this batch. Its outcome need
-    /// not be (`Batch.process`): lost, it leaves `started` the store's latest entry, which
-    /// the rerun resolves from the store's files (as after a kill between the store's end
-    /// and its outcome's entry); every later durable append, and the batch's end (`sync`),
-    /// makes it durable with them, the file being synced whole.
-    public func append(_ result: BatchStoreResult, durable: Bool = true) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        let result = result.bounded
-        try write(Line(batch: nil, store: result), durable: durable)
-        contents.entries.append(result)
+    /// A store's `started` entry must be durable before its result is put in place: it is
+    /// what tells a rerun after a crash that a result it finds was installed by this batch.
+    /// `etl batch --out` appends it without waiting, has it synced in the background
+    /// (`syncInBackground`) while the store is migrated, and waits for that before the
+    /// rename (`RunOptions.beforeInstall`); in place, where the batch moves the store's files
+    /// itself, it is appended durable. Its outcome need not be (`Batch.process`): lost, it
+    /// leaves `started` the store's latest entry, which the rerun resolves from the store's
+    /// files (as after a kill between the store's end and its outcome's entry); every later
+    /// sync, and the batch's end (`sync`), makes it durable with them, the file being synced
+    /// whole.
+    @discardableResult
+    public func append(_ result: BatchStoreResult, durable: Bool = true) throws -> Int {
+        let line: Int = try lock.withLock {
+            let result = result.bounded
+            try write(Line(batch: nil, store: result))
+            contents.entries.append(result)
+            return written
+        }
+        if durable { try sync(through: line) }
+        return line
     }
 
     /// Records `inputs` (once per digest), so that entries naming their digest can be
@@ -252,28 +262,98 @@ public final class BatchManifest: @unchecked Sendable {
         let digest = inputs.digest
         guard contents.inputs[digest] == nil else { return }
         // Not synced on its own: the first store's `started` entry after it syncs the file whole.
-        try write(Line(batch: nil, store: nil, inputs: inputs), durable: false)
+        try write(Line(batch: nil, store: nil, inputs: inputs))
         contents.inputs[digest] = inputs
     }
 
     /// fsyncs every entry appended so far (the batch's end).
     public func sync() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        try syncFile()
+        try sync(through: lock.withLock { written })
     }
+
+    /// Returns once the lines up to `line` are durable: at once when a sync since covered
+    /// them, else after one — the one under way (another thread's, which may cover them
+    /// too), or one of its own. The stores of a batch share their syncs this way, and the
+    /// fsync runs outside the lock that appends, so no job waits for another's disk.
+    public func sync(through line: Int) throws {
+        syncing.lock()
+        defer { syncing.unlock() }
+        while synced < line {
+            if syncInProgress {
+                syncing.wait()
+                continue
+            }
+            syncInProgress = true
+            let target = lock.withLock { written }
+            syncing.unlock()
+            let failure = fsync(descriptor) == 0 ? nil : String(cString: strerror(errno))
+            syncing.lock()
+            syncInProgress = false
+            syncing.broadcast()
+            if let failure { throw BatchIOError("cannot sync the batch manifest \(path): \(failure)") }
+            synced = max(synced, target)
+            syncs += 1
+        }
+    }
+
+    /// Has the lines up to `line` synced by the manifest's syncing thread, started on first
+    /// use; a failure there is met again by the `sync(through:)` that waits for the line.
+    /// (Its own thread: the system's shared queues start theirs too late to overlap a
+    /// store's work.)
+    public func syncInBackground(through line: Int) {
+        syncing.lock()
+        defer { syncing.unlock() }
+        requested = max(requested, line)
+        if !syncerStarted {
+            syncerStarted = true
+            let thread = Thread { [weak self] in self?.runSyncer() }
+            thread.name = "etl-manifest-sync"
+            thread.start()
+        }
+        syncing.broadcast()
+    }
+
+    /// The syncing thread: syncs what was requested, until the manifest is closed.
+    private func runSyncer() {
+        syncing.lock()
+        while !closing {
+            if requested > synced, !syncInProgress {
+                let line = requested
+                syncing.unlock()
+                let failed = (try? sync(through: line)) == nil
+                syncing.lock()
+                // Not tried again here: the store that waits for the line syncs, and fails, itself.
+                if failed { requested = synced }
+            } else {
+                syncing.wait()
+            }
+        }
+        syncing.unlock()
+    }
+
+    /// Ends the syncing thread (the batch's end, after its last `sync`).
+    public func stopSyncing() {
+        syncing.lock()
+        closing = true
+        syncing.broadcast()
+        syncing.unlock()
+    }
+
+    /// Lines written, and lines known durable (`sync(through:)`).
+    private var written = 0
+    private var synced = 0
+    private var syncInProgress = false
+    private let syncing = NSCondition()
+    /// What `syncInBackground` asked for, and whether its thread runs or must end.
+    private var requested = 0
+    private var syncerStarted = false
+    private var closing = false
 
     /// fsyncs of the file so far (tests count them).
     private(set) var syncs = 0
 
-    private func syncFile() throws {
-        guard fsync(descriptor) == 0 else {
-            throw BatchIOError("cannot sync the batch manifest \(path): \(String(cString: strerror(errno)))")
-        }
-        syncs += 1
-    }
-
-    private func write(_ line: Line, durable: Bool = true) throws {
+    /// Writes `line` (with `lock` held).
+    private func write(_ line: Line) throws {
         flock(descriptor, LOCK_EX)
         defer { flock(descriptor, LOCK_UN) }
         // A store's line (every store writes two) by hand, the same bytes (`BatchManifestEntryJSON`).
@@ -287,16 +367,16 @@ public final class BatchManifest: @unchecked Sendable {
         }
         json.append(UInt8(ascii: "\n"))
         let frame = try Zstd.compress(json)
-        var written = 0
-        while written < frame.count {
-            let n = frame[written...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        var done = 0
+        while done < frame.count {
+            let n = frame[done...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw BatchIOError("cannot write the batch manifest \(path): \(String(cString: strerror(errno)))")
             }
-            written += n
+            done += n
         }
-        if durable { try syncFile() }
+        written += 1
     }
 
     private func fsyncFolder(_ folder: String) -> Bool {

@@ -102,11 +102,13 @@ extension Batch {
     }
 
     /// Records that a store's migration begins, so that a kill between its end and its
-    /// outcome's entry is recognised on the next run.
-    private func recordStart(_ store: BatchStore, output: String, outputExisted: Bool) throws {
+    /// outcome's entry is recognised on the next run. `durable`: synced before returning;
+    /// else the line's number, to be synced before the result is put in place.
+    @discardableResult
+    private func recordStart(_ store: BatchStore, output: String, outputExisted: Bool, durable: Bool = true) throws -> Int {
         var entry = BatchStoreResult(store: store, status: .started, output: output)
         entry.outputExisted = outputExisted
-        try manifest.append(entry)
+        return try manifest.append(entry, durable: durable)
     }
 
     /// `--out DIR`: the result goes to `DIR/RELATIVE_PATH`, its work files beside it.
@@ -149,7 +151,13 @@ extension Batch {
         }
 
         try fm.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try recordStart(store, output: destination, outputExisted: exists)
+        // Synced in the background while the store is migrated, and waited for before its
+        // result is put in place (`BatchManifest.append`): the store's fsync wait is spent
+        // working, not idle (an fsync is a flush of the disk both jobs wait for).
+        let started = try recordStart(store, output: destination, outputExisted: exists, durable: false)
+        let log: BatchManifest = manifest
+        log.syncInBackground(through: started)
+        migration.options.beforeInstall = { try log.sync(through: started) }
         if exists && !options.restart && !checkpoint.exists {
             throw BatchStoreError("its result \(destination) already exists (left by an earlier batch?) and is not replaced: "
                                   + "remove it, or run with --restart to migrate every store again")

@@ -108,6 +108,37 @@ final class OneChunkStepTests: XCTestCase {
         try assertSameStore(destination, reference)
     }
 
+    /// `RunOptions.beforeInstall` runs once, after validation and before anything is put in
+    /// place (`etl batch --out` waits there for its manifest's `started` entry); one that
+    /// throws fails the run with nothing installed, and the rerun installs.
+    func testBeforeInstallRunsBeforeTheRenameAndAThrowLeavesNoResult() throws {
+        var migration = try smallRun(into: "hooked.sqlite", chunkSize: 1000)
+        let destination = migration.destination!
+        let calls = Counter()
+        struct NotDurable: Error {}
+        migration.options.beforeInstall = {
+            calls.add()
+            XCTAssertFalse(FileManager.default.fileExists(atPath: destination), "called before the rename")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: destination + ".etl-tmp"), "called once the result is built")
+            throw NotDurable()
+        }
+        XCTAssertThrowsError(try migration.run())
+        XCTAssertEqual(calls.value, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
+        migration.options.beforeInstall = { calls.add() }
+        XCTAssertNoThrow(try migration.run())
+        XCTAssertEqual(calls.value, 2)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: destination))
+    }
+
+    /// A count shared with a `@Sendable` closure.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        var value: Int { lock.withLock { count } }
+        func add() { lock.withLock { count += 1 } }
+    }
+
     /// The books pipeline over a store of 20 books (seed 5) into `destination` (in the test's
     /// folder), in chunks of `chunkSize`: with chunks of 1000, every step within one chunk.
     func smallRun(into destination: String, chunkSize: Int) throws -> Migration {

@@ -45,6 +45,10 @@ public struct RunOptions: Sendable {
     /// store's work, never a complete result taken for another: the result is still fsynced
     /// before it is renamed, and a recorded outcome is trusted only while its result is there.
     public var installRecordedByCaller = false
+    /// Runs just before the result is put in place (its external files, then the rename):
+    /// `etl batch --out` waits there for its manifest's `started` entry to be durable, synced
+    /// in the background while the store was migrated. A throw fails the run before the install.
+    public var beforeInstall: (@Sendable () throws -> Void)?
     /// Refuse pipeline paths that lead outside the pipeline's folder (`--confine`).
     public var confine = false
     /// How long to wait for a source locked by another program's write.

@@ -198,7 +198,10 @@ public struct Engine {
             // In the finalize stage only, so a store that steps or validation may still work
             // on holds no carried trigger; in one transaction, and not again on a rerun that
             // finds it committed.
-            try unmodeled.carry(into: Database(path: area.temporaryDestination, mode: .readWrite), sourcePath: source)
+            if unmodeled.carries {
+                try unmodeled.carry(into: Database(path: area.temporaryDestination, mode: .readWrite), sourcePath: source)
+            }
+            try options.beforeInstall?()
             if options.replace != .refuse || !FileManager.default.fileExists(atPath: destination) {
                 try ExternalBinaryStorage.install(from: WorkArea.externalFolder(ofStore: area.temporaryDestination), at: destination,
                                                   backup: options.replace == .backup ? (area.backup, area.backupExternal) : nil)
@@ -306,7 +309,7 @@ public struct Engine {
         defer { settingUp.end() }
         let firstNewKeys = try step.firstNewKeys(source: input)
         // Counted before a row is read: data the pipeline does not say is to go refuses the step.
-        let removedData = try SourceRefusals.unread(step, pipeline: plan.spec.file, source: input, path: inputPath)
+        let removedData = try SourceRefusals.unread(step, pipeline: plan.spec.file, source: input, path: inputPath, memo: plan.memo)
         let withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
         // Whether the store starts with its plain indexes (a small step's), else built after its rows.
         var indexesMade = false

@@ -14,10 +14,19 @@ public struct RemovedData: Sendable {
     public let items: [Item]
     public var undeclared: [Item] { items.filter { $0.declaredBy == nil } }
 
-    init(step: StepPlan, source: Database) throws {
-        items = try Self.counts(of: step.removed, layout: step.sourceLayout, source: source).map {
+    /// `memo`: the step's plan's (`PlanMemo`), where what it removes (of the plan alone) is kept.
+    init(step: StepPlan, source: Database, memo: PlanMemo? = nil) throws {
+        let removed = memo?.value(RemovedKey(step: step.index, stepName: step.name)) { step.removed } ?? step.removed
+        items = try Self.counts(of: removed, layout: step.sourceLayout, source: source).map {
             Item(name: $0.name, entity: $0.entity, count: $0.count, declaredBy: step.declaredDrops[$0.name])
         }
+    }
+
+    /// A step's `removed`, kept in its plan's memo.
+    struct RemovedKey: PlanMemoKey {
+        typealias Value = [String]
+        let step: Int
+        let stepName: String
     }
 
     /// The undeclared removals of the steps after the first that the run's source already

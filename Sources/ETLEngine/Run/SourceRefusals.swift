@@ -56,8 +56,8 @@ public enum SourceRefusals {
 
     /// What `step` leaves unread of its source (`db`, at `path`), counted: refused where the
     /// pipeline does not say it is to go.
-    static func unread(_ step: StepPlan, pipeline: String, source db: Database, path: String) throws -> RemovedData {
-        let removed = try RemovedData(step: step, source: db)
+    static func unread(_ step: StepPlan, pipeline: String, source db: Database, path: String, memo: PlanMemo? = nil) throws -> RemovedData {
+        let removed = try RemovedData(step: step, source: db, memo: memo)
         if !removed.undeclared.isEmpty {
             throw MigrationError.dataLeftUnread(pipeline: pipeline, step: step.name, source: path, unread: removed.undeclared)
         }

@@ -161,6 +161,9 @@ public struct UnmodeledTables {
     /// with their keys before any trigger exists, so no carried trigger fires during the
     /// carry; history's `ZENTITY` is renumbered for the destination's entities, and its
     /// entities' `Z_PRIMARYKEY` rows kept so Core Data goes on numbering them.
+    /// Whether `carry` has anything to make (else the store need not be opened for it).
+    var carries: Bool { !definitions.isEmpty }
+
     func carry(into db: Database, sourcePath: String) throws {
         guard !definitions.isEmpty else { return }
         try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS src")
