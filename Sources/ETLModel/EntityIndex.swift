@@ -17,6 +17,8 @@ final class EntityIndex: @unchecked Sendable {
         var positions: [String: Int]
         /// Parent name → the positions of its sub-entities, in the model's order.
         var children: [String: [Int]]
+        /// By position: the position of the entity's parent, or -1 (none, or not in the model).
+        var parents: [Int]
     }
 
     private let lock = NSLock()
@@ -30,6 +32,29 @@ final class EntityIndex: @unchecked Sendable {
         self.answers(for: entities).children[name] ?? []
     }
 
+    /// The positions of the entity named `name` and of its parents, nearest first, each
+    /// once (a cycle ends where it would repeat): `Model.lineage(of:)` without its copies of
+    /// the entities and its set of names, for the lookups that walk it on every call.
+    func lineage(of name: String, in entities: [Entity]) -> [Int] {
+        let answers = self.answers(for: entities)
+        guard var position = answers.positions[name] else { return [] }
+        var result: [Int] = []
+        var seen: Set<Int>?
+        while true {
+            result.append(position)
+            let next = answers.parents[position]
+            guard next >= 0 else { return result }
+            // Chains are short: looked for in the list, until one is long enough for a set.
+            if result.count > 16 {
+                if seen == nil { seen = Set(result) }
+                guard seen!.insert(next).inserted else { return result }
+            } else if result.contains(next) {
+                return result
+            }
+            position = next
+        }
+    }
+
     private func answers(for entities: [Entity]) -> Answers {
         if let known = lock.withLock({ answers }) { return known }
         var positions: [String: Int] = [:]
@@ -39,7 +64,8 @@ final class EntityIndex: @unchecked Sendable {
             if positions[entity.name] == nil { positions[entity.name] = i }
             if let parent = entity.parent { children[parent, default: []].append(i) }
         }
-        let worked = Answers(positions: positions, children: children)
+        let parents = entities.map { entity in entity.parent.flatMap { positions[$0] } ?? -1 }
+        let worked = Answers(positions: positions, children: children, parents: parents)
         lock.withLock { answers = worked }
         return worked
     }

@@ -31,19 +31,12 @@ public struct Model: Sendable, Equatable {
 
     /// The entity and its parents, nearest first (a cycle ends where it would repeat).
     public func lineage(of name: String) -> [Entity] {
-        var result: [Entity] = []
-        var seen: Set<String> = []
-        var next: String? = name
-        while let current = next, let entity = entity(named: current), seen.insert(current).inserted {
-            result.append(entity)
-            next = entity.parent
-        }
-        return result
+        index.lineage(of: name, in: entities).map { entities[$0] }
     }
 
     /// The root of the entity's inheritance tree (itself when it has no parent).
     public func root(of name: String) -> String {
-        lineage(of: name).last?.name ?? name
+        index.lineage(of: name, in: entities).last.map { entities[$0].name } ?? name
     }
 
     /// The entity and every entity below it.
@@ -74,15 +67,15 @@ public struct Model: Sendable, Equatable {
     /// Inherited first, as `attributes(of:)` lists them; found without building that list
     /// (called once per attribute, for entities of up to 2,000 columns).
     public func attribute(_ attribute: String, of entity: String) -> Attribute? {
-        for e in lineage(of: entity).reversed() {
-            if let found = e.attributes.first(where: { $0.name == attribute }) { return found }
+        for position in index.lineage(of: entity, in: entities).reversed() {
+            if let found = entities[position].attributes.first(where: { $0.name == attribute }) { return found }
         }
         return nil
     }
 
     public func relationship(_ relationship: String, of entity: String) -> Relationship? {
-        for e in lineage(of: entity).reversed() {
-            if let found = e.relationships.first(where: { $0.name == relationship }) { return found }
+        for position in index.lineage(of: entity, in: entities).reversed() {
+            if let found = entities[position].relationships.first(where: { $0.name == relationship }) { return found }
         }
         return nil
     }

@@ -44,6 +44,13 @@ struct LinkCheck: Hashable {
     }
 
     /// Every link column of the step's destination, once each.
+    /// `all(of:)` of a step, kept in its plan's memo.
+    struct MemoKey: PlanMemoKey {
+        typealias Value = [LinkCheck]
+        let step: Int
+        let stepName: String
+    }
+
     static func all(of plan: StepPlan) -> [LinkCheck] {
         let layout = plan.destinationLayout
         var checks: [LinkCheck] = []

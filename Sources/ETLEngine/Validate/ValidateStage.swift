@@ -55,7 +55,10 @@ struct ValidateStage {
             let reading = try db.beginReading()
             defer { reading.end() }
             let small = try SmallStore.holds(db, below: context.tuning.smallStoreBytes)
-            let links = LinkCheckQueue(LinkCheck.all(of: plan), rangeTests: !small)
+            // Of the plan alone: worked out once for the stores of a kept plan (`PlanMemo`).
+            let checks = context.memo?.value(LinkCheck.MemoKey(step: plan.index, stepName: plan.name)) { LinkCheck.all(of: plan) }
+                ?? LinkCheck.all(of: plan)
+            let links = LinkCheckQueue(checks, rangeTests: !small)
             let sideChecks: @Sendable (Database) throws -> StoreProblems = { database in
                 let found = try Self.storeProblems(plan: plan, links: links.checks, database: database)
                 try links.drain(on: database)
