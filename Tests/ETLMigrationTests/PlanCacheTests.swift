@@ -45,12 +45,12 @@ final class PlanCacheTests: XCTestCase {
             try assertSameStore(folder.path("shared-\(name).sqlite"), folder.path("alone-\(name).sqlite"))
         }
         // …with what the runs work out from the plan alone worked out once (`PlanMemo`): the
-        // pipeline's fingerprint and the push-down statements of the step run (the two steps
-        // run as one, `StepFusion`), kept for the v1 stores only; the v3 store's plan (another
-        // schema) has a memo of its own.
+        // pipeline's fingerprint, and of the step run (the two steps run as one, `StepFusion`)
+        // its push-down statements, the names it leaves unread and its link checks; kept for
+        // the v1 stores only; the v3 store's plan (another schema) has a memo of its own.
         let memo = try XCTUnwrap(planned["v1-1"]?.memo)
         XCTAssertTrue(planned["v1-2"]?.memo === memo)
-        XCTAssertEqual(memo.count, 2)
+        XCTAssertEqual(memo.count, 4)
         XCTAssertNotNil(planned["v3"]?.memo)
         XCTAssertFalse(planned["v3"]?.memo === memo)
     }
