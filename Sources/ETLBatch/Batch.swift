@@ -28,6 +28,9 @@ public final class Batch: @unchecked Sendable {
     /// recorded with each outcome.
     var inputs: BatchInputs!
     var inputsDigest = ""
+    /// With `--out`: the prefix of the names under which each job's run lock waits between
+    /// two stores (`RunLockCarrier`), beside the batch's own lock.
+    private var lockParking: String?
     private var events: @Sendable (BatchEvent) -> Void = { _ in }
 
     public init(options: BatchOptions) {
@@ -47,6 +50,8 @@ public final class Batch: @unchecked Sendable {
         // One batch per manifest at a time (with --out: in place, batches share it, `BatchStoreLock`).
         let batchLock = try BatchLock.take(options)
         defer { batchLock?.release() }
+        lockParking = batchLock.map { $0.path + ".job" }
+        if let lockParking { RunLockCarrier.removeStale(prefix: lockParking) }
         inputs = try BatchInputs.of(pipeline: options.pipeline, run: options.run)
         inputsDigest = inputs.digest
         manifest = try BatchManifest(path: options.manifest, header: header, restart: options.restart)
@@ -66,10 +71,12 @@ public final class Batch: @unchecked Sendable {
         emit(.batchStarted, store: nil, result: nil)
 
         let group = DispatchGroup()
-        for _ in 0..<min(max(options.jobs, 1), queue.count) {
+        for job in 0..<min(max(options.jobs, 1), queue.count) {
             group.enter()
+            let locks = lockParking.map { RunLockCarrier(parking: $0 + "\(job + 1)") }
             let thread = Thread { [self] in
-                work()
+                work(locks: locks)
+                locks?.release()
                 group.leave()
             }
             // Each thread plans and runs whole migrations: give it a main thread's stack.
@@ -145,7 +152,8 @@ public final class Batch: @unchecked Sendable {
         return try migration.run(progress: progress)
     }
 
-    private func work() {
+    /// `locks`: the job's run lock, carried from store to store (`RunLockCarrier`).
+    private func work(locks: RunLockCarrier?) {
         while true {
             lock.lock()
             guard !stopping, next < queue.count else {
@@ -160,7 +168,7 @@ public final class Batch: @unchecked Sendable {
 
             let result: BatchStoreResult
             do {
-                result = try process(item.store, prior: item.prior, reasons: item.reasons)
+                result = try process(item.store, prior: item.prior, reasons: item.reasons, locks: locks)
             } catch {
                 lock.lock()
                 if fatal == nil { fatal = error }

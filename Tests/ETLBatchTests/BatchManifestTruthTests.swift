@@ -215,6 +215,52 @@ final class BatchManifestTruthTests: XCTestCase {
         XCTAssertEqual(try Batch(options: options).run().count(.done), 1)
     }
 
+    /// Each job carries one lock file from store to store (`RunLockCarrier`), and every
+    /// store's run holds its destination's lock while it works: a store another run holds
+    /// fails, naming it, and the others are done; the parking file a killed batch left goes.
+    func testEachJobCarriesOneLockFileAndAStoreAnotherRunHoldsIsRefused() throws {
+        var options = try makeBatch(stores: 6)
+        let out = folder.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let stale = BatchLock.path(ofManifest: options.manifest) + ".job1"
+        try Data("99999999\n".utf8).write(to: URL(fileURLWithPath: stale))
+        let heldDestination = out + "/user-3.sqlite"
+        let held = try RunLock(destination: heldDestination)
+        // Seen by each run before it validates: its lock file, kept open so that no file of
+        // the batch's is freed (and its inode given to another) before the end.
+        let seen = Outcomes()
+        let opened = Descriptors()
+        options.run.beforeValidation = { database in
+            let name = (database.path as NSString).lastPathComponent.replacingOccurrences(of: ".etl-tmp", with: "")
+            let lockFile = out + "/" + name + ".etl-lock"
+            let fd = open(lockFile, O_RDONLY)
+            XCTAssertGreaterThanOrEqual(fd, 0, "\(lockFile) is not there while its run works")
+            var info = stat()
+            fstat(fd, &info)
+            opened.add(fd)
+            seen.add("\(info.st_ino)")
+            XCTAssertEqual(RunLock.holder(ofDestination: out + "/" + name), getpid())
+        }
+        let report = try Batch(options: options).run()
+        held.release()
+        opened.closeAll()
+        XCTAssertEqual(report.count(.done), 5)
+        let failed = try XCTUnwrap(report.failures.first)
+        XCTAssertEqual(failed.path, "user-3.sqlite")
+        XCTAssertTrue(failed.error?.contains("another etl run (process \(getpid())) is working on this destination") ?? false, failed.error ?? "")
+        XCTAssertEqual(seen.all.count, 5)
+        XCTAssertLessThanOrEqual(Set(seen.all).count, 2, "one lock file per job (2), not one per store: \(seen.all)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.contains("lock") }
+        XCTAssertEqual(left, [], "lock and parking files left behind")
+    }
+
+    final class Descriptors: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [Int32] = []
+        func add(_ fd: Int32) { lock.withLock { list.append(fd) } }
+        func closeAll() { lock.withLock { list.forEach { close($0) }; list = [] } }
+    }
+
     final class Outcomes: @unchecked Sendable {
         private let lock = NSLock()
         private var list: [String] = []

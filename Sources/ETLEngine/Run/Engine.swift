@@ -86,8 +86,9 @@ public struct Engine {
             throw MigrationError.badDestination(path: destination, reason: "is \(kind); etl writes, and --force or --backup replace, only regular files")
         }
         // One run per destination, taken before any file of the destination is touched.
-        let lock = try RunLock(destination: destination)
-        defer { lock.release() }
+        let locks = options.runLocks
+        let lock = try locks?.take(destination: destination) ?? RunLock(destination: destination)
+        defer { if let locks { locks.park(lock) } else { lock.release() } }
         let sourceStore = try self.source ?? SourceStore(path: source, check: false, busyTimeout: options.lockTimeoutMilliseconds)
         // What the set-up asks the source (below, up to the steps), in one read transaction:
         // its lock taken once instead of once per question (`Database.ReadTransaction`).

@@ -19,8 +19,8 @@ import ETLStore
 /// run starts do not inherit the lock.
 public final class RunLock: @unchecked Sendable {
     /// The lock file: the destination's path + ".etl-lock".
-    public let path: String
-    public let destination: String
+    public private(set) var path: String
+    public private(set) var destination: String
     private var descriptor: Int32
     private let mutex = NSLock()
 
@@ -66,6 +66,12 @@ public final class RunLock: @unchecked Sendable {
             let fd: Int32
             do {
                 fd = try OwnFile.open(path, flags: O_RDWR | O_CREAT)
+            } catch let failure as OwnFile.Failure where failure.code == nil && attempts < 100 && RunLock.linkCount(path) > 1 {
+                // A batch job's lock being moved (`move(to:destination:)`) has a second name
+                // for an instant: it is held, ask again (a link planted there stays, and is refused).
+                _ = failure
+                usleep(1_000)
+                continue
             } catch let failure as OwnFile.Failure {
                 let folder = (destination as NSString).deletingLastPathComponent
                 switch failure.code {
@@ -132,6 +138,23 @@ public final class RunLock: @unchecked Sendable {
 
     deinit { release() }
 
+    /// Moves the held lock to the lock file `newPath`, of `newDestination`: the same locked
+    /// file under the new name (a link made there, then the old name removed), so no file is
+    /// made or freed (`RunLockCarrier`). Never replaces a file there: false, the lock still
+    /// held where it was, when one is there (another run's lock, or a stale one) or the
+    /// link cannot be made (another file system).
+    ///
+    /// For an instant the file has both names, and `OwnFile` refuses to open a file of two
+    /// links: a run opening either name then asks again (`init`), as it does while a lock
+    /// is released.
+    public func move(to newPath: String, destination newDestination: String) -> Bool {
+        mutex.lock(); defer { mutex.unlock() }
+        guard descriptor >= 0, RunLock.isCurrent(fd: descriptor, path: path), link(path, newPath) == 0 else { return false }
+        unlink(path)
+        (path, destination) = (newPath, newDestination)
+        return true
+    }
+
     /// The process ID of the run holding the lock on `destination` (0 when it holds it but
     /// its ID cannot be read), or nil when no run holds it (for `etl status`). Takes and
     /// drops a shared lock to find out; never waits.
@@ -170,6 +193,12 @@ public final class RunLock: @unchecked Sendable {
             if attempt < 4 { usleep(20_000) }
         }
         return nil
+    }
+
+    /// The number of names of the file at `path` (0 when there is none).
+    private static func linkCount(_ path: String) -> Int {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int(info.st_nlink) : 0
     }
 
     /// Whether `path` still names the file open on `fd`.
