@@ -28,8 +28,8 @@ public final class Batch: @unchecked Sendable {
     /// recorded with each outcome.
     var inputs: BatchInputs!
     var inputsDigest = ""
-    /// With `--out`: the prefix of the names under which each job's run lock waits between
-    /// two stores (`RunLockCarrier`), beside the batch's own lock.
+    /// With `--out`: the prefix of the names under which each job's run lock and work database wait between
+    /// two stores (`RunFileCarrier`), beside the batch's own lock.
     private var lockParking: String?
     private var events: @Sendable (BatchEvent) -> Void = { _ in }
 
@@ -51,7 +51,7 @@ public final class Batch: @unchecked Sendable {
         let batchLock = try BatchLock.take(options)
         defer { batchLock?.release() }
         lockParking = batchLock.map { $0.path + ".job" }
-        if let lockParking { RunLockCarrier.removeStale(prefix: lockParking) }
+        if let lockParking { RunFileCarrier.removeStale(prefix: lockParking) }
         inputs = try BatchInputs.of(pipeline: options.pipeline, run: options.run)
         inputsDigest = inputs.digest
         manifest = try BatchManifest(path: options.manifest, header: header, restart: options.restart)
@@ -73,10 +73,10 @@ public final class Batch: @unchecked Sendable {
         let group = DispatchGroup()
         for job in 0..<min(max(options.jobs, 1), queue.count) {
             group.enter()
-            let locks = lockParking.map { RunLockCarrier(parking: $0 + "\(job + 1)") }
+            let files = lockParking.map { RunFileCarrier(parking: $0 + "\(job + 1)") }
             let thread = Thread { [self] in
-                work(locks: locks)
-                locks?.release()
+                work(files: files)
+                files?.release()
                 group.leave()
             }
             // Each thread plans and runs whole migrations: give it a main thread's stack.
@@ -152,8 +152,8 @@ public final class Batch: @unchecked Sendable {
         return try migration.run(progress: progress)
     }
 
-    /// `locks`: the job's run lock, carried from store to store (`RunLockCarrier`).
-    private func work(locks: RunLockCarrier?) {
+    /// `files`: the job's run lock and work database, carried from store to store (`RunFileCarrier`).
+    private func work(files: RunFileCarrier?) {
         while true {
             lock.lock()
             guard !stopping, next < queue.count else {
@@ -168,7 +168,7 @@ public final class Batch: @unchecked Sendable {
 
             let result: BatchStoreResult
             do {
-                result = try process(item.store, prior: item.prior, reasons: item.reasons, locks: locks)
+                result = try process(item.store, prior: item.prior, reasons: item.reasons, files: files)
             } catch {
                 lock.lock()
                 if fatal == nil { fatal = error }

@@ -8,8 +8,8 @@ extension Batch {
     /// Migrates one store and records its outcome in the manifest. Throws only when the
     /// manifest cannot be written.
     /// `reasons`: why a store recorded before is migrated again (`BatchTriage`), for its note.
-    /// `locks`: with `--out`, the job's run lock, carried from store to store (`RunLockCarrier`).
-    func process(_ store: BatchStore, prior: BatchStoreResult?, reasons: [String] = [], locks: RunLockCarrier? = nil) throws -> BatchStoreResult {
+    /// `files`: with `--out`, the job's run lock and work database, carried from store to store (`RunFileCarrier`).
+    func process(_ store: BatchStore, prior: BatchStoreResult?, reasons: [String] = [], files: RunFileCarrier? = nil) throws -> BatchStoreResult {
         let started = Date()
         var result = BatchStoreResult(store: store, status: .failed)
         result.source = BatchSourceIdentity.of(store.path, whole: options.verifySources)
@@ -50,7 +50,7 @@ extension Batch {
         do {
             switch options.output {
             case .directory(let folder):
-                try migrate(store, into: folder, prior: prior, result: &result, cancellation: cancellation, locks: locks)
+                try migrate(store, into: folder, prior: prior, result: &result, cancellation: cancellation, files: files)
             case .inPlace(let backupDirectory):
                 try migrateInPlace(store, backupDirectory: backupDirectory, prior: prior, result: &result, cancellation: cancellation)
             }
@@ -114,7 +114,7 @@ extension Batch {
 
     /// `--out DIR`: the result goes to `DIR/RELATIVE_PATH`, its work files beside it.
     private func migrate(_ store: BatchStore, into folder: String, prior: BatchStoreResult?, result: inout BatchStoreResult,
-                         cancellation: Cancellation, locks: RunLockCarrier?) throws {
+                         cancellation: Cancellation, files: RunFileCarrier?) throws {
         let fm = FileManager.default
         let destination = BatchStoreList.absolute(store.relativePath, in: BatchStoreList.absolute(folder, in: fm.currentDirectoryPath))
         result.output = destination
@@ -132,7 +132,7 @@ extension Batch {
         // The manifest's durable `started` entry records the run, and a rerun checks the
         // result it finds (`BatchTriage`): the engine spares the fsyncs that record it again.
         migration.options.installRecordedByCaller = true
-        migration.options.runLocks = locks
+        migration.options.carriedFiles = files
 
         // Killed after the engine installed the result, before the outcome was written: the
         // result is complete (it is only ever renamed into place after validation). With no

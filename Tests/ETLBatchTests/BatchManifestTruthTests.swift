@@ -215,20 +215,24 @@ final class BatchManifestTruthTests: XCTestCase {
         XCTAssertEqual(try Batch(options: options).run().count(.done), 1)
     }
 
-    /// Each job carries one lock file from store to store (`RunLockCarrier`), and every
-    /// store's run holds its destination's lock while it works: a store another run holds
-    /// fails, naming it, and the others are done; the parking file a killed batch left goes.
-    func testEachJobCarriesOneLockFileAndAStoreAnotherRunHoldsIsRefused() throws {
+    /// Each job carries one lock file and one work database from store to store
+    /// (`RunFileCarrier`), and every store's run holds its destination's lock while it
+    /// works: a store another run holds fails, naming it, and the others are done; the
+    /// parking files a killed batch left go.
+    func testEachJobCarriesOneLockFileAndWorkDatabaseAndAStoreAnotherRunHoldsIsRefused() throws {
         var options = try makeBatch(stores: 6)
         let out = folder.path("out")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let stale = BatchLock.path(ofManifest: options.manifest) + ".job1"
         try Data("99999999\n".utf8).write(to: URL(fileURLWithPath: stale))
+        // A stale parked work database: never placed for a run (it is removed first).
+        try Data("not a store".utf8).write(to: URL(fileURLWithPath: stale + ".work"))
         let heldDestination = out + "/user-3.sqlite"
         let held = try RunLock(destination: heldDestination)
         // Seen by each run before it validates: its lock file, kept open so that no file of
         // the batch's is freed (and its inode given to another) before the end.
         let seen = Outcomes()
+        let works = Outcomes()
         let opened = Descriptors()
         options.run.beforeValidation = { database in
             let name = (database.path as NSString).lastPathComponent.replacingOccurrences(of: ".etl-tmp", with: "")
@@ -239,6 +243,11 @@ final class BatchManifestTruthTests: XCTestCase {
             fstat(fd, &info)
             opened.add(fd)
             seen.add("\(info.st_ino)")
+            let work = open(out + "/" + name + ".etl-work", O_RDONLY)
+            XCTAssertGreaterThanOrEqual(work, 0)
+            fstat(work, &info)
+            opened.add(work)
+            works.add("\(info.st_ino)")
             XCTAssertEqual(RunLock.holder(ofDestination: out + "/" + name), getpid())
         }
         let report = try Batch(options: options).run()
@@ -250,8 +259,19 @@ final class BatchManifestTruthTests: XCTestCase {
         XCTAssertTrue(failed.error?.contains("another etl run (process \(getpid())) is working on this destination") ?? false, failed.error ?? "")
         XCTAssertEqual(seen.all.count, 5)
         XCTAssertLessThanOrEqual(Set(seen.all).count, 2, "one lock file per job (2), not one per store: \(seen.all)")
+        XCTAssertEqual(works.all.count, 5)
+        XCTAssertLessThanOrEqual(Set(works.all).count, 2, "one work database per job (2), not one per store: \(works.all)")
+        // Every result is what a run of its own writes (the carried work database was rewritten whole).
+        for index in [0, 1, 2, 4, 5] {
+            var migration = Migration(pipeline: options.pipeline)
+            migration.source = folder.path("archive/user-\(index).sqlite")
+            migration.destination = folder.path("alone/user-\(index).sqlite")
+            _ = try migration.run()
+            try assertSameStore(out + "/user-\(index).sqlite", folder.path("alone/user-\(index).sqlite"))
+        }
         let left = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.contains("lock") }
         XCTAssertEqual(left, [], "lock and parking files left behind")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.contains(".etl-work") }, [])
     }
 
     final class Descriptors: @unchecked Sendable {

@@ -58,24 +58,27 @@ public struct SourceIdentity: Codable, Sendable, Equatable {
     public var walFrames: Int64?
 
     public static func of(_ path: String) throws -> SourceIdentity {
+        var (identity, first) = try unhashed(path)
+        var hash = FNV1a()
+        hash.add(first)
+        identity.header = hash.hex
+        return identity
+    }
+
+    /// The identity without the fingerprint of the first 64 KiB (`header` empty), and those
+    /// bytes: what compares a source with itself within one run (`SourceSnapshot`).
+    static func unhashed(_ path: String) throws -> (SourceIdentity, first: Data) {
         guard let file = FileStatus.of(path) else {
             // No status: Foundation's call says why, in the words it always did.
             _ = try FileManager.default.attributesOfItem(atPath: path)
             throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path])
         }
-        let size = file.size, modified = file.modified
-        var hash = FNV1a()
-        var first = Data()
-        if let handle = FileHandle(forReadingAtPath: path) {
-            defer { try? handle.close() }
-            first = handle.readData(ofLength: 65_536)
-            hash.add(first)
-        }
+        let first = firstBytes(path)
         func word(_ at: Int) -> UInt32 {
             first.count >= at + 4 ? first[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } : 0
         }
         let wal = FileStatus.of(path + "-wal")?.size
-        var identity = SourceIdentity(path: path, size: size, modified: modified, header: hash.hex, walSize: wal)
+        var identity = SourceIdentity(path: path, size: file.size, modified: file.modified, header: "", walSize: wal)
         identity.changeCounter = word(24)
         identity.schemaCookie = word(40)
         if let stamp = WALCheck.headerStamp(path + "-wal"), let walSize = wal {
@@ -83,7 +86,14 @@ public struct SourceIdentity: Codable, Sendable, Equatable {
             identity.walCheckpoints = stamp.checkpointSequence
             identity.walFrames = stamp.pageSize > 0 ? max(0, walSize - 32) / Int64(24 + stamp.pageSize) : 0
         }
-        return identity
+        return (identity, first)
+    }
+
+    /// The first 64 KiB of the file at `path` (fewer when it is shorter; none when it cannot be read).
+    static func firstBytes(_ path: String) -> Data {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return Data() }
+        defer { try? handle.close() }
+        return handle.readData(ofLength: 65_536)
     }
 
     /// What differs from `other` (the source now), each in words.

@@ -49,9 +49,10 @@ public struct RunOptions: Sendable {
     /// `etl batch --out` waits there for its manifest's `started` entry to be durable, synced
     /// in the background while the store was migrated. A throw fails the run before the install.
     public var beforeInstall: (@Sendable () throws -> Void)?
-    /// Where the run takes its lock from and gives it back (`RunLockCarrier`: an `etl batch
-    /// --out` job carries one file from store to store); nil: a lock file of its own.
-    public var runLocks: RunLockCarrier?
+    /// Where the run takes its lock and work database from and gives them back
+    /// (`RunFileCarrier`: an `etl batch --out` job carries them from store to store); nil:
+    /// files of its own.
+    public var carriedFiles: RunFileCarrier?
     /// Refuse pipeline paths that lead outside the pipeline's folder (`--confine`).
     public var confine = false
     /// How long to wait for a source locked by another program's write.

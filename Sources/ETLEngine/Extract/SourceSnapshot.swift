@@ -16,6 +16,9 @@ final class SourceSnapshot {
     let path: String
     private let database: Database
     private let identity: SourceIdentity
+    /// The bytes `identity.header` fingerprints, as this snapshot read them: compared
+    /// whole at the end rather than hashed again.
+    private let first: Data
     private let stamp: [Int64]
     private let dataVersion: Int64
 
@@ -23,6 +26,7 @@ final class SourceSnapshot {
         self.path = path
         self.database = database
         self.identity = identity
+        first = SourceIdentity.firstBytes(path)
         stamp = Self.stamp(path)
         dataVersion = try database.scalarInt("PRAGMA data_version")
     }
@@ -45,7 +49,10 @@ final class SourceSnapshot {
     /// `check`, and the header bytes too: before anything is installed.
     func checkWhole() throws {
         try check()
-        guard (try? SourceIdentity.of(path)).map({ $0.differences(from: identity).isEmpty }) == true else { throw changed() }
+        guard let (read, first) = try? SourceIdentity.unhashed(path), first == self.first else { throw changed() }
+        var now = read
+        now.header = identity.header
+        guard now.differences(from: identity).isEmpty else { throw changed() }
     }
 
     private func changed() -> MigrationError {

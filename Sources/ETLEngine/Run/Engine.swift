@@ -86,9 +86,9 @@ public struct Engine {
             throw MigrationError.badDestination(path: destination, reason: "is \(kind); etl writes, and --force or --backup replace, only regular files")
         }
         // One run per destination, taken before any file of the destination is touched.
-        let locks = options.runLocks
-        let lock = try locks?.take(destination: destination) ?? RunLock(destination: destination)
-        defer { if let locks { locks.park(lock) } else { lock.release() } }
+        let carried = options.carriedFiles
+        let lock = try carried?.take(destination: destination) ?? RunLock(destination: destination)
+        defer { if let carried { carried.park(lock) } else { lock.release() } }
         let sourceStore = try self.source ?? SourceStore(path: source, check: false, busyTimeout: options.lockTimeoutMilliseconds)
         // What the set-up asks the source (below, up to the steps), in one read transaction:
         // its lock taken once instead of once per question (`Database.ReadTransaction`).
@@ -183,7 +183,11 @@ public struct Engine {
             try sourceCheck?.wait()
             let last = plan.steps.count
             let name = plan.steps.last!.name
-            try ValidationProof.require(step: last - 1, run: identity, in: area.work, store: area.temporaryDestination, checkpoint: file.path)
+            // A step resumed after its validation proves it by its record; one validated by
+            // this process just wrote it.
+            if !run.validatedHere.contains(last - 1) {
+                try ValidationProof.require(step: last - 1, run: identity, in: area.work, store: area.temporaryDestination, checkpoint: file.path)
+            }
             try snapshot.checkWhole()
             let finalize = Checkpoint.Position(step: last - 1, stage: .finalize, mapping: MappingID(0), progress: .nothingYet, done: 0, total: 1)
             // Its caller records the run itself (`RunOptions.installRecordedByCaller`): with
@@ -244,6 +248,7 @@ public struct Engine {
         }
         // The checkpoint goes last: killed before it is gone, a rerun sees that the
         // destination was installed and only finishes this cleanup.
+        options.carriedFiles?.parkWork(from: area.work)
         area.removeAll(stepCount: plan.steps.count)
         file.remove()
         var summary = RunSummary(source: source, destination: destination, backup: backup, resumed: checkpoint?.position,
@@ -433,6 +438,7 @@ public struct Engine {
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
             // Last, once all of it passed: what lets the next step read this store, or the run install it.
             try ValidationProof.record(step: step.index, run: run.identity, schema: step.index == plan.steps.count - 1 ? "work" : "main", in: db)
+            run.validatedHere.insert(step.index)
         } catch let failure as RowFailure {
             throw rowFailed(failure, step: step)
         } catch let error as MigrationError {
@@ -473,6 +479,7 @@ public struct Engine {
 
     private func createOutput(_ output: String, area: WorkArea, layout: any StoreLayout, journalOnDisk: Bool, indexes: Bool) throws -> Database {
         WorkArea.remove(store: output)
+        options.carriedFiles?.placeWork(at: area.work)
         WorkArea.prepareForReuse(store: area.work)
         do {
             // The empty store and work database the statements would make, written whole

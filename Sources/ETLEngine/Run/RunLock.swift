@@ -140,7 +140,7 @@ public final class RunLock: @unchecked Sendable {
 
     /// Moves the held lock to the lock file `newPath`, of `newDestination`: the same locked
     /// file under the new name (a link made there, then the old name removed), so no file is
-    /// made or freed (`RunLockCarrier`). Never replaces a file there: false, the lock still
+    /// made or freed (`RunFileCarrier`). Never replaces a file there: false, the lock still
     /// held where it was, when one is there (another run's lock, or a stale one) or the
     /// link cannot be made (another file system).
     ///

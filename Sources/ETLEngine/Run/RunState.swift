@@ -20,6 +20,9 @@ final class RunState {
     var lessons = StepLessons()
     /// The source as the run started reading it: checked after every chunk.
     var snapshot: SourceSnapshot?
+    /// The steps (0-based) whose validation record (`ValidationProof.record`) this process
+    /// committed: the install needs no second connection to read the last one back.
+    var validatedHere: Set<Int> = []
     /// The step being run.
     var context: StepContext? {
         didSet {

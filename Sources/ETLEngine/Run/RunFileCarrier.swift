@@ -1,24 +1,29 @@
 import Foundation
 
-/// The run lock of one `etl batch --out` job, carried from store to store instead of made
-/// and removed for each (`RunLock.move`): between two stores the locked file waits under
-/// a name of the job's own beside the batch's lock (`parking`), and the next store's run
-/// takes it by renaming it to its own lock file.
+/// The files one `etl batch --out` job carries from store to store instead of making and
+/// removing them for each: its run lock (`RunLock.move`) and its spare work database.
+/// Between two stores each waits under a name of the job's own beside the batch's lock
+/// (`parking`, `workParking`), and the next store's run renames it to its own name.
 ///
 /// Every run still holds `DESTINATION.etl-lock`, locked, while it works: another `etl run`
-/// or batch on the same destination is refused as before. Only the file is the same: a
-/// batch of small stores made and removed one file per store for its lock, and on a file
+/// or batch on the same destination is refused as before. Only the files are the same: a
+/// batch of small stores made and removed two files per store for them, and on a file
 /// system that allocates inodes slowly (ext4 without a journal looks past every recently
-/// freed inode for a new one) that cost a tenth of its time.
+/// freed inode for a new one) each pair cost near a tenth of its time. The work database
+/// is rewritten whole from its image where the run would have made it (`EmptyStoreImage`),
+/// so nothing of the store before is left in it.
 ///
-/// A run whose lock file is already there (a stale one, or another run's), or on another
-/// file system than the parking name, takes a lock of its own as before (`RunLock.init`).
+/// A run whose lock file or work database is already there (a stale one, or another
+/// run's), or on another file system than the parking names, makes its own as before.
 /// A killed batch leaves its parking files unlocked; the next batch of the same manifest
 /// removes them (`removeStale`).
-public final class RunLockCarrier: @unchecked Sendable {
+public final class RunFileCarrier: @unchecked Sendable {
     /// Where the lock waits between two stores.
     public let parking: String
+    /// Where the spare work database waits between two stores.
+    public var workParking: String { parking + ".work" }
     private var parked: RunLock?
+    private var workParked = false
     private let mutex = NSLock()
 
     public init(parking: String) {
@@ -54,11 +59,40 @@ public final class RunLockCarrier: @unchecked Sendable {
         }
     }
 
-    /// Releases the parked lock and removes its file: at the job's end.
+    /// Puts the spare work database at `path`, a run's work database about to be rewritten
+    /// whole in place (`Engine.createOutput`), when nothing is there; else removes it.
+    public func placeWork(at path: String) {
+        mutex.lock(); defer { mutex.unlock() }
+        guard workParked else { return }
+        workParked = false
+        if !Self.move(workParking, to: path) { unlink(workParking) }
+    }
+
+    /// Takes back the work database at `path` of a run that finished: kept for the next
+    /// store when it is a regular file of one name and nothing is parked; else left where
+    /// it is, for the run to remove with its other work files.
+    public func parkWork(from path: String) {
+        mutex.lock(); defer { mutex.unlock() }
+        var info = stat()
+        guard !workParked, lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else { return }
+        workParked = Self.move(path, to: workParking)
+    }
+
+    /// Releases the parked lock and removes the parked files: at the job's end.
     public func release() {
         mutex.lock(); defer { mutex.unlock() }
         parked?.release()
         parked = nil
+        if workParked { unlink(workParking) }
+        workParked = false
+    }
+
+    /// Renames the file at `from` to `to` unless a file is there: a link made, then the old
+    /// name removed (`rename` would replace it).
+    private static func move(_ from: String, to: String) -> Bool {
+        guard link(from, to) == 0 else { return false }
+        unlink(from)
+        return true
     }
 
     /// Removes the parking files named `prefix…`: those of a killed batch. Called by the

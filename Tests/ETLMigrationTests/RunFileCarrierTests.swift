@@ -3,10 +3,10 @@ import XCTest
 import ETLEngine
 import ETL
 
-/// A batch job's run lock carried from store to store (`RunLock.move`, `RunLockCarrier`):
+/// A batch job's run lock carried from store to store (`RunLock.move`, `RunFileCarrier`):
 /// one file, renamed, where a lock file per store was made and removed; every run still
 /// holds its destination's lock file while it works.
-final class RunLockCarrierTests: XCTestCase {
+final class RunFileCarrierTests: XCTestCase {
     var folder: TemporaryFolder!
 
     override func setUpWithError() throws { folder = try TemporaryFolder() }
@@ -53,7 +53,7 @@ final class RunLockCarrierTests: XCTestCase {
 
     func testACarrierParksBetweenRunsAndTakesTheSameFileForTheNext() throws {
         let parking = folder.path(".batch.lock.job1")
-        let carrier = RunLockCarrier(parking: parking)
+        let carrier = RunFileCarrier(parking: parking)
         let (first, second) = (folder.path("a.sqlite"), folder.path("b.sqlite"))
         let lock = try carrier.take(destination: first)
         let file = try XCTUnwrap(inode(lock.path))
@@ -72,7 +72,7 @@ final class RunLockCarrierTests: XCTestCase {
     /// A destination whose lock file is there (another run holds it) is refused as before;
     /// the parked lock waits for the next one.
     func testADestinationAnotherRunHoldsIsRefusedAndTheParkedLockKept() throws {
-        let carrier = RunLockCarrier(parking: folder.path(".batch.lock.job1"))
+        let carrier = RunFileCarrier(parking: folder.path(".batch.lock.job1"))
         let (first, held, third) = (folder.path("a.sqlite"), folder.path("b.sqlite"), folder.path("c.sqlite"))
         carrier.park(try carrier.take(destination: first))
         let parked = try XCTUnwrap(inode(folder.path(".batch.lock.job1")))
@@ -88,11 +88,50 @@ final class RunLockCarrierTests: XCTestCase {
         XCTAssertEqual(try folder.files(), [])
     }
 
+    /// A finished run's work database waits under the job's name and becomes the next run's
+    /// (the same file), only where nothing is there; one of two names is never taken.
+    func testAParkedWorkDatabaseIsPlacedOnlyWhereNoFileIs() throws {
+        let carrier = RunFileCarrier(parking: folder.path(".batch.lock.job1"))
+        let (first, second, third) = (folder.path("a.sqlite.etl-work"), folder.path("b.sqlite.etl-work"), folder.path("c.sqlite.etl-work"))
+        try Data("first".utf8).write(to: URL(fileURLWithPath: first))
+        carrier.placeWork(at: second)
+        XCTAssertNil(inode(second), "nothing parked yet: nothing placed")
+        carrier.parkWork(from: first)
+        XCTAssertEqual(try folder.files(), [".batch.lock.job1.work"])
+        // A file there already is kept, and the parked one removed.
+        try Data("theirs".utf8).write(to: URL(fileURLWithPath: second))
+        carrier.placeWork(at: second)
+        XCTAssertEqual(try String(contentsOfFile: second, encoding: .utf8), "theirs")
+        XCTAssertEqual(try folder.files(), ["b.sqlite.etl-work"])
+        // Parked again, then placed where nothing is: the same file.
+        unlink(second)
+        try Data("first".utf8).write(to: URL(fileURLWithPath: first))
+        let again = try XCTUnwrap(inode(first))
+        carrier.parkWork(from: first)
+        carrier.placeWork(at: third)
+        XCTAssertEqual(inode(third), again)
+        // A file of two names (a link someone made) stays where it is.
+        XCTAssertEqual(link(third, folder.path("elsewhere")), 0)
+        carrier.parkWork(from: third)
+        XCTAssertEqual(try folder.files(), ["c.sqlite.etl-work", "elsewhere"])
+        carrier.release()
+        XCTAssertEqual(try folder.files(), ["c.sqlite.etl-work", "elsewhere"], "release removes only what is parked")
+    }
+
+    func testReleaseRemovesTheParkedWorkDatabase() throws {
+        let carrier = RunFileCarrier(parking: folder.path(".batch.lock.job1"))
+        try Data("work".utf8).write(to: URL(fileURLWithPath: folder.path("a.sqlite.etl-work")))
+        carrier.parkWork(from: folder.path("a.sqlite.etl-work"))
+        XCTAssertEqual(try folder.files(), [".batch.lock.job1.work"])
+        carrier.release()
+        XCTAssertEqual(try folder.files(), [])
+    }
+
     func testStaleParkingFilesOfAKilledBatchAreRemoved() throws {
-        for name in [".m.lock.job1", ".m.lock.job2", "a.sqlite"] {
+        for name in [".m.lock.job1", ".m.lock.job1.work", ".m.lock.job2", "a.sqlite"] {
             try Data("99999999\n".utf8).write(to: URL(fileURLWithPath: folder.path(name)))
         }
-        RunLockCarrier.removeStale(prefix: folder.path(".m.lock.job"))
+        RunFileCarrier.removeStale(prefix: folder.path(".m.lock.job"))
         XCTAssertEqual(try folder.files(), ["a.sqlite"])
     }
 }
