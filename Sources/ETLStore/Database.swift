@@ -167,6 +167,15 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// Runs `statements` in one transaction; none for no statements (an empty one still
+    /// takes and drops the files' locks: a small store's run had three).
+    public func execute(inOneTransaction statements: [String]) throws {
+        guard !statements.isEmpty else { return }
+        try transaction {
+            for sql in statements { try execute(sql) }
+        }
+    }
+
     /// The bytes of the database `schema` (`main`, or an attached one's name) as a file
     /// of it would hold them: SQLite's `sqlite3_serialize`, for a database built in memory
     /// and then written out whole.

@@ -411,14 +411,10 @@ public struct Engine {
                 for note in try DanglingExternalData(step: step).notes(in: db) where !run.notes.contains(note) { run.notes.append(note) }
             }
             if !indexesMade {
-                try db.transaction {
-                    for sql in step.destinationLayout.deferredIndexSQL { try db.execute(sql) }
-                }
+                try db.execute(inOneTransaction: step.destinationLayout.deferredIndexSQL)
             }
             try step.destinationLayout.finish(db)
-            try db.transaction {
-                for sql in step.destinationLayout.triggerSQL { try db.execute(sql) }
-            }
+            try db.execute(inOneTransaction: step.destinationLayout.triggerSQL)
             if let fusionCheck {
                 // What the source holds decides whether this store is the one the steps apart give.
                 // (A check that failed fails the run as any read of the source would: memory, a
@@ -432,9 +428,7 @@ public struct Engine {
             }
             try options.beforeValidation?(db)
             try ValidateStage(context: context, associationsKept: execution.associationsKept, sourceCounts: sourceCounts).run()
-            try db.transaction {
-                for sql in step.destinationLayout.uniqueIndexSQL { try db.execute(sql) }
-            }
+            try db.execute(inOneTransaction: step.destinationLayout.uniqueIndexSQL)
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
             // Last, once all of it passed: what lets the next step read this store, or the run install it.
             try ValidationProof.record(step: step.index, run: run.identity, schema: step.index == plan.steps.count - 1 ? "work" : "main", in: db)
