@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 
-from .batches import BATCH_SMOKE_STORES, BATCH_STORES, bench_batch, bench_coredata_batch
+from .batches import BATCH_SMOKE_STORES, BATCH_STORES, bench_batches
 from .console import UsageError, log
 from .machine import etl_info, machine_info
 from .measuring import TIME
@@ -83,8 +83,7 @@ def command_run(args, settings, smoke):
             shutil.rmtree(os.path.join(work, f"rows-{rows}"), ignore_errors=True)
     if smoke or not args.no_batch:
         stores = BATCH_SMOKE_STORES if smoke else BATCH_STORES
-        results["batch"] = bench_batch(etl, work, stores, rounds)
-        results["coredata_batch"] = bench_coredata_batch(etl, work, stores, rounds, settings.fixtures)
+        results.update(bench_batches(etl, work, stores, rounds, settings.fixtures))
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     write_json(os.path.join(output, "results.json"), results)
     json_path, md_path, png_path = report(results, output, plot)
@@ -102,11 +101,9 @@ def command_batches(args, settings):
     check_tools(etl)
     os.makedirs(args.work, exist_ok=True)
     os.makedirs(args.output, exist_ok=True)
-    results = {"etl": etl_info(etl), "machine": machine_info(),
-               "load_before": os.getloadavg(),
-               "batch": bench_batch(etl, args.work, args.stores, args.rounds),
-               "coredata_batch": bench_coredata_batch(etl, args.work, args.stores, args.rounds, settings.fixtures),
-               "load_after": os.getloadavg()}
+    results = {"etl": etl_info(etl), "machine": machine_info(), "load_before": os.getloadavg()}
+    results.update(bench_batches(etl, args.work, args.stores, args.rounds, settings.fixtures))
+    results["load_after"] = os.getloadavg()
     write_json(os.path.join(args.output, "batches.json"), results)
     for key, label in (("batch", "(j) plain books v1 → v3"), ("coredata_batch", "(k) Core Data Bookmarks V4/V5 → 6")):
         entry = results[key]

@@ -98,18 +98,21 @@ public enum WALCheck {
             throw Damaged(description: "\(path): the WAL header gives page size \(pageSize)")
         }
         var s0: UInt32 = 0, s1: UInt32 = 0
+        // Over the bytes in place, a word at a time: a slice per word, reversed and reduced,
+        // took 2.5 % of a batch of small Core Data stores (perf; 0.8 % with this).
         func sum(_ bytes: ArraySlice<UInt8>) {
-            var i = bytes.startIndex
-            while i + 8 <= bytes.endIndex {
-                let x0 = word(bytes, i), x1 = word(bytes, i + 4)
-                s0 = s0 &+ x0 &+ s1
-                s1 = s1 &+ x1 &+ s0
-                i += 8
+            bytes.withUnsafeBytes { raw in
+                var i = 0
+                while i + 8 <= raw.count {
+                    let a = raw.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+                    let b = raw.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self)
+                    let x0 = wordsBigEndian ? UInt32(bigEndian: a) : UInt32(littleEndian: a)
+                    let x1 = wordsBigEndian ? UInt32(bigEndian: b) : UInt32(littleEndian: b)
+                    s0 = s0 &+ x0 &+ s1
+                    s1 = s1 &+ x1 &+ s0
+                    i += 8
+                }
             }
-        }
-        func word(_ bytes: ArraySlice<UInt8>, _ at: Int) -> UInt32 {
-            let b = bytes[at..<at + 4]
-            return wordsBigEndian ? bigEndian(b) : b.reversed().reduce(0) { $0 << 8 | UInt32($1) }
         }
         sum(header[0..<24])
         guard s0 == bigEndian(header[24..<28]), s1 == bigEndian(header[28..<32]) else {
