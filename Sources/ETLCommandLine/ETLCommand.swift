@@ -54,7 +54,6 @@ public struct ETLCommand: ParsableCommand {
         // Before any connection opens (a batch of small stores spent a sixth of its CPU
         // time on the lock SQLite's memory statistics take; see there).
         Database.turnOffMemoryStatistics()
-        Platform.keepFreedMemory()
         // `etl --version`, answered before parsing. Not ArgumentParser's `version:`: with
         // it, any argument error of a subcommand prints the version and exits 0 whenever
         // "--version" is among the arguments, so `etl sample books --version 1 --output x`

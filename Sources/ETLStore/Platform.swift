@@ -29,26 +29,6 @@ public enum Platform {
         #endif
     }
 
-    /// Keeps memory the process freed for its next use rather than handing it back to the
-    /// system at once (glibc's trim and mmap thresholds; macOS's allocator keeps it
-    /// already): a batch opens and closes several SQLite connections per store, and glibc
-    /// gave their caches back at each close, to fault them in again at the next open (a
-    /// batch of 200 small Core Data stores: 12,500–16,000 page faults, 4,000 with this;
-    /// the same peak memory). Called once, by the command line, before any work.
-    public static func keepFreedMemory() {
-        #if canImport(Glibc)
-        // <malloc.h> is not in Swift's Glibc module: mallopt(3) is looked up by name, with
-        // its parameters' numbers from that header.
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(nil, "mallopt") else { return }
-        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
-        let (trimThreshold, topPad, mmapThreshold): (Int32, Int32, Int32) = (-1, -2, -3)
-        _ = mallopt(trimThreshold, 64 << 20)
-        _ = mallopt(topPad, 16 << 20)
-        _ = mallopt(mmapThreshold, 32 << 20)
-        #endif
-    }
-
     /// read(2).
     public static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)
