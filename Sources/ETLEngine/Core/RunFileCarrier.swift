@@ -65,7 +65,7 @@ public final class RunFileCarrier: @unchecked Sendable {
         mutex.lock(); defer { mutex.unlock() }
         guard workParked else { return }
         workParked = false
-        if !Self.move(workParking, to: path) { unlink(workParking) }
+        if !RunLock.moveFile(workParking, to: path) { unlink(workParking) }
     }
 
     /// Takes back the work database at `path` of a run that finished: kept for the next
@@ -75,7 +75,7 @@ public final class RunFileCarrier: @unchecked Sendable {
         mutex.lock(); defer { mutex.unlock() }
         var info = stat()
         guard !workParked, lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else { return }
-        workParked = Self.move(path, to: workParking)
+        workParked = RunLock.moveFile(path, to: workParking)
     }
 
     /// Releases the parked lock and removes the parked files: at the job's end.
@@ -85,14 +85,6 @@ public final class RunFileCarrier: @unchecked Sendable {
         parked = nil
         if workParked { unlink(workParking) }
         workParked = false
-    }
-
-    /// Renames the file at `from` to `to` unless a file is there: a link made, then the old
-    /// name removed (`rename` would replace it).
-    private static func move(_ from: String, to: String) -> Bool {
-        guard link(from, to) == 0 else { return false }
-        unlink(from)
-        return true
     }
 
     /// Removes the parking files named `prefix…`: those of a killed batch. Called by the

@@ -149,9 +149,16 @@ public final class RunLock: @unchecked Sendable {
     /// is released.
     public func move(to newPath: String, destination newDestination: String) -> Bool {
         mutex.lock(); defer { mutex.unlock() }
-        guard descriptor >= 0, RunLock.isCurrent(fd: descriptor, path: path), link(path, newPath) == 0 else { return false }
-        unlink(path)
+        guard descriptor >= 0, RunLock.isCurrent(fd: descriptor, path: path), RunLock.moveFile(path, to: newPath) else { return false }
         (path, destination) = (newPath, newDestination)
+        return true
+    }
+
+    /// Renames the file at `from` to `to` unless a file is there: a link made, then the old
+    /// name removed (`rename` would replace it). Also `RunFileCarrier`'s work database.
+    static func moveFile(_ from: String, to: String) -> Bool {
+        guard link(from, to) == 0 else { return false }
+        unlink(from)
         return true
     }
 
