@@ -44,7 +44,10 @@ public final class Database: @unchecked Sendable {
         // A plain path, not a URI: the path is taken literally whatever characters it holds;
         // a source SQLite would make a -wal and -shm beside only to read it, by a URI that
         // encodes the path and says it is immutable (`StoreCompanions`).
-        let opened = mode == .readOnly && hardened && StoreCompanions.readsImmutable(path) ? StoreCompanions.readOnlyURI(path) : path
+        // A source with a registered image (`SourceImage`) is read from it, not from its file.
+        let image = mode == .readOnly && hardened ? SourceImage.registered(for: path) : nil
+        let opened = image?.uri
+            ?? (mode == .readOnly && hardened && StoreCompanions.readsImmutable(path) ? StoreCompanions.readOnlyURI(path) : path)
         let rc = sqlite3_open_v2(opened, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"

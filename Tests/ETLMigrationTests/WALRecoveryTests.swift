@@ -21,33 +21,6 @@ final class WALRecoveryTests: XCTestCase {
     /// Offset of frame `frame`'s header (frames count from 1).
     func frame(_ frame: Int) -> Int { 32 + (frame - 1) * (24 + Self.pageSize) }
 
-    /// The WAL's checksums written again (header, then each frame of the header's salts),
-    /// as SQLite computes them: what a forger does after changing a field.
-    static func resum(_ wal: inout [UInt8]) {
-        func be(_ at: Int) -> UInt32 { wal[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
-        func put(_ value: UInt32, _ at: Int) { for i in 0..<4 { wal[at + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * i)) } }
-        let bigEndian = be(0) & 1 == 1
-        var s0: UInt32 = 0, s1: UInt32 = 0
-        func sum(_ range: Range<Int>) {
-            var i = range.lowerBound
-            while i < range.upperBound {
-                let x0 = bigEndian ? be(i) : be(i).byteSwapped, x1 = bigEndian ? be(i + 4) : be(i + 4).byteSwapped
-                s0 = s0 &+ x0 &+ s1
-                s1 = s1 &+ x1 &+ s0
-                i += 8
-            }
-        }
-        sum(0..<24)
-        put(s0, 24); put(s1, 28)
-        var at = 32
-        while at + 24 + pageSize <= wal.count {
-            sum(at..<at + 8)
-            sum(at + 24..<at + 24 + pageSize)
-            if wal[at + 8..<at + 16].elementsEqual(wal[16..<24]) { put(s0, at + 16); put(s1, at + 20) }
-            at += 24 + pageSize
-        }
-    }
-
     /// Runs the bookmarks migration after `change` (checksums recomputed); the refusal, if any.
     func run(_ change: (inout [UInt8]) -> Void) throws -> String? {
         let bookmarks = folder.url.appendingPathComponent("bookmarks")
@@ -57,7 +30,7 @@ final class WALRecoveryTests: XCTestCase {
         let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path
         var wal = [UInt8](try bytes(store + "-wal"))
         change(&wal)
-        Self.resum(&wal)
+        WALFrames.resum(&wal)
         try Data(wal).write(to: URL(fileURLWithPath: store + "-wal"))
         let before = try [bytes(store), bytes(store + "-wal")]
         let pipeline = try folder.pipeline("bookmarks.json", """

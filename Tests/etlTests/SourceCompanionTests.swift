@@ -73,15 +73,20 @@ final class SourceCompanionTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
     }
 
-    /// A store whose `-wal` has content gets a `-shm` from SQLite while it is read: killed,
-    /// the run leaves it; the next run (or `inspect`) knows it for its own and removes it,
-    /// leaving the folder as it was found.
+    /// A store whose `-wal` has content and which is too big to be read from memory (a
+    /// `SourceImage`) gets a `-shm` from SQLite while it is read: killed, the run leaves it;
+    /// the next run (or `inspect`) knows it for its own and removes it, leaving the folder
+    /// as it was found.
     func testTheShmOfAKilledRunIsRemovedByTheNextOne() throws {
         let bookmarks = folder.appendingPathComponent("bookmarks")
         for name in ["Bookmarks_V1.sqlite", "Bookmarks_V1.sqlite-wal", "BookmarksModel.xcdatamodeld"] {
             _ = try FixtureSet.copy("coredata-corpus/ddg-bookmarks/\(name)", into: bookmarks)
         }
         let store = bookmarks.appendingPathComponent("Bookmarks_V1.sqlite").path
+        // The WAL's transactions committed 1,100 times over: the same 10 bookmarks, in 18 MB.
+        let wal = WALFrames.repeated([UInt8](try bytes(store + "-wal")), times: 1_100)
+        XCTAssertGreaterThan(wal.count, 16 << 20)
+        try Data(wal).write(to: URL(fileURLWithPath: store + "-wal"))
         let found = try FileManager.default.contentsOfDirectory(atPath: bookmarks.path).sorted()
         let files = try [bytes(store), bytes(store + "-wal")]
         let pipeline = path("bookmarks.json")

@@ -24,6 +24,8 @@ public final class SourceStore: @unchecked Sendable {
     private let created: [String]
     /// Where `created` is recorded (`SourceCompanionRecord`).
     private let companionRecord: String
+    /// The store's image the run's connections read while this lives (`SourceWALImage`).
+    private let imageRegistration: SourceImage.Registration?
     /// The reason of a source store that does not exist (`etl` exits 2 for it: nothing was read).
     public static let noSuchFile = "no such file"
 
@@ -65,10 +67,15 @@ public final class SourceStore: @unchecked Sendable {
         let companions = [path + "-wal", path + "-shm"]
         let existing = companions.filter { fm.fileExists(atPath: $0) }
         // Before SQLite reads it: SQLite would read a WAL with a damaged frame as less data.
-        do { try WALCheck.check(path + "-wal") } catch let damaged as WALCheck.Damaged {
+        // A small store's committed frames are kept for its image (`SourceWALImage`).
+        let committed = SourceWALImage.wanted(store: path) ? WALCheck.CommittedPages() : nil
+        let before = committed == nil ? (nil, nil) : (FileStatus.of(path), FileStatus.of(path + "-wal"))
+        do { try WALCheck.check(path + "-wal", pages: committed) } catch let damaged as WALCheck.Damaged {
             throw MigrationError.badSource(path: path, reason: "has a damaged -wal: \(damaged). Nothing was read. "
                 + "Restore the store and its -wal from a backup; to migrate what the store holds without the WAL's transactions, move the -wal away")
         }
+        imageRegistration = committed.flatMap { SourceWALImage.make(store: path, committed: $0, before: before) }
+            .map(SourceImage.register)
         let size = { Int(FileStatus.size(of: path)) }
         var opened: Database?
         do {

@@ -103,7 +103,7 @@ final class AheadWork: @unchecked Sendable {
         }
         guard !keys.isEmpty else { return nil }
         let work = AheadWork(files: WorkArea.aheadFiles(ofWork: context.workPath), tuning: context.tuning)
-        let source = PushdownStage.sourceURI(context.sourcePath)
+        let source = context.sourcePath
         let functions = context.policies.functions
         let cancellation = context.cancellation
         let items = (keys: keys, links: links)
@@ -352,7 +352,7 @@ final class AheadWork: @unchecked Sendable {
             try SQLTranslator.registerValueFunction(on: db)
             try SQLTranslator.register(functions, on: db)
             try db.execute("ATTACH DATABASE \(SQLValue.text(work).sqlLiteral) AS work")
-            try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS src")
+            try PushdownStage.attachSource(source, to: db)
             // Scratch files: a failed statement is rolled back from memory, nothing is synced.
             try db.execute("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA work.journal_mode = MEMORY; "
                            + "PRAGMA work.synchronous = OFF; " + PageCache.pragmas("main", "work", "src"))

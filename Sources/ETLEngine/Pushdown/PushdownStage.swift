@@ -56,7 +56,7 @@ struct PushdownStage {
         for index in plan.policiesInSQLite.sorted(by: { $0.index < $1.index }) {
             try PolicyInSQLite.register(context, index, on: db, irregular: irregular)
         }
-        try db.execute("ATTACH DATABASE \(SQLValue.text(sourceURI(context.sourcePath)).sqlLiteral) AS src")
+        try Self.attachSource(context.sourcePath, to: db)
         try db.execute(PageCache.pragmas("src", "main", "work"))
         var nullsOnPurpose: [MappingID: Int] = [:]
         for create in plan.creates {
@@ -123,6 +123,12 @@ struct PushdownStage {
     /// when SQLite would otherwise make a `-wal` and `-shm` beside it (`StoreCompanions`).
     static func sourceURI(_ path: String) -> String {
         StoreCompanions.readOnlyURI(path)
+    }
+
+    /// Attaches a step's source as `src`: its image when its `SourceStore` made one
+    /// (`SourceImage`), else the file by `sourceURI`.
+    static func attachSource(_ path: String, to db: Database) throws {
+        try db.attach(source: path, uri: sourceURI(path), as: "src")
     }
 
     /// Runs the step, or as much of it as it takes to learn that it must start over: at a

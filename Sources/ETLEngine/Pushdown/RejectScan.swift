@@ -36,7 +36,7 @@ struct RejectScan {
         let sideNulls = NullCount()
         try SQLTranslator.registerValueFunction(on: side, nulls: sideNulls)
         try SQLTranslator.register(functions, on: side)
-        try side.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS src")
+        try PushdownStage.attachSource(sourcePath, to: side)
         try side.execute(PageCache.pragmas("src"))
         let lower = SideWork(on: side) { try $0.rows(query, [.integer(.min), .integer(split - 1)]) }
         let upper = Result { try db.rows(query, [.integer(split), .integer(.max)]) }

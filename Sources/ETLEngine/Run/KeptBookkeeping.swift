@@ -148,7 +148,7 @@ struct KeptBookkeeping {
             try SQLTranslator.register(functions, on: db)
         }
         if !sourceAttached {
-            try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS src")
+            try PushdownStage.attachSource(sourcePath, to: db)
         }
         defer { if !sourceAttached { try? db.execute("DETACH DATABASE src") } }
         try db.transaction {

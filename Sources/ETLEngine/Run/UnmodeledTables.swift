@@ -166,7 +166,7 @@ public struct UnmodeledTables {
 
     func carry(into db: Database, sourcePath: String) throws {
         guard !definitions.isEmpty else { return }
-        try db.execute("ATTACH DATABASE \(SQLValue.text(PushdownStage.sourceURI(sourcePath)).sqlLiteral) AS src")
+        try PushdownStage.attachSource(sourcePath, to: db)
         defer { try? db.execute("DETACH DATABASE src") }
         try db.transaction {
             let names = Set(try db.rows("SELECT name FROM main.sqlite_schema").compactMap { row -> String? in

@@ -39,9 +39,18 @@ public enum WALCheck {
         public var committedFrames: Int
     }
 
-    /// Checks the WAL at `path`; nil when there is none (or an empty one).
+    /// The pages of the frames SQLite applies (up to the last commit), the last frame of
+    /// each page winning, and the store's size in pages after that commit.
+    final class CommittedPages {
+        var pageSize = 0
+        var databasePages = 0
+        var pages: [UInt32: ArraySlice<UInt8>] = [:]
+    }
+
+    /// Checks the WAL at `path`; nil when there is none (or an empty one). With `pages`,
+    /// also gathers the pages of its committed frames there.
     @discardableResult
-    static func check(_ path: String) throws -> Summary? {
+    static func check(_ path: String, pages: CommittedPages? = nil) throws -> Summary? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         guard info.st_mode & S_IFMT == S_IFREG else {
@@ -56,7 +65,7 @@ public enum WALCheck {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw Damaged(description: "\(path): is \(OwnFile.describe(info.st_mode)), not SQLite's -wal file. Remove it")
         }
-        return try check(path: path) { count in
+        return try check(path: path, pages: pages) { count in
             var bytes = [UInt8](repeating: 0, count: count)
             var got = 0
             while got < count {
@@ -81,7 +90,8 @@ public enum WALCheck {
 
     /// Checks the WAL whose bytes `read` gives, in order (at most the count asked for; fewer
     /// at its end). `path` names it in messages.
-    static func check(path: String, read: (Int) throws -> [UInt8]) throws -> Summary? {
+    static func check(path: String, pages committed: CommittedPages? = nil,
+                      read: (Int) throws -> [UInt8]) throws -> Summary? {
         let header = try read(32)
         guard !header.isEmpty else { return nil }
         func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 { bytes.reduce(0) { $0 << 8 | UInt32($1) } }
@@ -125,6 +135,8 @@ public enum WALCheck {
         // Frames since the last commit, with their page numbers: checked against the size
         // their commit gives the store.
         var pending: [(frame: Int, page: UInt32)] = []
+        var pendingPages: [(page: UInt32, bytes: ArraySlice<UInt8>)] = []
+        committed?.pageSize = pageSize
         func place() -> String { lastCommit == 0 ? "before any commit" : "after the commit in frame \(lastCommit)" }
         while true {
             let bytes = try read(24 + pageSize)
@@ -156,6 +168,7 @@ public enum WALCheck {
                     + "it would read the store without it and every frame after it, as if those transactions had not happened")
             }
             pending.append((frame, page))
+            if committed != nil { pendingPages.append((page, bytes[24...])) }
             let size = bigEndian(bytes[4..<8])
             if size != 0 {
                 if let beyond = pending.first(where: { $0.page > size }) {
@@ -163,6 +176,11 @@ public enum WALCheck {
                         + "the commit in frame \(frame): SQLite never reads it, so the page's content in that transaction would be lost")
                 }
                 pending.removeAll(keepingCapacity: true)
+                if let committed {
+                    for (page, bytes) in pendingPages { committed.pages[page] = bytes }
+                    committed.databasePages = Int(size)
+                    pendingPages.removeAll()
+                }
                 lastCommit = frame
             }
         }
