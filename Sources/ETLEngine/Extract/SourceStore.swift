@@ -16,7 +16,10 @@ import ETLStore
 /// WAL holds. A read-only connection never writes the
 /// store or its WAL; SQLite may create the `-shm` index (and an empty `-wal`) beside a store
 /// in WAL mode to read it, and these are removed again when this run created them, so
-/// nothing is left behind.
+/// nothing is left behind. A small store with WAL content and no `-shm` is read from an
+/// image in memory instead (`SourceWALImage`): its pages with the WAL's committed frames
+/// applied, which the run's connections share while this `SourceStore` lives, and nothing
+/// is made beside it.
 public final class SourceStore: @unchecked Sendable {
     public let path: String
     public let database: Database
