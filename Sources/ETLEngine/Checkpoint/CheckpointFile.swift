@@ -57,8 +57,8 @@ public struct CheckpointFile: Sendable {
     }
 
     public func remove() {
-        unlink(path)
-        unlink(path + ".tmp")
+        WorkArea.remove(path)
+        WorkArea.remove(path + ".tmp")
     }
 }
 

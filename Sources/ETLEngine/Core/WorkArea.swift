@@ -98,9 +98,13 @@ public struct WorkArea: Sendable {
     }
 
     /// Removes the file, or the folder with what it holds, at `path` if there is one. A
-    /// plain `unlink` first: most of the names are files, or nothing, and a run tries
-    /// every name it may have used.
+    /// run tries every name it may have used, and most are nothing: looked at first
+    /// (`lstat`), as `unlink` takes the folder's lock even for a name that is not there,
+    /// which the other jobs of a batch, in the same folder, then wait for. Then a plain
+    /// `unlink`: the names are files, or nothing.
     static func remove(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
         guard unlink(path) != 0, errno != ENOENT else { return }
         try? FileManager.default.removeItem(atPath: path)
     }

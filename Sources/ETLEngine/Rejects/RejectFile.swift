@@ -20,7 +20,7 @@ public struct RejectFile: Sendable {
     func export(step: Int, from db: Database) throws {
         let records = try WorkDatabase(attachedTo: db).rejectRecords()
         let file = stepFile(step)
-        guard !records.isEmpty else { unlink(file); return }
+        guard !records.isEmpty else { WorkArea.remove(file); return }
         var text = ""
         for json in records { text += json + "\n" }
         try Data(try Zstd.compress(Array(text.utf8))).write(to: URL(fileURLWithPath: file), options: .atomic)
@@ -35,7 +35,7 @@ public struct RejectFile: Sendable {
             if let data = FileManager.default.contents(atPath: stepFile(step)) { frames.append(data) }
         }
         guard !frames.isEmpty else {
-            unlink(path)
+            WorkArea.remove(path)
             return nil
         }
         try frames.write(to: URL(fileURLWithPath: path), options: .atomic)
