@@ -319,6 +319,7 @@ public struct Engine {
         let withinOneChunk = try OneChunkStep.holds(input, chunkSize: chunkSize)
         // Whether the store starts with its plain indexes (a small step's), else built after its rows.
         var indexesMade = false
+        var held: HeldLocks?
         if let resume, let position, resuming {
             db = try openOutput(output, area: area)
             run.journalsInMemory = false
@@ -335,6 +336,7 @@ public struct Engine {
             let journalOnDisk = !(withinOneChunk && !run.checkpointOnDisk)
             db = try createOutput(output, area: area, layout: step.destinationLayout, journalOnDisk: journalOnDisk, indexes: withinOneChunk)
             run.journalsInMemory = !journalOnDisk
+            held = journalOnDisk ? nil : try HeldLocks(db)
             indexesMade = withinOneChunk
             nextKeys = Dictionary(uniqueKeysWithValues: tables.map { ($0, firstNewKeys[$0] ?? 1) })
         }
@@ -390,7 +392,9 @@ public struct Engine {
         var execution: StepOutcome
         do {
             let decider = StrategyDecider(pushdown: options.pushdown, lessons: run.lessons)
-            switch try stepExecutor(for: context, decider: decider).execute() {
+            let executor = try stepExecutor(for: context, decider: decider)
+            if !(executor is PushdownExecutor) { try held?.release() }
+            switch try executor.execute() {
             case .built(let outcome):
                 execution = outcome
             case let end:  // starts over another way: nothing it made is kept
@@ -426,6 +430,7 @@ public struct Engine {
                 }
                 if !run.notes.contains(outcome.note) { run.notes.append(outcome.note) }
             }
+            if try options.beforeValidation != nil || ValidateStage.usesSecondConnection(db, tuning: options.tuning) { try held?.release() }
             try options.beforeValidation?(db)
             try ValidateStage(context: context, associationsKept: execution.associationsKept, sourceCounts: sourceCounts).run()
             try db.execute(inOneTransaction: step.destinationLayout.uniqueIndexSQL)
@@ -442,6 +447,7 @@ public struct Engine {
             }
             throw error
         }
+        try held?.release()
         try db.execute("DETACH DATABASE work")
         run.finished += context.counters
         run.context = nil

@@ -42,6 +42,12 @@ struct ValidateStage {
     /// second connection would: nothing is written between them, the one read transaction they share sees the committed store,
     /// and the checks read `main`'s tables (the attached work database comes after `main`
     /// in SQLite's name lookup, and the quick and foreign-key checks say `main`).
+    /// Whether the checks of the store `db` run on a second connection (its store is not a
+    /// `SmallStore`).
+    static func usesSecondConnection(_ db: Database, tuning: EngineTuning) throws -> Bool {
+        !(try SmallStore.holds(db, below: tuning.smallStoreBytes))
+    }
+
     func run() throws {
         let db = context.destination
         let cancellation = context.cancellation
@@ -54,7 +60,7 @@ struct ValidateStage {
             // its files' locks taken once instead of once per check (`Database.ReadTransaction`).
             let reading = try db.beginReading()
             defer { reading.end() }
-            let small = try SmallStore.holds(db, below: context.tuning.smallStoreBytes)
+            let small = !(try Self.usesSecondConnection(db, tuning: context.tuning))
             // Of the plan alone: worked out once for the stores of a kept plan (`PlanMemo`).
             let checks = context.memo?.value(LinkCheck.MemoKey(step: plan.index, stepName: plan.name)) { LinkCheck.all(of: plan) }
                 ?? LinkCheck.all(of: plan)
