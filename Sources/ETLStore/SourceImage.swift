@@ -32,34 +32,28 @@ public final class SourceImage: @unchecked Sendable {
 
     /// The image of `bytes`, the store's pages with the WAL's committed frames applied
     /// (the header's WAL mode bytes are set here). Throws SQLite's error when it cannot be filled.
-    public init(path: String, bytes: [UInt8]) throws {
+    public init(path: String, bytes: consuming [UInt8]) throws {
         self.path = path
-        count = bytes.count
         let name = "/etl-source-\(getpid())-\(Self.nextNumber())"
         uri = "file:\(name)?vfs=memdb&mode=ro"
         holder = try Database(path: "file:\(name)?vfs=memdb", mode: .create)
-        // Filled through SQLite's backup from a private read-only copy of the bytes: the
-        // holder's pages are SQLite's own, whatever lives longer.
-        var pages = bytes
+        // Written whole into the new (empty) file through SQLite's in-memory file system
+        // itself, before anything reads it: the holder's pages are SQLite's own, whatever
+        // lives longer, and nothing else knows the name yet.
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        let found = sqlite3_file_control(holder.handle, "main", SQLITE_FCNTL_FILE_POINTER, &file)
+        guard found == SQLITE_OK, let file, let write = file.pointee.pMethods?.pointee.xWrite else {
+            throw StoreError(path: path, code: SQLITE_CANTOPEN, message: "cannot hold the store's pages in memory")
+        }
+        var pages = consume bytes
+        count = pages.count
         if pages.count >= 20 {
             pages[18] = 1
             pages[19] = 1
         }
-        let copy = try Database(path: ":memory:", mode: .create)
-        defer { copy.close() }
-        try pages.withUnsafeMutableBytes { raw in
-            let rc = sqlite3_deserialize(copy.handle, "main", raw.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                         Int64(raw.count), Int64(raw.count), UInt32(SQLITE_DESERIALIZE_READONLY))
-            guard rc == SQLITE_OK else { throw copy.error(rc, sql: nil) }
-            guard let backup = sqlite3_backup_init(holder.handle, "main", copy.handle, "main") else {
-                throw holder.error(sqlite3_errcode(holder.handle), sql: nil)
-            }
-            let stepped = sqlite3_backup_step(backup, -1)
-            let finished = sqlite3_backup_finish(backup)
-            guard stepped == SQLITE_DONE, finished == SQLITE_OK else {
-                throw StoreError(path: path, code: stepped == SQLITE_DONE ? finished : stepped,
-                                 message: "cannot copy the store's pages into memory: " + String(cString: sqlite3_errstr(stepped == SQLITE_DONE ? finished : stepped)))
-            }
+        let written = pages.count > Int(Int32.max) ? SQLITE_TOOBIG : pages.withUnsafeBytes { write(file, $0.baseAddress, Int32($0.count), 0) }
+        guard written == SQLITE_OK else {
+            throw StoreError(path: path, code: written, message: "cannot copy the store's pages into memory: " + String(cString: sqlite3_errstr(written)))
         }
     }
 

@@ -30,8 +30,7 @@ enum SourceWALImage {
                      before: (store: FileStatus?, wal: FileStatus?)) -> SourceImage? {
         guard committed.databasePages > 0, committed.pageSize > 0, let status = before.store,
               status.size <= maximumBytes else { return nil }
-        guard let data = try? OwnFile.read(path, limit: Int(maximumBytes)) else { return nil }
-        var bytes = [UInt8](data)
+        guard var bytes = read(path, size: Int(status.size)) else { return nil }
         // The store's own page size (header bytes 16 and 17, 1 for 65536) must be the WAL's.
         if bytes.count >= 100 {
             let declared = Int(bytes[16]) << 8 | Int(bytes[17])
@@ -47,5 +46,28 @@ enum SourceWALImage {
         }
         guard FileStatus.of(path) == before.store, FileStatus.of(path + "-wal") == before.wal else { return nil }
         return try? SourceImage(path: path, bytes: bytes)
+    }
+
+    /// The `size` bytes of the regular file at `path` (not a link), or nil when it has not
+    /// that many.
+    private static func read(_ path: String, size: Int) -> [UInt8]? {
+        let fd = Platform.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard fd >= 0 else { return nil }
+        defer { Platform.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) == size else { return nil }
+        var complete = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
+            while done < size {
+                let n = pread(fd, buffer.baseAddress! + done, size - done, off_t(done))
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { break }
+                done += n
+            }
+            complete = done == size
+            count = done
+        }
+        return complete ? bytes : nil
     }
 }
