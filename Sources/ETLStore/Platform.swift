@@ -2,6 +2,7 @@
 // gets the system calls (open, fstat, flock, pread, …) through this module's re-export, and
 // calls the few whose Swift names clash with our own (`OwnFile.open`, `SignalTrap.signal`)
 // through `Platform`.
+import CSQLite
 #if canImport(Glibc)
 @_exported import Glibc
 #elseif canImport(Darwin)
@@ -35,6 +36,17 @@ public enum Platform {
         Glibc.read(fd, buffer, count)
         #else
         Darwin.read(fd, buffer, count)
+        #endif
+    }
+
+    /// Starts writing the file at `path` out to disk without waiting (Linux's
+    /// sync_file_range(2); elsewhere nothing): its fsync later waits for less. Best effort.
+    public static func startWriteback(_ path: String) {
+        #if canImport(Glibc)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return }
+        _ = etl_start_writeback(fd)
+        Glibc.close(fd)
         #endif
     }
 
