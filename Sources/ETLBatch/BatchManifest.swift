@@ -341,6 +341,8 @@ public final class BatchManifest: @unchecked Sendable {
 
     /// Lines written, and lines known durable (`sync(through:)`).
     private var written = 0
+    /// Compresses each line's frame (under `lock`, in `write`).
+    private var compressor: Zstd.Compressor?
     private var synced = 0
     private var syncInProgress = false
     private let syncing = NSCondition()
@@ -366,7 +368,8 @@ public final class BatchManifest: @unchecked Sendable {
             json = Array(try encoder.encode(line))
         }
         json.append(UInt8(ascii: "\n"))
-        let frame = try Zstd.compress(json)
+        if compressor == nil { compressor = try Zstd.Compressor() }
+        let frame = try compressor!.compress(json)
         var done = 0
         while done < frame.count {
             let n = frame[done...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }

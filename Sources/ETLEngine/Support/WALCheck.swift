@@ -65,6 +65,22 @@ public enum WALCheck {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw Damaged(description: "\(path): is \(OwnFile.describe(info.st_mode)), not SQLite's -wal file. Remove it")
         }
+        // A WAL of up to 64 MiB is read in one go (a frame at a time, a small store's WAL
+        // took a read and an array per frame), a bigger one frame by frame.
+        if info.st_size <= 64 << 20 {
+            let size = Int(info.st_size)
+            var got = 0
+            let whole = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                while got < size {
+                    let n = pread(fd, buffer.baseAddress! + got, size - got, off_t(got))
+                    if n < 0, errno == EINTR { continue }
+                    guard n > 0 else { break }
+                    got += n
+                }
+                count = got
+            }
+            return try check(bytes: whole, path: path, pages: pages)
+        }
         return try check(path: path, pages: pages) { count in
             var bytes = [UInt8](repeating: 0, count: count)
             var got = 0
@@ -80,8 +96,12 @@ public enum WALCheck {
 
     /// Checks the WAL `bytes` (a whole `-wal` file's); `path` names it in messages. For the fuzz target.
     public static func check(bytes: [UInt8], path: String) throws -> Summary? {
+        try check(bytes: bytes, path: path, pages: nil)
+    }
+
+    static func check(bytes: [UInt8], path: String, pages: CommittedPages?) throws -> Summary? {
         var at = 0
-        return try check(path: path) { count in
+        return try check(path: path, pages: pages) { count in
             let end = min(bytes.count, at + count)
             defer { at = end }
             return Array(bytes[at..<end])

@@ -29,19 +29,41 @@ public enum Zstd {
 
     /// Level 3: zstd's default, 160–380 MB/s on checkpoint-like data on these machines.
     public static func compress(_ input: [UInt8], level: Int32 = 3) throws -> [UInt8] {
-        guard let context = ZSTD_createCCtx() else { throw Failure(message: "cannot allocate a compression context", isOutOfMemory: true) }
-        defer { ZSTD_freeCCtx(context) }
-        try check(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level))
-        try check(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
-        var output = [UInt8](repeating: 0, count: ZSTD_compressBound(input.count))
-        let written = output.withUnsafeMutableBytes { out in
-            input.withUnsafeBytes { inp in
-                ZSTD_compress2(context, out.baseAddress, out.count, inp.baseAddress, inp.count)
+        try Compressor(level: level).compress(input)
+    }
+
+    /// Compresses frames one after the other with one context: a writer of many small
+    /// frames (the batch manifest's two lines a store) spares zstd making and freeing its
+    /// working memory for each. Not for two threads at once.
+    public final class Compressor {
+        private let context: OpaquePointer
+
+        public init(level: Int32 = 3) throws {
+            guard let context = ZSTD_createCCtx() else { throw Failure(message: "cannot allocate a compression context", isOutOfMemory: true) }
+            self.context = context
+            do {
+                try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level))
+                try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
+            } catch {
+                ZSTD_freeCCtx(context)
+                throw error
             }
         }
-        try check(written)
-        output.removeSubrange(written...)
-        return output
+
+        deinit { ZSTD_freeCCtx(context) }
+
+        /// One frame of `input`, with its content checksum.
+        public func compress(_ input: [UInt8]) throws -> [UInt8] {
+            var output = [UInt8](repeating: 0, count: ZSTD_compressBound(input.count))
+            let written = output.withUnsafeMutableBytes { out in
+                input.withUnsafeBytes { inp in
+                    ZSTD_compress2(context, out.baseAddress, out.count, inp.baseAddress, inp.count)
+                }
+            }
+            try Zstd.check(written)
+            output.removeSubrange(written...)
+            return output
+        }
     }
 
     /// Decompresses one or more frames, verifying their checksums. Refuses input that
