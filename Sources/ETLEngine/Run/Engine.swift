@@ -434,9 +434,10 @@ public struct Engine {
             try options.beforeValidation?(db)
             try ValidateStage(context: context, associationsKept: execution.associationsKept, sourceCounts: sourceCounts).run()
             try db.execute(inOneTransaction: step.destinationLayout.uniqueIndexSQL)
-            // The result's bytes are final (a finalize-stage carry aside): its writing out
-            // starts now, beside the bookkeeping left, so the install's fsync waits for less.
-            if step.index == plan.steps.count - 1 { Platform.startWriteback(output) }
+            // A small result's bytes are final (a finalize-stage carry aside): its writing
+            // out starts now, beside the bookkeeping left, so the install's fsync waits for
+            // less. (A large one's fsync is its writing out, whenever it starts.)
+            if step.index == plan.steps.count - 1, withinOneChunk { Platform.startWriteback(output) }
             try RejectFile(destination: plan.destinationPath).export(step: step.index, from: db)
             // Last, once all of it passed: what lets the next step read this store, or the run install it.
             try ValidationProof.record(step: step.index, run: run.identity, schema: step.index == plan.steps.count - 1 ? "work" : "main", in: db)
