@@ -70,15 +70,21 @@ public enum OwnFile {
         guard Int(info.st_size) <= limit else {
             throw Failure(path: path, reason: "is \(info.st_size) bytes, more than the \(limit) such a file can be", code: nil)
         }
-        var data = Data(count: Int(info.st_size))
-        var done = 0
-        while done < data.count {
-            let n = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            done += n
+        return Data(read(fd, upTo: Int(info.st_size)))
+    }
+
+    /// The first `count` bytes of the open file `fd` (fewer at its end or at an error), in
+    /// as few reads as the system allows.
+    public static func read(_ fd: Int32, upTo count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, done in
+            done = 0
+            while done < count {
+                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(done))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                done += n
+            }
         }
-        return data.prefix(done)
     }
 
     /// Writes all of `bytes` to the descriptor `fd` (again after an interrupted or short

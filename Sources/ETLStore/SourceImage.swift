@@ -25,8 +25,6 @@ public final class SourceImage: @unchecked Sendable {
     public let path: String
     /// The URI that opens the image read-only (SQLite refuses every write to it).
     public let uri: String
-    /// The image's size in bytes.
-    public let count: Int
     /// Holds the image while this lives.
     private let holder: Database
 
@@ -46,7 +44,6 @@ public final class SourceImage: @unchecked Sendable {
             throw StoreError(path: path, code: SQLITE_CANTOPEN, message: "cannot hold the store's pages in memory")
         }
         var pages = consume bytes
-        count = pages.count
         if pages.count >= 20 {
             pages[18] = 1
             pages[19] = 1

@@ -98,15 +98,7 @@ public struct SourceIdentity: Codable, Sendable, Equatable {
         defer { Platform.close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return Data() }
-        var data = Data(count: 65_536)
-        var done = 0
-        while done < data.count {
-            let n = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { break }
-            done += n
-        }
-        return data.prefix(done)
+        return Data(OwnFile.read(fd, upTo: 65_536))
     }
 
     /// What differs from `other` (the source now), each in words.

@@ -56,18 +56,7 @@ enum SourceWALImage {
         defer { Platform.close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) == size else { return nil }
-        var complete = true
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            var done = 0
-            while done < size {
-                let n = pread(fd, buffer.baseAddress! + done, size - done, off_t(done))
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else { break }
-                done += n
-            }
-            complete = done == size
-            count = done
-        }
-        return complete ? bytes : nil
+        let bytes = OwnFile.read(fd, upTo: size)
+        return bytes.count == size ? bytes : nil
     }
 }

@@ -68,18 +68,7 @@ public enum WALCheck {
         // A WAL of up to 64 MiB is read in one go (a frame at a time, a small store's WAL
         // took a read and an array per frame), a bigger one frame by frame.
         if info.st_size <= 64 << 20 {
-            let size = Int(info.st_size)
-            var got = 0
-            let whole = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                while got < size {
-                    let n = pread(fd, buffer.baseAddress! + got, size - got, off_t(got))
-                    if n < 0, errno == EINTR { continue }
-                    guard n > 0 else { break }
-                    got += n
-                }
-                count = got
-            }
-            return try check(bytes: whole, path: path, pages: pages)
+            return try check(bytes: OwnFile.read(fd, upTo: Int(info.st_size)), path: path, pages: pages)
         }
         return try check(path: path, pages: pages) { count in
             var bytes = [UInt8](repeating: 0, count: count)
